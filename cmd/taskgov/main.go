@@ -1,0 +1,3 @@
+package main
+import (_ "go.yaml.in/yaml/v3"; _ "github.com/spf13/cobra")
+func main(){}

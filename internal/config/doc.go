@@ -1,0 +1,6 @@
+// Package config reads YAML (cluster files, policies, teams) into model types
+// strictly: an unknown or misspelt field is an error naming its line, so a
+// typo never silently becomes a default.
+//
+// It imports only model and the YAML library.
+package config

@@ -1,0 +1,42 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Decode reads one YAML document from data into out, refusing unknown fields.
+func Decode(data []byte, out any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(out); err != nil {
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("the document is empty: %w", model.ErrInvalid)
+		}
+		return fmt.Errorf("%v; fix the YAML (field names are case-sensitive): %w", err, model.ErrInvalid)
+	}
+	return nil
+}
+
+// LoadCluster reads and validates a cluster file.
+func LoadCluster(path string) (model.Cluster, error) {
+	var c model.Cluster
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("reading cluster file: %w", err)
+	}
+	if err := Decode(data, &c); err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("%s:\n%w", path, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,73 @@
+package core
+
+import (
+	"sort"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// assign starts t on nodes: it takes their capacity and GPUs and charges the
+// team. The nodes must have room; the caller checked with place.
+func (s *Scheduler) assign(t *task, nodes []int32) {
+	t.pods = make([]placedPod, len(nodes))
+	for r, ni := range nodes {
+		n := s.nodes[ni]
+		n.free = n.free.Sub(t.pod)
+		t.pods[r] = placedPod{node: ni, gpus: takeGPUs(n, t.pod.GPUs)}
+		s.reindex(n)
+	}
+	s.addUsage(t.team, t.typ.idx, t.total)
+	run := &t.team.run[t.typ.idx]
+	t.runPos = len(*run)
+	*run = append(*run, t)
+	t.state = running
+}
+
+// unassign is assign's exact inverse: capacity, GPU indices and team usage
+// return. The task keeps t.pods so that reassign can restore it.
+func (s *Scheduler) unassign(t *task) {
+	for _, p := range t.pods {
+		n := s.nodes[p.node]
+		n.free = n.free.Add(t.pod)
+		n.freeGPUs |= p.gpus
+		s.reindex(n)
+	}
+	s.addUsage(t.team, t.typ.idx, resource.Zero.Sub(t.total))
+	run := &t.team.run[t.typ.idx]
+	last := (*run)[len(*run)-1]
+	(*run)[t.runPos] = last
+	last.runPos = t.runPos
+	*run = (*run)[:len(*run)-1]
+	t.state = pending
+}
+
+// reassign undoes an unassign made while simulating a preemption, putting the
+// task back on exactly the same nodes and GPUs.
+func (s *Scheduler) reassign(t *task) {
+	for _, p := range t.pods {
+		n := s.nodes[p.node]
+		n.free = n.free.Sub(t.pod)
+		n.freeGPUs &^= p.gpus
+		s.reindex(n)
+	}
+	s.addUsage(t.team, t.typ.idx, t.total)
+	run := &t.team.run[t.typ.idx]
+	t.runPos = len(*run)
+	*run = append(*run, t)
+	t.state = running
+}
+
+// placement renders t's pods for a decision.
+func (s *Scheduler) placement(t *task) []model.PodPlacement {
+	out := make([]model.PodPlacement, len(t.pods))
+	for r, p := range t.pods {
+		out[r] = model.PodPlacement{Rank: r, Node: s.nodes[p.node].spec.Name}
+		if p.gpus != 0 {
+			out[r].GPUs = gpuList(p.gpus)
+		}
+	}
+	return out
+}
+
+func sortBySeq(ts []*task) { sort.Slice(ts, func(a, b int) bool { return ts[a].seq < ts[b].seq }) }

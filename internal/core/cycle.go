@@ -1,0 +1,131 @@
+package core
+
+import (
+	"container/heap"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// never is the wake time when no time-based rule is pending.
+var never = time.Unix(1<<62, 0)
+
+// Schedule runs one scheduling cycle at time now and applies its decision to
+// the Scheduler's state: admitted tasks count as running, victims are back in
+// their queues. The caller persists the decision, then stops victims before it
+// starts the admitted pods that wait for them.
+//
+// When no input arrived since the last cycle and no time-based rule is due,
+// the cycle costs O(1): it returns no changes and the previous Waiting slice.
+func (s *Scheduler) Schedule(now time.Time) model.Decision {
+	if !s.dirty && now.Before(s.nextWake) && len(s.evictions) == 0 {
+		return model.Decision{Time: now, Waiting: s.lastWaiting}
+	}
+	s.now = now
+	s.cycle++
+	s.nextWake = never
+	s.cc = cycleCache{borrowed: make([][]*task, len(s.types)), failed: map[attemptKey]failedAttempt{}, buf: s.cc.buf}
+	d := model.Decision{Time: now, Preemptions: s.evictions}
+	s.evictions = nil
+
+	// 1. Teams pushed above quota plus borrow limit by a change give back the excess.
+	if s.limitsDirty {
+		s.enforceLimits(&d)
+		s.limitsDirty = false
+	}
+	// 2. Every team's queue in order; one head per team in a heap.
+	h := make(heads, 0, len(s.teams))
+	for _, tm := range s.teams {
+		sortQueue(tm)
+		tm.cursor = 0
+		s.pushNext(&h, tm)
+	}
+	heap.Init(&h)
+	// 3. Take the globally first head, try it, push that team's next.
+	for h.Len() > 0 {
+		e := heap.Pop(&h).(head)
+		s.tryTask(e.t, &d)
+		s.pushNext(&h, e.tm)
+	}
+	// 4. Report every pending task's place and reason.
+	d.Waiting = s.collectWaiting()
+	s.lastWaiting = d.Waiting
+	s.dirty = len(d.Admissions) > 0 || len(d.Preemptions) > 0
+	return d
+}
+
+// tryTask admits t if its quota and the nodes allow, preempting if a rule
+// lets it; otherwise it records why t waits.
+func (s *Scheduler) tryTask(t *task, d *model.Decision) {
+	tm, it := t.team, t.typ
+	if it.index.atLeast(0) == 0 {
+		s.releaseHold(t)
+		t.wait = model.WaitReason{Code: model.NoNodes, InstanceType: it.spec.Name}
+		return
+	}
+	fairShare := s.policy.IdleComputeAllocation == model.FairShare && *s.policy.FairShareRebalance
+	v := s.checkQuota(tm, it.idx, t.total)
+	if !v.ok {
+		switch {
+		case v.wait.Code != model.NoIdleCompute && s.rankPreemption(tm) && s.tryPreempt(t, modeGuaranteed, true, d):
+			return
+		case v.wait.Code == model.NoIdleCompute && fairShare && s.tryPreempt(t, modeFairShare, false, d):
+			return
+		}
+		s.releaseHold(t)
+		t.wait = v.wait
+		return
+	}
+	nodes, fit := s.place(t, false)
+	if nodes != nil {
+		s.admit(t, nodes, d)
+		return
+	}
+	if v.inQuota && s.tryPreempt(t, modeGuaranteed, false, d) {
+		return
+	}
+	if !v.inQuota && fairShare && s.tryPreempt(t, modeFairShare, false, d) {
+		return
+	}
+	if v.inQuota {
+		due := t.pendingSince.Add(secs(*s.policy.StarvationBoundSeconds))
+		if s.now.Before(due) {
+			s.wakeAt(due)
+		} else if s.reserve(t) {
+			t.wait = model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,
+				Need: int64(len(t.held)), Used: int64(s.busyHeld(t))}
+			return
+		}
+	}
+	if it.holds > 0 {
+		if alt, _ := s.place(t, true); alt != nil {
+			for _, ni := range alt {
+				if h := s.nodes[ni].heldFor; h != nil && h != t {
+					t.wait = model.WaitReason{Code: model.HeldForOther, InstanceType: it.spec.Name, Detail: h.spec.Name}
+					return
+				}
+			}
+		}
+	}
+	t.wait = model.WaitReason{Code: model.NoCapacity, InstanceType: it.spec.Name, Used: int64(fit), Need: int64(t.spec.Nodes)}
+}
+
+// rankPreemption reports whether tm's higher-priority tasks may preempt its
+// lower-priority ones.
+func (s *Scheduler) rankPreemption(tm *team) bool {
+	return s.policy.TaskPrioritization == model.TaskRanking && tm.spec.PreemptTeamTasks == model.PreemptLowerPriority
+}
+
+// admit starts t on nodes and records the admission.
+func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
+	i := t.typ.idx
+	borrowed := !t.team.usage[i].Add(t.total).LessEq(t.team.quota[i])
+	s.releaseHold(t)
+	s.assign(t, nodes)
+	t.startedAt = s.now
+	t.touchedIn = s.cycle
+	t.wait = model.WaitReason{}
+	t.team.queueSorted = false
+	d.Admissions = append(d.Admissions, model.Admission{Task: t.spec.Name, Team: t.spec.Team,
+		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed})
+}

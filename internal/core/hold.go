@@ -1,0 +1,65 @@
+package core
+
+import "sort"
+
+// Starvation guard. A task that fits its team's quota but has found no room
+// for longer than the policy's starvation bound gets a hold on the nodes it
+// needs: no other task is placed on them, so they drain as their tasks end,
+// and the task starts at the latest when the longest of those ends. Holds are
+// sticky across cycles, so the set cannot wander while it drains.
+
+// reserve holds nodes for t: the ones with the most free room (lowest position
+// among equals), skipping nodes held for others. It holds nothing and returns
+// false if too few nodes are available.
+func (s *Scheduler) reserve(t *task) bool {
+	if len(t.held) > 0 {
+		return true
+	}
+	it := t.typ
+	var cands []*node
+	for _, ni := range it.nodes {
+		n := s.nodes[ni]
+		if n.schedulable && n.heldFor == nil {
+			cands = append(cands, n)
+		}
+	}
+	if len(cands) < t.spec.Nodes {
+		return false
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return it.primary(cands[a].free) > it.primary(cands[b].free) })
+	for _, n := range cands[:t.spec.Nodes] {
+		n.heldFor = t
+		t.held = append(t.held, n.idx)
+	}
+	it.holds += len(t.held)
+	return true
+}
+
+// releaseHold drops t's hold, if any.
+func (s *Scheduler) releaseHold(t *task) {
+	for _, ni := range t.held {
+		s.nodes[ni].heldFor = nil
+	}
+	t.typ.holds -= len(t.held)
+	t.held = nil
+}
+
+// releaseHoldsOn drops the whole hold that covers n, if any; the task picks a
+// fresh set in the next cycle.
+func (s *Scheduler) releaseHoldsOn(n *node) {
+	if n.heldFor != nil {
+		s.releaseHold(n.heldFor)
+	}
+}
+
+// busyHeld counts t's held nodes that cannot take its pod yet.
+func (s *Scheduler) busyHeld(t *task) int {
+	busy := 0
+	for _, ni := range t.held {
+		n := s.nodes[ni]
+		if !t.pod.LessEq(n.free) || (t.spec.PerNode.WholeNode() && n.free != t.typ.capacity) {
+			busy++
+		}
+	}
+	return busy
+}

@@ -1,0 +1,188 @@
+package core
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Submit queues a task. It refuses bad specs with a FieldError naming the
+// field and the fix, and a live name with ErrConflict. A zero SubmitTime is
+// set to now; a given one (a replayed or restored task) keeps its place.
+func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
+	spec = spec.WithDefaults()
+	err := model.ValidateTask(spec, s.catalog, func(n string) bool { _, ok := s.teamIdx[n]; return ok }, s.policy,
+		func(it string) int { return len(s.types[s.typeIdx[it]].nodes) })
+	if err != nil {
+		return err
+	}
+	if _, dup := s.tasks[spec.Name]; dup {
+		return fmt.Errorf("task %q already exists; choose another name: %w", spec.Name, model.ErrConflict)
+	}
+	if spec.SubmitTime.IsZero() {
+		spec.SubmitTime = now
+	}
+	it := s.types[s.typeIdx[spec.InstanceType]]
+	pod := model.PodVector(spec.PerNode, it.spec)
+	s.seq++
+	t := &task{spec: spec, seq: s.seq, team: s.teams[s.teamIdx[spec.Team]], typ: it, rank: s.rankOf(spec.Priority),
+		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now}
+	s.tasks[spec.Name] = t
+	s.enqueue(t)
+	s.touch()
+	return nil
+}
+
+func (s *Scheduler) enqueue(t *task) {
+	t.state = pending
+	t.team.pending = append(t.team.pending, t)
+	t.team.queueSorted = false
+}
+
+func (s *Scheduler) lookup(name string) (*task, error) {
+	t, ok := s.tasks[name]
+	if !ok {
+		return nil, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
+	}
+	return t, nil
+}
+
+// Complete records that a running task finished successfully and forgets it.
+func (s *Scheduler) Complete(name string) error {
+	t, err := s.lookup(name)
+	if err != nil {
+		return err
+	}
+	if t.state != running {
+		return fmt.Errorf("task %q is not running, so it cannot complete: %w", name, model.ErrConflict)
+	}
+	s.forget(t)
+	return nil
+}
+
+// Fail records that a running task failed. With auto-resume and retries left
+// it is requeued in its place (and true is returned); otherwise it is
+// forgotten.
+func (s *Scheduler) Fail(name string, now time.Time) (requeued bool, err error) {
+	t, err := s.lookup(name)
+	if err != nil {
+		return false, err
+	}
+	if t.state != running {
+		return false, fmt.Errorf("task %q is not running, so it cannot fail: %w", name, model.ErrConflict)
+	}
+	if t.spec.AutoResume && t.retries < t.spec.MaxRetry {
+		t.retries++
+		s.requeue(t, now)
+		return true, nil
+	}
+	s.forget(t)
+	return false, nil
+}
+
+// Cancel removes a pending or running task; the caller stops its pods.
+func (s *Scheduler) Cancel(name string) error {
+	t, err := s.lookup(name)
+	if err != nil {
+		return err
+	}
+	s.forget(t)
+	return nil
+}
+
+// Checkpoint records that a task saved a checkpoint at time at. Work before it
+// is no longer at risk when choosing preemption victims.
+func (s *Scheduler) Checkpoint(name string, at time.Time) error {
+	t, err := s.lookup(name)
+	if err != nil {
+		return err
+	}
+	if at.After(t.checkpointAt) {
+		t.checkpointAt = at
+	}
+	return nil
+}
+
+// forget releases everything a task holds and drops it.
+func (s *Scheduler) forget(t *task) {
+	if t.state == running {
+		s.unassign(t)
+	}
+	s.releaseHold(t)
+	t.state = gone
+	t.team.queueSorted = false
+	delete(s.tasks, t.spec.Name)
+	s.touch()
+}
+
+// requeue stops a running task and returns it to its queue in its original
+// place (its submit time is unchanged).
+func (s *Scheduler) requeue(t *task, now time.Time) {
+	s.unassign(t)
+	t.resumes++
+	t.pendingSince = now
+	s.enqueue(t)
+	s.touch()
+}
+
+func (s *Scheduler) nodeByName(name string) (*node, error) {
+	i, ok := s.nodeIdx[name]
+	if !ok {
+		return nil, fmt.Errorf("node %q: %w", name, model.ErrNotFound)
+	}
+	return s.nodes[i], nil
+}
+
+// Cordon stops (on) or resumes (off) new placements on a node; running tasks
+// stay.
+func (s *Scheduler) Cordon(name string, on bool) error {
+	n, err := s.nodeByName(name)
+	if err != nil {
+		return err
+	}
+	n.spec.Unschedulable = on
+	s.setSchedulable(n, n.healthy && !on)
+	s.releaseHoldsOn(n)
+	s.touch()
+	return nil
+}
+
+// SetNodeHealth marks a node healthy or not. A node that turns unhealthy loses
+// its tasks: each is requeued in its place and reported by the next cycle
+// with reason NodeLost.
+func (s *Scheduler) SetNodeHealth(name string, healthy bool, now time.Time) error {
+	n, err := s.nodeByName(name)
+	if err != nil {
+		return err
+	}
+	n.healthy = healthy
+	if !healthy {
+		s.evictFrom(n, now)
+	}
+	s.setSchedulable(n, healthy && !n.spec.Unschedulable)
+	s.releaseHoldsOn(n)
+	s.touch()
+	return nil
+}
+
+// evictFrom requeues every task with a pod on n.
+func (s *Scheduler) evictFrom(n *node, now time.Time) {
+	var victims []*task
+	for _, tm := range s.teams {
+		for _, t := range tm.run[n.typ.idx] {
+			for _, p := range t.pods {
+				if p.node == n.idx {
+					victims = append(victims, t)
+					break
+				}
+			}
+		}
+	}
+	sortBySeq(victims)
+	for _, t := range victims {
+		s.evictions = append(s.evictions, model.Preemption{Task: t.spec.Name, Team: t.spec.Team,
+			Reason: model.NodeLost, LostGPUSeconds: s.lostWork(t, now)})
+		s.requeue(t, now)
+	}
+}

@@ -1,0 +1,60 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// CheckInvariants recomputes node and team accounting from the running tasks
+// and compares it with the incremental bookkeeping, and checks the limits a
+// completed cycle guarantees: no node over capacity, no GPU given twice, no
+// team above its quota plus borrow limit, and no DontLend team lending. It is
+// O(state) and meant for tests, the simulator's checked mode and debugging.
+func (s *Scheduler) CheckInvariants() error {
+	free := make([]resource.Vector, len(s.nodes))
+	gpus := make([]uint64, len(s.nodes))
+	for i, n := range s.nodes {
+		free[i] = n.typ.capacity
+		gpus[i] = fullMask(n.typ.capacity.GPUs)
+	}
+	for _, tm := range s.teams {
+		for i := range s.types {
+			use := resource.Zero
+			for _, t := range tm.run[i] {
+				if t.state != running || t.team != tm || t.typ.idx != i {
+					return fmt.Errorf("task %s is listed as running on team %s type %s but is not", t.spec.Name, tm.spec.Name, s.types[i].spec.Name)
+				}
+				use = use.Add(t.total)
+				for _, p := range t.pods {
+					free[p.node] = free[p.node].Sub(t.pod)
+					if gpus[p.node]&p.gpus != p.gpus {
+						return fmt.Errorf("node %s: a GPU of task %s is given twice", s.nodes[p.node].spec.Name, t.spec.Name)
+					}
+					gpus[p.node] &^= p.gpus
+				}
+			}
+			if use != tm.usage[i] {
+				return fmt.Errorf("team %s type %s: usage %v, but its running tasks add up to %v", tm.spec.Name, s.types[i].spec.Name, tm.usage[i], use)
+			}
+			if limit := tm.quota[i].Add(s.borrowLimit(tm, i)); !use.LessEq(limit) {
+				return fmt.Errorf("team %s type %s: usage %v above quota plus borrow limit %v", tm.spec.Name, s.types[i].spec.Name, use, limit)
+			}
+			if lend, bor := contributions(tm, i, use); lend != tm.lendC[i] || bor != tm.borC[i] {
+				return fmt.Errorf("team %s type %s: stale lend/borrow bookkeeping", tm.spec.Name, s.types[i].spec.Name)
+			}
+			if !tm.spec.Lending.Lends() && tm.lendC[i].AnyPositive() {
+				return fmt.Errorf("team %s lends %v of %s but its strategy is DontLend", tm.spec.Name, tm.lendC[i], s.types[i].spec.Name)
+			}
+		}
+	}
+	for i, n := range s.nodes {
+		if !resource.Zero.LessEq(free[i]) {
+			return fmt.Errorf("node %s is over capacity: free %v", n.spec.Name, free[i])
+		}
+		if free[i] != n.free || gpus[i] != n.freeGPUs {
+			return fmt.Errorf("node %s: free %v/%b, but its pods leave %v/%b", n.spec.Name, n.free, n.freeGPUs, free[i], gpus[i])
+		}
+	}
+	return nil
+}

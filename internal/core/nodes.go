@@ -1,0 +1,71 @@
+package core
+
+import (
+	"math/bits"
+
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// primary is the bucket key of an amount on instance type it.
+func (it *itype) primary(v resource.Vector) int {
+	if it.capacity.GPUs > 0 {
+		return int(v.GPUs)
+	}
+	return int(v.MilliCPU / 1000)
+}
+
+// needKey is the smallest bucket that can hold pod (rounding vCPU up).
+func (it *itype) needKey(pod resource.Vector) int {
+	if it.capacity.GPUs > 0 {
+		return int(pod.GPUs)
+	}
+	return int((pod.MilliCPU + 999) / 1000)
+}
+
+func (it *itype) keys() int { return it.primary(it.capacity) + 1 }
+
+// reindex puts n in the bucket its free capacity says, or out when it cannot
+// take pods.
+func (s *Scheduler) reindex(n *node) {
+	k := -1
+	if n.schedulable {
+		k = n.typ.primary(n.free)
+	}
+	n.typ.index.update(int(n.pos), k)
+}
+
+// setSchedulable changes whether n takes new pods and keeps the type's
+// schedulable capacity and the unallocated pool in step.
+func (s *Scheduler) setSchedulable(n *node, on bool) {
+	if n.schedulable == on {
+		return
+	}
+	n.schedulable = on
+	if on {
+		n.typ.sched = n.typ.sched.Add(n.typ.capacity)
+	} else {
+		n.typ.sched = n.typ.sched.Sub(n.typ.capacity)
+	}
+	s.reindex(n)
+}
+
+// takeGPUs removes the lowest k free GPU indices of n and returns their mask.
+func takeGPUs(n *node, k int64) uint64 {
+	var m uint64
+	for ; k > 0; k-- {
+		b := n.freeGPUs & -n.freeGPUs
+		m |= b
+		n.freeGPUs &^= b
+	}
+	return m
+}
+
+// gpuList renders a mask as sorted indices.
+func gpuList(m uint64) []int {
+	out := make([]int, 0, bits.OnesCount64(m))
+	for m != 0 {
+		out = append(out, bits.TrailingZeros64(m))
+		m &= m - 1
+	}
+	return out
+}

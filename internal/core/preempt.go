@@ -1,0 +1,197 @@
+package core
+
+import (
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// preemptMode is why a pending task may preempt.
+type preemptMode uint8
+
+const (
+	// modeGuaranteed: the task fits its quota (possibly after same-team
+	// lower-priority victims); it may reclaim other teams' borrowed tasks.
+	modeGuaranteed preemptMode = iota
+	// modeFairShare: the task borrows; it may take borrowed tasks of teams of
+	// its group whose share stays at or above its own.
+	modeFairShare
+)
+
+type attemptKey struct {
+	team, typ  int
+	mode       preemptMode
+	quotaShort bool
+}
+
+// failedAttempt remembers the smallest request whose preemption search failed
+// this cycle, so that a larger one from the same team is not searched again.
+type failedAttempt struct {
+	pod   [3]int64
+	nodes int
+}
+
+func (f failedAttempt) covers(t *task) bool {
+	return t.pod.GPUs >= f.pod[0] && t.pod.MilliCPU >= f.pod[1] && t.pod.MemMiB >= f.pod[2] && t.spec.Nodes >= f.nodes
+}
+
+// cycleCache holds what one cycle computes lazily and reuses.
+type cycleCache struct {
+	borrowed [][]*task // per type: untouched borrowed running tasks; nil = not computed
+	failed   map[attemptKey]failedAttempt
+	buf      []int32
+}
+
+func (s *Scheduler) cycleBorrowed(i int) []*task {
+	c := &s.cc
+	if c.borrowed[i] == nil {
+		list := []*task{}
+		for _, tm := range s.teams {
+			for _, t := range s.borrowedTasks(tm, i) {
+				if t.touchedIn != s.cycle {
+					list = append(list, t)
+				}
+			}
+		}
+		c.borrowed[i] = list
+	}
+	return c.borrowed[i]
+}
+
+// tryPreempt looks for victims that let t start now. On success it has
+// stopped the victims, requeued them, started t, and recorded both in d.
+//
+// quotaShort says the team's own quota is the obstacle, so its own
+// lower-priority tasks are taken before other teams' borrowed ones.
+func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *model.Decision) bool {
+	key := attemptKey{t.team.idx, t.typ.idx, mode, quotaShort}
+	if f, ok := s.cc.failed[key]; ok && f.covers(t) {
+		return false
+	}
+	cands, reasons := s.candidates(t, mode, quotaShort)
+	if len(cands) == 0 {
+		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes}
+		return false
+	}
+	tm, i := t.team, t.typ.idx
+	var nodes []int32
+	feasible := func() bool {
+		v := s.checkQuota(tm, i, t.total)
+		if !v.ok || (mode == modeGuaranteed && !v.inQuota) {
+			return false
+		}
+		nodes, _ = s.place(t, false)
+		return nodes != nil
+	}
+	var allowed func(victim) bool
+	if mode == modeFairShare {
+		mine := s.share(tm, i, t.total)
+		allowed = func(v victim) bool { return mine <= s.share(v.t.team, -1, resource.Zero) }
+	}
+	victims := s.chooseVictims(cands, allowed, feasible)
+	if victims == nil {
+		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes}
+		return false
+	}
+	feasible() // recompute nodes for the final victim set
+	wait := make([]string, 0, len(victims))
+	for _, v := range victims {
+		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
+			Reason: reasons(v), For: t.spec.Name, LostGPUSeconds: v.lost})
+		wait = append(wait, v.t.spec.Name)
+		s.afterPreempt(v.t)
+	}
+	s.cc.borrowed[i] = nil
+	s.admit(t, nodes, d)
+	d.Admissions[len(d.Admissions)-1].WaitFor = wait
+	return true
+}
+
+// afterPreempt requeues a victim that chooseVictims already unassigned.
+func (s *Scheduler) afterPreempt(v *task) {
+	v.resumes++
+	v.pendingSince = s.now
+	v.touchedIn = s.cycle
+	v.wait = model.WaitReason{Code: model.Preempted, InstanceType: v.typ.spec.Name}
+	s.enqueue(v)
+}
+
+// candidates lists who t may preempt in this mode, cheapest first, and how
+// each victim's preemption is reported.
+func (s *Scheduler) candidates(t *task, mode preemptMode, quotaShort bool) ([]victim, func(victim) model.PreemptReason) {
+	tm, i := t.team, t.typ.idx
+	var out []victim
+	add := func(v *task, cat int) {
+		if v.touchedIn == s.cycle {
+			return
+		}
+		out = append(out, victim{t: v, cat: cat, lost: s.lostWork(v, s.now)})
+	}
+	minRun := *s.policy.FairShareMinRuntimeSeconds
+	switch mode {
+	case modeGuaranteed:
+		own, others := 1, 0
+		if quotaShort {
+			own, others = 0, 1
+		}
+		for _, v := range s.cycleBorrowed(i) {
+			if v.team != tm {
+				add(v, others)
+			}
+		}
+		if s.rankPreemption(tm) {
+			for _, v := range tm.run[i] {
+				if v.rank < t.rank {
+					add(v, own)
+				}
+			}
+		}
+	case modeFairShare:
+		for _, v := range s.cycleBorrowed(i) {
+			if v.team == tm || v.team.group != tm.group {
+				continue
+			}
+			if ready := v.startedAt.Add(secs(minRun)); s.now.Before(ready) {
+				s.wakeAt(ready)
+				continue
+			}
+			add(v, 0)
+		}
+	}
+	sortVictims(out)
+	reason := func(v victim) model.PreemptReason {
+		switch {
+		case mode == modeFairShare:
+			return model.FairShareReason
+		case v.t.team == tm:
+			return model.WithinTeamPriority
+		default:
+			return model.Reclaim
+		}
+	}
+	return out, reason
+}
+
+// enforceLimits preempts, team by team, the tasks that keep a team above its
+// quota plus borrow limit after a quota cut or policy change. It prefers
+// lower priority and less lost work.
+func (s *Scheduler) enforceLimits(d *model.Decision) {
+	for _, tm := range s.teams {
+		for i := range s.types {
+			limit := tm.quota[i].Add(s.borrowLimit(tm, i))
+			if tm.usage[i].LessEq(limit) {
+				continue
+			}
+			var cands []victim
+			for _, v := range tm.run[i] {
+				cands = append(cands, victim{t: v, lost: s.lostWork(v, s.now)})
+			}
+			sortVictims(cands)
+			victims := s.chooseVictims(cands, nil, func() bool { return tm.usage[i].LessEq(limit) })
+			for _, v := range victims {
+				d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: tm.spec.Name,
+					Reason: model.QuotaReduced, LostGPUSeconds: v.lost})
+				s.afterPreempt(v.t)
+			}
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package core
+
+import (
+	"container/heap"
+	"sort"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// sortQueue orders a team's queue: higher rank first (TaskRanking only; all
+// ranks are 0 otherwise), then earlier submit time, then submission order. It
+// drops entries that are no longer pending.
+func sortQueue(tm *team) {
+	if tm.queueSorted {
+		return
+	}
+	q := tm.pending[:0]
+	for _, t := range tm.pending {
+		if t.state == pending {
+			q = append(q, t)
+		}
+	}
+	for k := len(q); k < len(tm.pending); k++ {
+		tm.pending[k] = nil
+	}
+	tm.pending = q
+	sort.Slice(q, func(a, b int) bool { return queueLess(q[a], q[b]) })
+	tm.queueSorted = true
+}
+
+func queueLess(x, y *task) bool {
+	if x.rank != y.rank {
+		return x.rank > y.rank
+	}
+	if !x.spec.SubmitTime.Equal(y.spec.SubmitTime) {
+		return x.spec.SubmitTime.Before(y.spec.SubmitTime)
+	}
+	return x.seq < y.seq
+}
+
+// head is a team's next task, keyed for the cycle's global order.
+type head struct {
+	tm      *team
+	t       *task
+	borrows bool    // admitting it would exceed the team's quota
+	share   float64 // the team's weighted share, under FairShare
+}
+
+// heads is the cycle's order across teams: every task that fits its team's
+// quota (guaranteed) before any that borrows; borrowers by lowest weighted
+// share under FairShare; then rank, submit time and submission order.
+type heads []head
+
+func (h heads) Len() int      { return len(h) }
+func (h heads) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h heads) Less(a, b int) bool {
+	x, y := h[a], h[b]
+	if x.borrows != y.borrows {
+		return !x.borrows
+	}
+	if x.borrows && x.share != y.share {
+		return x.share < y.share
+	}
+	return queueLess(x.t, y.t)
+}
+func (h *heads) Push(v any) { *h = append(*h, v.(head)) }
+func (h *heads) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
+}
+
+// pushNext advances tm's cursor to its next task that this cycle has not yet
+// handled and pushes it, keyed by what admitting it would mean now.
+func (s *Scheduler) pushNext(h *heads, tm *team) {
+	for tm.cursor < len(tm.pending) {
+		t := tm.pending[tm.cursor]
+		tm.cursor++
+		if t.state != pending || t.touchedIn == s.cycle {
+			continue
+		}
+		i := t.typ.idx
+		e := head{tm: tm, t: t, borrows: !tm.usage[i].Add(t.total).LessEq(tm.quota[i])}
+		if e.borrows && s.policy.IdleComputeAllocation == model.FairShare {
+			e.share = s.share(tm, -1, resource.Zero)
+		}
+		heap.Push(h, e)
+		return
+	}
+}
+
+// collectWaiting lists every pending task, team by team in queue order.
+func (s *Scheduler) collectWaiting() []model.Waiting {
+	n := 0
+	for _, tm := range s.teams {
+		sortQueue(tm)
+		n += len(tm.pending)
+	}
+	out := make([]model.Waiting, 0, n)
+	for _, tm := range s.teams {
+		pos := 0
+		for _, t := range tm.pending {
+			if t.state != pending {
+				continue
+			}
+			pos++
+			out = append(out, model.Waiting{Task: t.spec.Name, Team: tm.spec.Name, Position: pos, Reason: t.wait})
+		}
+	}
+	return out
+}
+
+func secs(n int64) time.Duration { return time.Duration(n) * time.Second }
+
+// wakeAt asks for a full cycle no later than at, when a time-based rule
+// (starvation bound, fair-share minimum runtime) may change the outcome.
+func (s *Scheduler) wakeAt(at time.Time) {
+	if at.Before(s.nextWake) {
+		s.nextWake = at
+	}
+}

@@ -1,0 +1,132 @@
+package core
+
+import (
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// quotaVerdict is the outcome of asking whether a team may run an amount more.
+type quotaVerdict struct {
+	ok       bool
+	inQuota  bool             // usage after stays within the team's quota
+	wait     model.WaitReason // why not, when !ok
+}
+
+// borrowLimit is how far beyond its quota team t may go on type i.
+func (s *Scheduler) borrowLimit(t *team, i int) resource.Vector {
+	if !t.spec.Lending.Borrows() {
+		return resource.Zero
+	}
+	return t.quota[i].Percent(int64(*t.spec.BorrowLimitPercent)).Min(t.borrowCap[i])
+}
+
+// unallocatedAllowed is the capacity beyond all quotas that borrowers may use.
+func (s *Scheduler) unallocatedAllowed(i int) resource.Vector {
+	if !*s.policy.BorrowUnallocated {
+		return resource.Zero
+	}
+	return s.types[i].sched.SubClamped(s.quotaSum[i])
+}
+
+// contributions returns what a team with usage u lends to and borrows from
+// its group on type i.
+func contributions(t *team, i int, u resource.Vector) (lend, borrow resource.Vector) {
+	if t.spec.Lending.Lends() {
+		lend = t.quota[i].SubClamped(u)
+	}
+	return lend, u.SubClamped(t.quota[i])
+}
+
+// refreshTeamType recomputes team t's contributions on type i from its usage
+// and quota, and carries the change into its group and the global overflow.
+// Every change of usage, quota or lending strategy goes through here.
+func (s *Scheduler) refreshTeamType(t *team, i int) {
+	g := t.group
+	lend, bor := contributions(t, i, t.usage[i])
+	g.lend[i] = g.lend[i].Sub(t.lendC[i]).Add(lend)
+	g.borrowed[i] = g.borrowed[i].Sub(t.borC[i]).Add(bor)
+	t.lendC[i], t.borC[i] = lend, bor
+	ov := g.borrowed[i].SubClamped(g.lend[i])
+	s.overflowTotal[i] = s.overflowTotal[i].Sub(g.overflow[i]).Add(ov)
+	g.overflow[i] = ov
+}
+
+// addUsage changes team t's usage on type i by delta (which may be negative).
+func (s *Scheduler) addUsage(t *team, i int, delta resource.Vector) {
+	t.usage[i] = t.usage[i].Add(delta)
+	s.refreshTeamType(t, i)
+}
+
+// checkQuota says whether team t may run amount r more of type i now.
+func (s *Scheduler) checkQuota(t *team, i int, r resource.Vector) quotaVerdict {
+	q := t.quota[i]
+	u := t.usage[i]
+	nu := u.Add(r)
+	if nu.LessEq(q) {
+		return quotaVerdict{ok: true, inQuota: true}
+	}
+	name := s.types[i].spec.Name
+	k, _ := nu.Exceeded(q)
+	if !t.spec.Lending.Borrows() {
+		return quotaVerdict{wait: model.WaitReason{Code: model.QuotaExhausted, InstanceType: name, Kind: k,
+			Used: u.Get(k), Limit: q.Get(k), Need: r.Get(k), Detail: string(t.spec.Lending)}}
+	}
+	over := nu.SubClamped(q)
+	limit := s.borrowLimit(t, i)
+	if bk, bad := over.Exceeded(limit); bad {
+		return quotaVerdict{wait: model.WaitReason{Code: model.BorrowLimit, InstanceType: name, Kind: bk,
+			Need: over.Get(bk), Limit: limit.Get(bk)}}
+	}
+	if !s.poolAllows(t, i, nu) {
+		return quotaVerdict{wait: model.WaitReason{Code: model.NoIdleCompute, InstanceType: name, Kind: k,
+			Used: u.Get(k), Limit: q.Get(k)}}
+	}
+	return quotaVerdict{ok: true}
+}
+
+// poolAllows reports whether team t may hold usage nu on type i given what
+// its group lends and the unallocated capacity: no component of the total
+// overflow may rise above what is allowed (a component already above it, after
+// a quota cut, may not rise at all).
+func (s *Scheduler) poolAllows(t *team, i int, nu resource.Vector) bool {
+	g := t.group
+	lend, bor := contributions(t, i, nu)
+	gl := g.lend[i].Sub(t.lendC[i]).Add(lend)
+	gb := g.borrowed[i].Sub(t.borC[i]).Add(bor)
+	ov := gb.SubClamped(gl)
+	total := s.overflowTotal[i].Sub(g.overflow[i]).Add(ov)
+	allowed := s.unallocatedAllowed(i).Max(s.overflowTotal[i])
+	return total.LessEq(allowed)
+}
+
+// share is team t's weighted dominant share of borrowed compute, as in
+// Kueue's fair sharing: for each type and resource, what it borrows divided
+// by what its group could lend, the largest of these, divided by its weight.
+// extra is added to its usage of type extraType first (pass a negative type
+// for none).
+func (s *Scheduler) share(t *team, extraType int, extra resource.Vector) float64 {
+	best := 0.0
+	for i := range s.types {
+		bor := t.borC[i]
+		if i == extraType {
+			bor = t.usage[i].Add(extra).SubClamped(t.quota[i])
+		}
+		if !bor.AnyPositive() {
+			continue
+		}
+		pool := t.group.lenderQ[i].Add(s.unallocatedAllowed(i))
+		if sh := bor.ShareOf(pool); sh > best {
+			best = sh
+		} else if !pool.AnyPositive() && best < 1 {
+			best = 1
+		}
+	}
+	w := *t.spec.FairShareWeight
+	if best == 0 {
+		return 0
+	}
+	if w == 0 {
+		return 1e18
+	}
+	return best / float64(w)
+}

@@ -1,0 +1,125 @@
+package core
+
+import (
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+type taskState uint8
+
+const (
+	pending taskState = iota
+	running
+	gone // completed, failed for good, or cancelled
+)
+
+// task is the core's view of one submitted task.
+type task struct {
+	spec  model.TaskSpec
+	seq   uint64 // submission order, the final tie-break
+	team  *team
+	typ   *itype
+	rank  int             // priority-class weight under TaskRanking, else 0
+	pod   resource.Vector // one pod's request
+	total resource.Vector // pod × nodes
+	state taskState
+
+	pods   []placedPod
+	runPos int // index in team.run[typ.idx] while running
+
+	startedAt    time.Time
+	checkpointAt time.Time // last reported checkpoint; zero if none
+	pendingSince time.Time // when it last entered the queue
+	resumes      int
+	retries      int
+
+	held        []int32 // nodes reserved for it against starvation
+	wait        model.WaitReason
+	touchedIn   uint64 // cycle in which it was admitted or preempted
+}
+
+type placedPod struct {
+	node int32
+	gpus uint64 // mask of GPU indices
+}
+
+// itype is one instance type with its nodes and free-capacity index.
+type itype struct {
+	idx      int
+	spec     model.InstanceType
+	capacity resource.Vector // of one node
+	nodes    []int32         // all nodes of this type, by global index
+	sched    resource.Vector // total capacity of schedulable nodes
+	index    nodeIndex
+	holds    int // nodes held for starving tasks
+}
+
+// node is one machine.
+type node struct {
+	idx         int32 // in Scheduler.nodes
+	pos         int32 // in typ.nodes and typ.index
+	spec        model.Node
+	typ         *itype
+	schedulable bool // healthy and not cordoned
+	healthy     bool
+	free        resource.Vector
+	freeGPUs    uint64 // mask of free GPU indices
+	heldFor     *task
+}
+
+// team is one compute allocation and its queue.
+type team struct {
+	idx       int
+	spec      model.Team // with defaults applied
+	group     *group
+	quota     []resource.Vector // per instance type
+	borrowCap []resource.Vector // absolute caps, Infinite if none
+	usage     []resource.Vector
+	lendC     []resource.Vector // what it contributes to its group's lend pool
+	borC      []resource.Vector // what it borrows from its group
+	run       [][]*task         // running tasks per instance type
+
+	pending     []*task // queue; may hold stale entries until the next sort
+	queueSorted bool
+	cursor      int
+}
+
+// group is a lending group (cohort) and its per-type pools.
+type group struct {
+	name     string
+	lend     []resource.Vector // idle quota its lenders offer
+	borrowed []resource.Vector // quota its borrowers exceed by
+	overflow []resource.Vector // max(0, borrowed - lend): drawn from unallocated
+	lenderQ  []resource.Vector // sum of quotas of teams that lend, for fair share
+}
+
+// Scheduler is the scheduling core. Build it with New.
+type Scheduler struct {
+	seed    int64
+	policy  model.Policy // with defaults
+	catalog model.Catalog
+
+	types   []*itype
+	typeIdx map[string]int
+	nodes   []*node
+	nodeIdx map[string]int32
+	teams   []*team // sorted by name
+	teamIdx map[string]int
+	groups  map[string]*group
+	tasks   map[string]*task
+	seq     uint64
+
+	quotaSum      []resource.Vector // all teams' quotas per type
+	overflowTotal []resource.Vector // sum of groups' overflow per type
+
+	now         time.Time  // the time of the cycle in progress
+	cc          cycleCache // scratch of the cycle in progress
+	cycle       uint64
+	dirty       bool // an input arrived since the last full cycle
+	limitsDirty bool // quotas or policy changed: re-check over-limit teams
+	nextWake    time.Time
+	lastWaiting []model.Waiting
+	evictions   []model.Preemption // node losses, reported by the next cycle
+}

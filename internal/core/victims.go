@@ -1,0 +1,134 @@
+package core
+
+import (
+	"sort"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// lostWork is what preempting t now throws away, in GPU-seconds: the work
+// since its last checkpoint (or its start, if it has none in this run) plus
+// the policy's restart cost, times its GPUs.
+func (s *Scheduler) lostWork(t *task, now time.Time) float64 {
+	since := t.startedAt
+	if t.checkpointAt.After(since) {
+		since = t.checkpointAt
+	}
+	el := now.Sub(since).Seconds()
+	if el < 0 {
+		el = 0
+	}
+	return float64(t.total.GPUs) * (el + float64(*s.policy.RestartCostSeconds))
+}
+
+// borrowedTasks returns team tm's running tasks on type i that lie beyond its
+// quota: running tasks are ranked by priority (higher first) then start time
+// (older first), and the ones past the point where their sum exceeds the
+// quota are the borrowed ones. Reclaim and fair share may only take these.
+// Tasks started in the cycle in progress are left out, so admissions made
+// earlier in a cycle never turn an older task into a borrowed one.
+func (s *Scheduler) borrowedTasks(tm *team, i int) []*task {
+	if tm.usage[i].LessEq(tm.quota[i]) {
+		return nil
+	}
+	ordered := make([]*task, 0, len(tm.run[i]))
+	for _, t := range tm.run[i] {
+		if t.touchedIn != s.cycle {
+			ordered = append(ordered, t)
+		}
+	}
+	sort.Slice(ordered, func(a, b int) bool {
+		x, y := ordered[a], ordered[b]
+		if x.rank != y.rank {
+			return x.rank > y.rank
+		}
+		if !x.startedAt.Equal(y.startedAt) {
+			return x.startedAt.Before(y.startedAt)
+		}
+		return x.seq < y.seq
+	})
+	acc := resource.Zero
+	for k, t := range ordered {
+		acc = acc.Add(t.total)
+		if !acc.LessEq(tm.quota[i]) {
+			return ordered[k:]
+		}
+	}
+	return nil
+}
+
+// victim is a preemption candidate with its cost.
+type victim struct {
+	t    *task
+	cat  int // lower categories are taken first
+	lost float64
+}
+
+// sortVictims orders candidates cheapest first: by category, then lower
+// priority, then less lost work, then the later start, then the later
+// submission. The order is total, so the choice is deterministic.
+func sortVictims(vs []victim) {
+	sort.Slice(vs, func(a, b int) bool {
+		x, y := vs[a], vs[b]
+		if x.cat != y.cat {
+			return x.cat < y.cat
+		}
+		if x.t.rank != y.t.rank {
+			return x.t.rank < y.t.rank
+		}
+		if x.lost != y.lost {
+			return x.lost < y.lost
+		}
+		if !x.t.startedAt.Equal(y.t.startedAt) {
+			return x.t.startedAt.After(y.t.startedAt)
+		}
+		return x.t.seq > y.t.seq
+	})
+}
+
+// chooseVictims simulates preempting candidates in order until feasible()
+// holds, skipping any that allowed() rejects once removed, then gives back
+// (most costly first) every victim not needed. It returns the victims, still
+// removed, or nil with the state exactly as before.
+func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, feasible func() bool) []victim {
+	var chosen []victim
+	ok := false
+	for _, v := range cands {
+		s.unassign(v.t)
+		if allowed != nil && !allowed(v) {
+			s.reassign(v.t)
+			continue
+		}
+		chosen = append(chosen, v)
+		if feasible() {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		for k := len(chosen) - 1; k >= 0; k-- {
+			s.reassign(chosen[k].t)
+		}
+		return nil
+	}
+	// Reprieve: try to keep the costliest victims running.
+	byCost := append([]victim(nil), chosen...)
+	sort.SliceStable(byCost, func(a, b int) bool { return byCost[a].lost > byCost[b].lost })
+	kept := map[*task]bool{}
+	for _, v := range byCost {
+		s.reassign(v.t)
+		if feasible() {
+			kept[v.t] = true
+			continue
+		}
+		s.unassign(v.t)
+	}
+	out := chosen[:0]
+	for _, v := range chosen {
+		if !kept[v.t] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+package model
+
+import "github.com/taskgov/taskgov/internal/resource"
+
+// InstanceType is one kind of machine: what a single node of it offers.
+type InstanceType struct {
+	Name      string  `yaml:"name" json:"name"`
+	GPUs      int64   `yaml:"gpus" json:"gpus"`
+	VCPU      float64 `yaml:"vcpu" json:"vcpu"`
+	MemoryGiB float64 `yaml:"memoryGiB" json:"memoryGiB"`
+}
+
+// Capacity is what one node of this type offers.
+func (it InstanceType) Capacity() resource.Vector { return resource.New(it.GPUs, it.VCPU, it.MemoryGiB) }
+
+// Topology generates network-node labels for a node group: nodes are laid out
+// in layer-3 domains of NodesPerLayer3, grouped LayerNPerLayerM-wise upward.
+type Topology struct {
+	NodesPerLayer3  int `yaml:"nodesPerLayer3" json:"nodesPerLayer3"`
+	Layer3PerLayer2 int `yaml:"layer3PerLayer2" json:"layer3PerLayer2"`
+	Layer2PerLayer1 int `yaml:"layer2PerLayer1" json:"layer2PerLayer1"`
+}
+
+// NodeGroup declares Count identical nodes named <Name>-<i>.
+type NodeGroup struct {
+	Name         string            `yaml:"name" json:"name"`
+	InstanceType string            `yaml:"instanceType" json:"instanceType"`
+	Count        int               `yaml:"count" json:"count"`
+	Labels       map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	Topology     *Topology         `yaml:"topology,omitempty" json:"topology,omitempty"`
+}
+
+// Node is one machine the scheduler may place pods on.
+type Node struct {
+	Name         string            `yaml:"name" json:"name"`
+	InstanceType string            `yaml:"instanceType" json:"instanceType"`
+	Labels       map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	// Unschedulable marks a cordoned or unhealthy node: nothing new lands on it.
+	Unschedulable bool `yaml:"unschedulable,omitempty" json:"unschedulable,omitempty"`
+}
+
+// Topology label keys, from the top layer down, as HyperPod sets them.
+const (
+	LabelLayer1 = "topology.k8s.aws/network-node-layer-1"
+	LabelLayer2 = "topology.k8s.aws/network-node-layer-2"
+	LabelLayer3 = "topology.k8s.aws/network-node-layer-3"
+)
+
+// Cluster is the whole cluster file: the input the core is built from.
+type Cluster struct {
+	InstanceTypes []InstanceType `yaml:"instanceTypes,omitempty" json:"instanceTypes,omitempty"`
+	NodeGroups    []NodeGroup    `yaml:"nodeGroups,omitempty" json:"nodeGroups,omitempty"`
+	Nodes         []Node         `yaml:"nodes,omitempty" json:"nodes,omitempty"`
+	Policy        Policy         `yaml:"policy" json:"policy"`
+	Teams         []Team         `yaml:"teams" json:"teams"`
+}

@@ -1,0 +1,93 @@
+package model
+
+// TaskPrioritization orders pending tasks.
+type TaskPrioritization string
+
+// The prioritization modes.
+const (
+	FirstComeFirstServe TaskPrioritization = "FirstComeFirstServe"
+	TaskRanking         TaskPrioritization = "TaskRanking"
+)
+
+// IdleComputeAllocation decides which team borrows idle compute first.
+type IdleComputeAllocation string
+
+// The idle-compute modes. IdleFirstComeFirstServe shares its spelling with
+// FirstComeFirstServe on purpose: the YAML value is the same word.
+const (
+	IdleFirstComeFirstServe IdleComputeAllocation = "FirstComeFirstServe"
+	FairShare               IdleComputeAllocation = "FairShare"
+)
+
+// PriorityClass names a task priority; a higher Weight ranks first.
+type PriorityClass struct {
+	Name   string `yaml:"name" json:"name"`
+	Weight int    `yaml:"weight" json:"weight"`
+}
+
+// Policy is the cluster-wide scheduling policy. Pointer fields are optional;
+// Defaults fills them.
+type Policy struct {
+	TaskPrioritization    TaskPrioritization    `yaml:"taskPrioritization,omitempty" json:"taskPrioritization,omitempty"`
+	IdleComputeAllocation IdleComputeAllocation `yaml:"idleComputeAllocation,omitempty" json:"idleComputeAllocation,omitempty"`
+	PriorityClasses       []PriorityClass       `yaml:"priorityClasses,omitempty" json:"priorityClasses,omitempty"`
+	// BorrowUnallocated lets teams borrow capacity beyond the sum of all quotas.
+	BorrowUnallocated *bool `yaml:"borrowUnallocated,omitempty" json:"borrowUnallocated,omitempty"`
+	// FairShareRebalance lets a team below its fair share preempt borrowed tasks
+	// of a team above it (FairShare only).
+	FairShareRebalance *bool `yaml:"fairShareRebalance,omitempty" json:"fairShareRebalance,omitempty"`
+	// FairShareMinRuntimeSeconds is how long a borrowed task runs before a
+	// fair-share rebalance may preempt it.
+	FairShareMinRuntimeSeconds *int64 `yaml:"fairShareMinRuntimeSeconds,omitempty" json:"fairShareMinRuntimeSeconds,omitempty"`
+	// StarvationBoundSeconds is how long a task that fits its quota may wait for
+	// physical room before nodes are reserved for it.
+	StarvationBoundSeconds *int64 `yaml:"starvationBoundSeconds,omitempty" json:"starvationBoundSeconds,omitempty"`
+	// RestartCostSeconds is the wall time a preempted task spends restarting,
+	// charged per GPU as lost work when choosing victims.
+	RestartCostSeconds *int64 `yaml:"restartCostSeconds,omitempty" json:"restartCostSeconds,omitempty"`
+}
+
+// Policy defaults.
+const (
+	DefaultFairShareMinRuntimeSeconds = 300
+	DefaultStarvationBoundSeconds     = 1800
+	DefaultRestartCostSeconds         = 60
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// WithDefaults returns p with every unset field filled.
+func (p Policy) WithDefaults() Policy {
+	if p.TaskPrioritization == "" {
+		p.TaskPrioritization = FirstComeFirstServe
+	}
+	if p.IdleComputeAllocation == "" {
+		p.IdleComputeAllocation = FairShare
+	}
+	if p.BorrowUnallocated == nil {
+		p.BorrowUnallocated = ptr(true)
+	}
+	if p.FairShareRebalance == nil {
+		p.FairShareRebalance = ptr(true)
+	}
+	if p.FairShareMinRuntimeSeconds == nil {
+		p.FairShareMinRuntimeSeconds = ptr(int64(DefaultFairShareMinRuntimeSeconds))
+	}
+	if p.StarvationBoundSeconds == nil {
+		p.StarvationBoundSeconds = ptr(int64(DefaultStarvationBoundSeconds))
+	}
+	if p.RestartCostSeconds == nil {
+		p.RestartCostSeconds = ptr(int64(DefaultRestartCostSeconds))
+	}
+	return p
+}
+
+// ClassWeight returns the weight of the named class and whether it exists.
+func (p Policy) ClassWeight(name string) (int, bool) {
+	for _, c := range p.PriorityClasses {
+		if c.Name == name {
+			return c.Weight, true
+		}
+	}
+	return 0, false
+}

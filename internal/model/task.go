@@ -1,0 +1,52 @@
+package model
+
+import "time"
+
+// TaskType is what a task does; it is informational for scheduling.
+type TaskType string
+
+// The task types.
+const (
+	Training   TaskType = "training"
+	FineTuning TaskType = "fine-tuning"
+	Evaluation TaskType = "evaluation"
+	Inference  TaskType = "inference"
+)
+
+// Request is what one pod of a task needs on its node. All zero means the
+// whole node. GPUs alone derives vCPU and memory by the instance's ratio.
+type Request struct {
+	GPUs      int64   `yaml:"gpus,omitempty" json:"gpus,omitempty"`
+	VCPU      float64 `yaml:"vcpu,omitempty" json:"vcpu,omitempty"`
+	MemoryGiB float64 `yaml:"memoryGiB,omitempty" json:"memoryGiB,omitempty"`
+}
+
+// WholeNode reports whether the request asks for entire nodes.
+func (r Request) WholeNode() bool { return r.GPUs == 0 && r.VCPU == 0 && r.MemoryGiB == 0 }
+
+// TaskSpec is what a user submits. Name is unique among live tasks.
+type TaskSpec struct {
+	Name         string   `yaml:"name" json:"name"`
+	Team         string   `yaml:"team" json:"team"`
+	Priority     string   `yaml:"priority,omitempty" json:"priority,omitempty"`
+	Type         TaskType `yaml:"type,omitempty" json:"type,omitempty"`
+	InstanceType string   `yaml:"instanceType" json:"instanceType"`
+	Nodes        int      `yaml:"nodes,omitempty" json:"nodes,omitempty"`
+	PerNode      Request  `yaml:"perNode,omitempty" json:"perNode,omitempty"`
+	// SubmitTime orders the task in its queue; the core sets it to the submit
+	// call's time when zero.
+	SubmitTime time.Time `yaml:"submitTime,omitempty" json:"submitTime,omitempty"`
+	AutoResume bool      `yaml:"autoResume,omitempty" json:"autoResume,omitempty"`
+	MaxRetry   int       `yaml:"maxRetry,omitempty" json:"maxRetry,omitempty"`
+}
+
+// WithDefaults returns s with every unset field filled.
+func (s TaskSpec) WithDefaults() TaskSpec {
+	if s.Nodes == 0 {
+		s.Nodes = 1
+	}
+	if s.Type == "" {
+		s.Type = Training
+	}
+	return s
+}

@@ -1,0 +1,92 @@
+package model
+
+// Lending is a team's lending strategy.
+type Lending string
+
+// The lending strategies. Only LendAndBorrow teams borrow.
+const (
+	LendAndBorrow Lending = "LendAndBorrow"
+	LendOnly      Lending = "Lend"
+	DontLend      Lending = "DontLend"
+)
+
+// Lends reports whether the team's idle quota may be used by others.
+func (l Lending) Lends() bool { return l != DontLend }
+
+// Borrows reports whether the team may exceed its quota.
+func (l Lending) Borrows() bool { return l == LendAndBorrow }
+
+// PreemptTeamTasks says whether a team's higher-priority tasks preempt its
+// lower-priority ones.
+type PreemptTeamTasks string
+
+// The within-team preemption settings.
+const (
+	PreemptLowerPriority PreemptTeamTasks = "LowerPriority"
+	PreemptNever         PreemptTeamTasks = "Never"
+)
+
+// Quota is a team's allocation of one instance type: either Count whole
+// instances, or GPUs/VCPU/MemoryGiB. From GPUs alone, vCPU and memory follow
+// by the instance's ratio.
+type Quota struct {
+	InstanceType string   `yaml:"instanceType" json:"instanceType"`
+	Count        *int64   `yaml:"count,omitempty" json:"count,omitempty"`
+	GPUs         *int64   `yaml:"gpus,omitempty" json:"gpus,omitempty"`
+	VCPU         *float64 `yaml:"vcpu,omitempty" json:"vcpu,omitempty"`
+	MemoryGiB    *float64 `yaml:"memoryGiB,omitempty" json:"memoryGiB,omitempty"`
+	// BorrowCap optionally caps, in absolute amounts, what the team may borrow
+	// of this instance type on top of the percentage limit.
+	BorrowCap *Amount `yaml:"borrowCap,omitempty" json:"borrowCap,omitempty"`
+}
+
+// Amount is an absolute amount of each resource; a nil field means no bound.
+type Amount struct {
+	GPUs      *int64   `yaml:"gpus,omitempty" json:"gpus,omitempty"`
+	VCPU      *float64 `yaml:"vcpu,omitempty" json:"vcpu,omitempty"`
+	MemoryGiB *float64 `yaml:"memoryGiB,omitempty" json:"memoryGiB,omitempty"`
+}
+
+// Team is a compute allocation.
+type Team struct {
+	Name      string `yaml:"name" json:"name"`
+	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty"`
+	// Group is the lending group (a Kueue cohort); teams lend only within it.
+	Group              string           `yaml:"group,omitempty" json:"group,omitempty"`
+	FairShareWeight    *int             `yaml:"fairShareWeight,omitempty" json:"fairShareWeight,omitempty"`
+	Lending            Lending          `yaml:"lending,omitempty" json:"lending,omitempty"`
+	BorrowLimitPercent *int             `yaml:"borrowLimitPercent,omitempty" json:"borrowLimitPercent,omitempty"`
+	PreemptTeamTasks   PreemptTeamTasks `yaml:"preemptTeamTasks,omitempty" json:"preemptTeamTasks,omitempty"`
+	Quotas             []Quota          `yaml:"quotas,omitempty" json:"quotas,omitempty"`
+}
+
+// Team defaults.
+const (
+	DefaultFairShareWeight    = 1
+	DefaultBorrowLimitPercent = 50
+	DefaultGroup              = "default"
+	NamespacePrefix           = "hyperpod-ns-"
+)
+
+// WithDefaults returns t with every unset field filled.
+func (t Team) WithDefaults() Team {
+	if t.Namespace == "" {
+		t.Namespace = NamespacePrefix + t.Name
+	}
+	if t.Group == "" {
+		t.Group = DefaultGroup
+	}
+	if t.FairShareWeight == nil {
+		t.FairShareWeight = ptr(DefaultFairShareWeight)
+	}
+	if t.Lending == "" {
+		t.Lending = LendAndBorrow
+	}
+	if t.BorrowLimitPercent == nil {
+		t.BorrowLimitPercent = ptr(DefaultBorrowLimitPercent)
+	}
+	if t.PreemptTeamTasks == "" {
+		t.PreemptTeamTasks = PreemptLowerPriority
+	}
+	return t
+}

@@ -1,0 +1,187 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+const maxGPUsPerNode = 64 // GPU indices are tracked in a 64-bit mask
+
+// Validate checks the whole cluster file and returns every problem found, each
+// naming its field and the fix. It does not change c.
+func (c *Cluster) Validate() error {
+	var errs Errors
+	for i, it := range c.InstanceTypes {
+		errs = append(errs, validateInstanceType(fmt.Sprintf("instanceTypes[%d]", i), it)...)
+	}
+	cat := NewCatalog(c.InstanceTypes)
+	seenNode := map[string]bool{}
+	for i, g := range c.NodeGroups {
+		f := fmt.Sprintf("nodeGroups[%d]", i)
+		if g.Name == "" {
+			errs = append(errs, fieldErr(f+".name", "give the group a name; its nodes are called <name>-<index>", "is empty"))
+		}
+		errs = append(errs, checkInstanceType(f+".instanceType", g.InstanceType, cat)...)
+		if g.Count < 0 {
+			errs = append(errs, fieldErr(f+".count", "use 0 or more nodes", "is %d", g.Count))
+		}
+		if t := g.Topology; t != nil && (t.NodesPerLayer3 <= 0 || t.Layer3PerLayer2 <= 0 || t.Layer2PerLayer1 <= 0) {
+			errs = append(errs, fieldErr(f+".topology", "set nodesPerLayer3, layer3PerLayer2 and layer2PerLayer1 to whole numbers of 1 or more", "has a value below 1"))
+		}
+		if seenNode[g.Name] {
+			errs = append(errs, fieldErr(f+".name", "give each node group a distinct name", "%q is used twice", g.Name))
+		}
+		seenNode[g.Name] = true
+	}
+	for i, n := range c.Nodes {
+		f := fmt.Sprintf("nodes[%d]", i)
+		if n.Name == "" {
+			errs = append(errs, fieldErr(f+".name", "give the node a name", "is empty"))
+		}
+		errs = append(errs, checkInstanceType(f+".instanceType", n.InstanceType, cat)...)
+	}
+	errs = append(errs, c.Policy.validate("policy")...)
+	seenTeam := map[string]bool{}
+	for i, t := range c.Teams {
+		f := fmt.Sprintf("teams[%d]", i)
+		errs = append(errs, ValidateTeam(f, t, cat)...)
+		if seenTeam[t.Name] {
+			errs = append(errs, fieldErr(f+".name", "give each team a distinct name", "%q is used twice", t.Name))
+		}
+		seenTeam[t.Name] = true
+	}
+	if len(errs) == 0 {
+		seen := map[string]bool{}
+		for _, n := range c.ExpandNodes() {
+			if seen[n.Name] {
+				errs = append(errs, fieldErr("nodes", "rename the node or the node group so that every node name is unique", "node %q is declared twice", n.Name))
+			}
+			seen[n.Name] = true
+		}
+	}
+	return errs.orNil()
+}
+
+func validateInstanceType(f string, it InstanceType) Errors {
+	var errs Errors
+	if it.Name == "" {
+		errs = append(errs, fieldErr(f+".name", "name the instance type, for example ml.p5.48xlarge", "is empty"))
+	}
+	if it.GPUs < 0 || it.GPUs > maxGPUsPerNode {
+		errs = append(errs, fieldErr(f+".gpus", fmt.Sprintf("use 0 to %d GPUs per instance", maxGPUsPerNode), "is %d", it.GPUs))
+	}
+	if !(it.VCPU > 0) || math.IsInf(it.VCPU, 0) {
+		errs = append(errs, fieldErr(f+".vcpu", "give the vCPU count of one instance, above 0", "is %v", it.VCPU))
+	}
+	if !(it.MemoryGiB > 0) || math.IsInf(it.MemoryGiB, 0) {
+		errs = append(errs, fieldErr(f+".memoryGiB", "give the memory of one instance in GiB, above 0", "is %v", it.MemoryGiB))
+	}
+	return errs
+}
+
+func checkInstanceType(f, name string, cat Catalog) Errors {
+	if name == "" {
+		return Errors{fieldErr(f, "name an instance type, for example ml.p5.48xlarge", "is empty")}
+	}
+	if _, ok := cat[name]; !ok {
+		return Errors{fieldErr(f, "use a known type ("+strings.Join(cat.Names(), ", ")+") or declare it under instanceTypes",
+			"unknown instance type %q", name)}
+	}
+	return nil
+}
+
+func (p Policy) validate(f string) Errors {
+	var errs Errors
+	switch p.TaskPrioritization {
+	case "", FirstComeFirstServe, TaskRanking:
+	default:
+		errs = append(errs, fieldErr(f+".taskPrioritization", "use FirstComeFirstServe or TaskRanking", "unknown value %q", p.TaskPrioritization))
+	}
+	switch p.IdleComputeAllocation {
+	case "", IdleFirstComeFirstServe, FairShare:
+	default:
+		errs = append(errs, fieldErr(f+".idleComputeAllocation", "use FirstComeFirstServe or FairShare", "unknown value %q", p.IdleComputeAllocation))
+	}
+	seen := map[string]bool{}
+	for i, pc := range p.PriorityClasses {
+		pf := fmt.Sprintf("%s.priorityClasses[%d]", f, i)
+		if pc.Name == "" {
+			errs = append(errs, fieldErr(pf+".name", "name the priority class, for example training", "is empty"))
+		}
+		if seen[pc.Name] {
+			errs = append(errs, fieldErr(pf+".name", "give each priority class a distinct name", "%q is used twice", pc.Name))
+		}
+		seen[pc.Name] = true
+		if pc.Weight < 0 || pc.Weight > 100 {
+			errs = append(errs, fieldErr(pf+".weight", "use a whole number from 0 to 100", "%d is out of range", pc.Weight))
+		}
+	}
+	for name, v := range map[string]*int64{"fairShareMinRuntimeSeconds": p.FairShareMinRuntimeSeconds,
+		"starvationBoundSeconds": p.StarvationBoundSeconds, "restartCostSeconds": p.RestartCostSeconds} {
+		if v != nil && *v < 0 {
+			errs = append(errs, fieldErr(f+"."+name, "use 0 or more seconds", "is %d", *v))
+		}
+	}
+	return errs
+}
+
+// ValidateTeam checks one team; f is the field path used in messages.
+func ValidateTeam(f string, t Team, cat Catalog) Errors {
+	var errs Errors
+	if t.Name == "" || strings.ContainsAny(t.Name, " /\t\n") {
+		errs = append(errs, fieldErr(f+".name", "use a non-empty name without spaces or slashes", "%q is not a valid team name", t.Name))
+	}
+	if w := t.FairShareWeight; w != nil && (*w < 0 || *w > 100) {
+		errs = append(errs, fieldErr(f+".fairShareWeight", "use a whole number from 0 to 100", "%d is out of range", *w))
+	}
+	switch t.Lending {
+	case "", LendAndBorrow, LendOnly, DontLend:
+	default:
+		errs = append(errs, fieldErr(f+".lending", "use LendAndBorrow, Lend or DontLend", "unknown value %q", t.Lending))
+	}
+	if b := t.BorrowLimitPercent; b != nil && (*b < 0 || *b > 500) {
+		errs = append(errs, fieldErr(f+".borrowLimitPercent", "use a percentage of the team's quota from 0 to 500", "%d is out of range", *b))
+	}
+	switch t.PreemptTeamTasks {
+	case "", PreemptLowerPriority, PreemptNever:
+	default:
+		errs = append(errs, fieldErr(f+".preemptTeamTasks", "use LowerPriority or Never", "unknown value %q", t.PreemptTeamTasks))
+	}
+	seen := map[string]bool{}
+	for i, q := range t.Quotas {
+		qf := fmt.Sprintf("%s.quotas[%d]", f, i)
+		errs = append(errs, checkInstanceType(qf+".instanceType", q.InstanceType, cat)...)
+		if seen[q.InstanceType] {
+			errs = append(errs, fieldErr(qf+".instanceType", "merge the two entries into one", "%q has two quota entries", q.InstanceType))
+		}
+		seen[q.InstanceType] = true
+		errs = append(errs, validateQuota(qf, q)...)
+	}
+	return errs
+}
+
+func validateQuota(f string, q Quota) Errors {
+	var errs Errors
+	if q.Count != nil && (q.GPUs != nil || q.VCPU != nil || q.MemoryGiB != nil) {
+		errs = append(errs, fieldErr(f, "give either count or gpus/vcpu/memoryGiB, not both", "sets both"))
+	}
+	if q.Count == nil && q.GPUs == nil && q.VCPU == nil && q.MemoryGiB == nil {
+		errs = append(errs, fieldErr(f, "set count (whole instances) or gpus/vcpu/memoryGiB", "gives no amount"))
+	}
+	neg := func(name string, bad bool) {
+		if bad {
+			errs = append(errs, fieldErr(f+"."+name, "quotas cannot be negative; use 0 or more", "is negative"))
+		}
+	}
+	neg("count", q.Count != nil && *q.Count < 0)
+	neg("gpus", q.GPUs != nil && *q.GPUs < 0)
+	neg("vcpu", q.VCPU != nil && (*q.VCPU < 0 || math.IsNaN(*q.VCPU)))
+	neg("memoryGiB", q.MemoryGiB != nil && (*q.MemoryGiB < 0 || math.IsNaN(*q.MemoryGiB)))
+	if c := q.BorrowCap; c != nil {
+		neg("borrowCap.gpus", c.GPUs != nil && *c.GPUs < 0)
+		neg("borrowCap.vcpu", c.VCPU != nil && *c.VCPU < 0)
+		neg("borrowCap.memoryGiB", c.MemoryGiB != nil && *c.MemoryGiB < 0)
+	}
+	return errs
+}

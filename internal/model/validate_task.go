@@ -1,0 +1,58 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ValidateTask checks a submitted task against the catalog, the teams, the
+// policy's priority classes and how many nodes of its type exist
+// (nodesOfType; a type with no nodes yet is accepted and waits).
+func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Policy, nodesOfType func(string) int) error {
+	var errs Errors
+	if s.Name == "" || strings.ContainsAny(s.Name, " /\t\n") {
+		errs = append(errs, fieldErr("name", "use a non-empty name without spaces or slashes", "%q is not a valid task name", s.Name))
+	}
+	if !teamExists(s.Team) {
+		errs = append(errs, fieldErr("team", "submit to an existing team (see the cluster file's teams)", "unknown team %q", s.Team))
+	}
+	switch s.Type {
+	case "", Training, FineTuning, Evaluation, Inference:
+	default:
+		errs = append(errs, fieldErr("type", "use training, fine-tuning, evaluation or inference", "unknown task type %q", s.Type))
+	}
+	if s.Priority != "" {
+		if _, ok := p.ClassWeight(s.Priority); !ok {
+			names := make([]string, len(p.PriorityClasses))
+			for i, c := range p.PriorityClasses {
+				names[i] = c.Name
+			}
+			errs = append(errs, fieldErr("priority", "use one of the policy's priority classes: "+strings.Join(names, ", "), "unknown priority class %q", s.Priority))
+		}
+	}
+	if s.Nodes < 0 {
+		errs = append(errs, fieldErr("nodes", "ask for 1 or more nodes", "is %d", s.Nodes))
+	}
+	if s.MaxRetry < 0 {
+		errs = append(errs, fieldErr("maxRetry", "use 0 or more retries", "is %d", s.MaxRetry))
+	}
+	it, ok := cat[s.InstanceType]
+	if !ok {
+		errs = append(errs, checkInstanceType("instanceType", s.InstanceType, cat)...)
+		return errs.orNil()
+	}
+	r := s.PerNode
+	if r.GPUs < 0 || r.VCPU < 0 || r.MemoryGiB < 0 {
+		errs = append(errs, fieldErr("perNode", "requests cannot be negative", "has a negative amount"))
+	}
+	pod := PodVector(r, it)
+	if k, over := pod.Exceeded(it.Capacity()); over {
+		errs = append(errs, fieldErr("perNode", fmt.Sprintf("ask for at most one %s per pod: %s", it.Name, it.Capacity()),
+			"needs more %s than one node has", k))
+	}
+	if n := nodesOfType(s.InstanceType); n > 0 && s.Nodes > n {
+		errs = append(errs, fieldErr("nodes", fmt.Sprintf("ask for at most %d nodes, or add %s nodes to the cluster", n, it.Name),
+			"the gang needs %d %s nodes but the cluster has %d", s.Nodes, it.Name, n))
+	}
+	return errs.orNil()
+}

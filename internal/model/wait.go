@@ -1,0 +1,94 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// WaitCode is the machine-readable reason a task is pending.
+type WaitCode string
+
+// The wait codes.
+const (
+	// QuotaExhausted: the team's quota is used and the team may not borrow.
+	QuotaExhausted WaitCode = "QuotaExhausted"
+	// BorrowLimit: borrowing this task would exceed the team's borrow limit.
+	BorrowLimit WaitCode = "BorrowLimit"
+	// NoIdleCompute: the team would borrow, but no idle compute is lendable.
+	NoIdleCompute WaitCode = "NoIdleCompute"
+	// NoNodes: the cluster has no schedulable node of the instance type.
+	NoNodes WaitCode = "NoNodes"
+	// NoCapacity: quota allows it, but no set of nodes has room now.
+	NoCapacity WaitCode = "NoCapacity"
+	// HeldForOther: free nodes are reserved for a task that waited too long.
+	HeldForOther WaitCode = "HeldForOther"
+	// Draining: nodes are reserved for this task and are emptying.
+	Draining WaitCode = "Draining"
+	// Preempted: the task was stopped in this cycle and is back in its place.
+	Preempted WaitCode = "Preempted"
+)
+
+// WaitReason carries the numbers behind a wait so that the sentence can be
+// rendered on demand rather than in the scheduling loop.
+type WaitReason struct {
+	Code         WaitCode      `json:"code"`
+	InstanceType string        `json:"instanceType,omitempty"`
+	Kind         resource.Kind `json:"-"`
+	// Used, Limit and Need are amounts of Kind (or node counts for NoCapacity).
+	Used  int64 `json:"used,omitempty"`
+	Limit int64 `json:"limit,omitempty"`
+	Need  int64 `json:"need,omitempty"`
+	// Detail is the team's lending strategy, or the task holding a reservation.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Waiting is one pending task's place and reason.
+type Waiting struct {
+	Task     string     `json:"task"`
+	Team     string     `json:"team"`
+	Position int        `json:"position"`
+	Reason   WaitReason `json:"reason"`
+}
+
+// Message is the sentence a data scientist reads.
+func (r WaitReason) Message() string {
+	f := func(x int64) string { return resource.Format(r.Kind, x) }
+	// ratio renders "used/limit unit", e.g. "16/16 GPUs".
+	ratio := func(used, limit int64) string {
+		l := f(limit)
+		if sp := strings.IndexByte(l, ' '); sp > 0 && used != resource.Unlimited {
+			u := f(used)
+			if usp := strings.IndexByte(u, ' '); usp > 0 && u[usp:] == l[sp:] {
+				return u[:usp] + "/" + l
+			}
+		}
+		return f(used) + " of " + l
+	}
+	switch r.Code {
+	case QuotaExhausted:
+		return fmt.Sprintf("waiting: team quota for %s is used (%s, task needs %s) and lending strategy %s does not borrow",
+			r.InstanceType, ratio(r.Used, r.Limit), f(r.Need), r.Detail)
+	case BorrowLimit:
+		return fmt.Sprintf("waiting: running this task would borrow %s of %s, above the team's borrow limit of %s",
+			f(r.Need), r.InstanceType, f(r.Limit))
+	case NoIdleCompute:
+		return fmt.Sprintf("waiting: team quota for %s is used (%s) and no idle compute can be borrowed",
+			r.InstanceType, ratio(r.Used, r.Limit))
+	case NoNodes:
+		return fmt.Sprintf("waiting: the cluster has no schedulable %s nodes", r.InstanceType)
+	case NoCapacity:
+		return fmt.Sprintf("waiting: quota allows it, but only %d of the %d %s nodes it needs have room now",
+			r.Used, r.Need, r.InstanceType)
+	case HeldForOther:
+		return fmt.Sprintf("waiting: free %s nodes are held for task %s, which has waited past the starvation bound",
+			r.InstanceType, r.Detail)
+	case Draining:
+		return fmt.Sprintf("waiting: %d %s nodes are reserved for this task; %d of them are still busy",
+			r.Need, r.InstanceType, r.Used)
+	case Preempted:
+		return "waiting: preempted in this cycle; requeued in its original place and will resume from its last checkpoint"
+	}
+	return "waiting: " + string(r.Code)
+}
