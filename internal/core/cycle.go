@@ -63,28 +63,19 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		t.wait = model.WaitReason{Code: model.NoNodes, InstanceType: it.spec.Name}
 		return
 	}
-	fairShare := s.policy.IdleComputeAllocation == model.FairShare && *s.policy.FairShareRebalance
 	v := s.checkQuota(tm, it.idx, t.total)
-	if !v.ok {
-		switch {
-		case v.wait.Code != model.NoIdleCompute && s.rankPreemption(tm) && s.tryPreempt(t, modeGuaranteed, true, d):
-			return
-		case v.wait.Code == model.NoIdleCompute && fairShare && s.tryPreempt(t, modeFairShare, false, d):
+	if v.ok {
+		if nodes, _ := s.place(t, false); nodes != nil {
+			s.admit(t, nodes, d)
 			return
 		}
+	}
+	if s.preemptFor(t, v, d) {
+		return
+	}
+	if !v.ok {
 		s.releaseHold(t)
 		t.wait = v.wait
-		return
-	}
-	nodes, fit := s.place(t, false)
-	if nodes != nil {
-		s.admit(t, nodes, d)
-		return
-	}
-	if v.inQuota && s.tryPreempt(t, modeGuaranteed, false, d) {
-		return
-	}
-	if !v.inQuota && fairShare && s.tryPreempt(t, modeFairShare, false, d) {
 		return
 	}
 	if v.inQuota {
@@ -107,7 +98,28 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 			}
 		}
 	}
+	_, fit := s.place(t, false)
 	t.wait = model.WaitReason{Code: model.NoCapacity, InstanceType: it.spec.Name, Used: int64(fit), Need: int64(t.spec.Nodes)}
+}
+
+// preemptFor tries, in order, the preemptions the rules allow a task that
+// cannot start as things are: reclaim and within-team priority to run within
+// quota, then replacing its own team's lower-priority work, then fair share.
+func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool {
+	tm := t.team
+	rank := s.rankPreemption(tm)
+	fairShare := s.policy.IdleComputeAllocation == model.FairShare && *s.policy.FairShareRebalance
+	switch {
+	case v.inQuota && s.tryPreempt(t, modeGuaranteed, false, d):
+		return true
+	case !v.inQuota && rank && s.tryPreempt(t, modeGuaranteed, true, d):
+		return true
+	case rank && s.tryPreempt(t, modeOwnPriority, false, d):
+		return true
+	case !v.inQuota && fairShare && (v.ok || v.wait.Code == model.NoIdleCompute) && s.tryPreempt(t, modeFairShare, false, d):
+		return true
+	}
+	return false
 }
 
 // rankPreemption reports whether tm's higher-priority tasks may preempt its

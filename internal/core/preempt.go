@@ -12,6 +12,10 @@ const (
 	// modeGuaranteed: the task fits its quota (possibly after same-team
 	// lower-priority victims); it may reclaim other teams' borrowed tasks.
 	modeGuaranteed preemptMode = iota
+	// modeOwnPriority: the task may borrow; it may take its own team's
+	// lower-priority tasks (TaskRanking with LowerPriority preemption), so a
+	// team's borrowed compute goes to its most important work.
+	modeOwnPriority
 	// modeFairShare: the task borrows; it may take borrowed tasks of teams of
 	// its group whose share stays at or above its own.
 	modeFairShare
@@ -155,6 +159,12 @@ func (s *Scheduler) candidates(t *task, mode preemptMode, quotaShort bool) ([]vi
 				continue
 			}
 			add(v, 0)
+		}
+	case modeOwnPriority:
+		for _, v := range tm.run[i] {
+			if v.rank < t.rank {
+				add(v, 0)
+			}
 		}
 	}
 	sortVictims(out)

@@ -74,6 +74,10 @@ func (r WaitReason) Message() string {
 		return fmt.Sprintf("waiting: running this task would borrow %s of %s, above the team's borrow limit of %s",
 			f(r.Need), r.InstanceType, f(r.Limit))
 	case NoIdleCompute:
+		if r.Used > r.Limit {
+			return fmt.Sprintf("waiting: team already borrows beyond its quota for %s (%s) and no more idle compute can be borrowed",
+				r.InstanceType, ratio(r.Used, r.Limit))
+		}
 		return fmt.Sprintf("waiting: team quota for %s is used (%s) and no idle compute can be borrowed",
 			r.InstanceType, ratio(r.Used, r.Limit))
 	case NoNodes:
