@@ -67,4 +67,3 @@ func validateCmd() *cobra.Command {
 		},
 	}
 }
-

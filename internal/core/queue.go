@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/resource"
 )
 
 // sortQueue orders a team's queue: higher rank first (TaskRanking only; all
@@ -45,12 +44,12 @@ type head struct {
 	tm      *team
 	t       *task
 	borrows bool    // admitting it would exceed the team's quota
-	share   float64 // the team's weighted share, under FairShare
+	share   float64 // the team's weighted share with t admitted, under FairShare
 }
 
 // heads is the cycle's order across teams: every task that fits its team's
 // quota (guaranteed) before any that borrows; borrowers by lowest weighted
-// share under FairShare; then rank, submit time and submission order.
+// share (counting the task itself, as Kueue does) under FairShare; then rank, submit time and submission order.
 type heads []head
 
 func (h heads) Len() int      { return len(h) }
@@ -85,7 +84,7 @@ func (s *Scheduler) pushNext(h *heads, tm *team) {
 		i := t.typ.idx
 		e := head{tm: tm, t: t, borrows: !tm.usage[i].Add(t.total).LessEq(tm.quota[i])}
 		if e.borrows && s.policy.IdleComputeAllocation == model.FairShare {
-			e.share = s.share(tm, -1, resource.Zero)
+			e.share = s.share(tm, i, t.total)
 		}
 		heap.Push(h, e)
 		return

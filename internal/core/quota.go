@@ -7,9 +7,9 @@ import (
 
 // quotaVerdict is the outcome of asking whether a team may run an amount more.
 type quotaVerdict struct {
-	ok       bool
-	inQuota  bool             // usage after stays within the team's quota
-	wait     model.WaitReason // why not, when !ok
+	ok      bool
+	inQuota bool             // usage after stays within the team's quota
+	wait    model.WaitReason // why not, when !ok
 }
 
 // borrowLimit is how far beyond its quota team t may go on type i.
@@ -75,11 +75,11 @@ func (s *Scheduler) checkQuota(t *team, i int, r resource.Vector) quotaVerdict {
 	limit := s.borrowLimit(t, i)
 	if bk, bad := over.Exceeded(limit); bad {
 		return quotaVerdict{wait: model.WaitReason{Code: model.BorrowLimit, InstanceType: name, Kind: bk,
-			Need: over.Get(bk), Limit: limit.Get(bk)}}
+			Used: u.Get(bk), Limit: q.Get(bk), Need: over.Get(bk), Cap: limit.Get(bk)}}
 	}
 	if !s.poolAllows(t, i, nu) {
 		return quotaVerdict{wait: model.WaitReason{Code: model.NoIdleCompute, InstanceType: name, Kind: k,
-			Used: u.Get(k), Limit: q.Get(k)}}
+			Used: u.Get(k), Limit: q.Get(k), Need: r.Get(k)}}
 	}
 	return quotaVerdict{ok: true}
 }

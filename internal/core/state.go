@@ -35,9 +35,9 @@ type task struct {
 	resumes      int
 	retries      int
 
-	held        []int32 // nodes reserved for it against starvation
-	wait        model.WaitReason
-	touchedIn   uint64 // cycle in which it was admitted or preempted
+	held      []int32 // nodes reserved for it against starvation
+	wait      model.WaitReason
+	touchedIn uint64 // cycle in which it was admitted or preempted
 }
 
 type placedPod struct {

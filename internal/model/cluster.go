@@ -11,7 +11,9 @@ type InstanceType struct {
 }
 
 // Capacity is what one node of this type offers.
-func (it InstanceType) Capacity() resource.Vector { return resource.New(it.GPUs, it.VCPU, it.MemoryGiB) }
+func (it InstanceType) Capacity() resource.Vector {
+	return resource.New(it.GPUs, it.VCPU, it.MemoryGiB)
+}
 
 // Topology generates network-node labels for a node group: nodes are laid out
 // in layer-3 domains of NodesPerLayer3, grouped LayerNPerLayerM-wise upward.

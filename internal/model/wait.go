@@ -40,6 +40,8 @@ type WaitReason struct {
 	Used  int64 `json:"used,omitempty"`
 	Limit int64 `json:"limit,omitempty"`
 	Need  int64 `json:"need,omitempty"`
+	// Cap is the borrow limit, for BorrowLimit.
+	Cap int64 `json:"cap,omitempty"`
 	// Detail is the team's lending strategy, or the task holding a reservation.
 	Detail string `json:"detail,omitempty"`
 }
@@ -71,15 +73,19 @@ func (r WaitReason) Message() string {
 		return fmt.Sprintf("waiting: team quota for %s is used (%s, task needs %s) and lending strategy %s does not borrow",
 			r.InstanceType, ratio(r.Used, r.Limit), f(r.Need), r.Detail)
 	case BorrowLimit:
-		return fmt.Sprintf("waiting: running this task would borrow %s of %s, above the team's borrow limit of %s",
-			f(r.Need), r.InstanceType, f(r.Limit))
+		return fmt.Sprintf("waiting: team quota for %s is used (%s); running this task would borrow %s, above the team's borrow limit of %s",
+			r.InstanceType, ratio(r.Used, r.Limit), f(r.Need), f(r.Cap))
 	case NoIdleCompute:
 		if r.Used > r.Limit {
-			return fmt.Sprintf("waiting: team already borrows beyond its quota for %s (%s) and no more idle compute can be borrowed",
+			return fmt.Sprintf("waiting: team already borrows beyond its quota for %s (%s used) and no more idle compute can be borrowed",
 				r.InstanceType, ratio(r.Used, r.Limit))
 		}
-		return fmt.Sprintf("waiting: team quota for %s is used (%s) and no idle compute can be borrowed",
-			r.InstanceType, ratio(r.Used, r.Limit))
+		if r.Used == r.Limit {
+			return fmt.Sprintf("waiting: team quota for %s is used (%s) and no idle compute can be borrowed",
+				r.InstanceType, ratio(r.Used, r.Limit))
+		}
+		return fmt.Sprintf("waiting: the task needs %s of %s, the team has %s of its quota left (%s used), and no idle compute can be borrowed",
+			f(r.Need), r.InstanceType, f(r.Limit-r.Used), ratio(r.Used, r.Limit))
 	case NoNodes:
 		return fmt.Sprintf("waiting: the cluster has no schedulable %s nodes", r.InstanceType)
 	case NoCapacity:
