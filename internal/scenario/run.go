@@ -82,8 +82,11 @@ func apply(s *core.Scheduler, st Step, now time.Time) []string {
 	for _, name := range st.Fail {
 		requeued, err := s.Fail(name, now)
 		note("fail "+name, err)
-		if requeued {
+		switch {
+		case requeued:
 			errs = append(errs, "requeue "+name+" after failure (auto-resume)")
+		case err == nil:
+			errs = append(errs, "end "+name+" after failure (no auto-resume retries left)")
 		}
 	}
 	for _, name := range st.Cancel {
