@@ -25,6 +25,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	s.cycle++
 	s.nextWake = never
 	s.cc = cycleCache{borrowed: make([][]*task, len(s.types)), failed: map[attemptKey]failedAttempt{}, buf: s.cc.buf}
+	holds := s.holdChanges
 	d := model.Decision{Time: now, Preemptions: s.evictions}
 	s.evictions = nil
 
@@ -50,7 +51,9 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	// 4. Report every pending task's place and reason.
 	d.Waiting = s.collectWaiting()
 	s.lastWaiting = d.Waiting
-	s.dirty = len(d.Admissions) > 0 || len(d.Preemptions) > 0
+	// A cycle that changed nothing is a fixed point: until an input arrives or
+	// nextWake passes, another would decide the same.
+	s.dirty = len(d.Admissions) > 0 || len(d.Preemptions) > 0 || s.holdChanges != holds
 	return d
 }
 

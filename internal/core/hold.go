@@ -32,11 +32,16 @@ func (s *Scheduler) reserve(t *task) bool {
 		t.held = append(t.held, n.idx)
 	}
 	it.holds += len(t.held)
+	s.holdChanges++
 	return true
 }
 
 // releaseHold drops t's hold, if any.
 func (s *Scheduler) releaseHold(t *task) {
+	if len(t.held) == 0 {
+		return
+	}
+	s.holdChanges++
 	for _, ni := range t.held {
 		s.nodes[ni].heldFor = nil
 	}

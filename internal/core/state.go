@@ -117,8 +117,9 @@ type Scheduler struct {
 	now         time.Time  // the time of the cycle in progress
 	cc          cycleCache // scratch of the cycle in progress
 	cycle       uint64
-	dirty       bool // an input arrived since the last full cycle
-	limitsDirty bool // quotas or policy changed: re-check over-limit teams
+	dirty       bool   // an input arrived since the last full cycle
+	limitsDirty bool   // quotas or policy changed: re-check over-limit teams
+	holdChanges uint64 // holds made or dropped, so a cycle that changed one is not the last
 	nextWake    time.Time
 	lastWaiting []model.Waiting
 	evictions   []model.Preemption // node losses, reported by the next cycle

@@ -1,0 +1,273 @@
+package core
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func ip(v int) *int      { return &v }
+func i64(v int64) *int64 { return &v }
+func bp(v bool) *bool    { return &v }
+
+var randTypes = []string{"ml.p5.48xlarge", "ml.g5.12xlarge"}
+
+// randomCluster builds a small random cluster: two instance types, a few
+// teams in one or two groups with random strategies, limits and weights.
+func randomCluster(r *rand.Rand) model.Cluster {
+	c := model.Cluster{
+		NodeGroups: []model.NodeGroup{
+			{Name: "p5", InstanceType: randTypes[0], Count: 4 + r.Intn(10)},
+			{Name: "g5", InstanceType: randTypes[1], Count: 2 + r.Intn(6)},
+		},
+		Policy: randomPolicy(r),
+	}
+	for k := 0; k < 2+r.Intn(4); k++ {
+		c.Teams = append(c.Teams, randomTeam(r, fmt.Sprintf("t%d", k)))
+	}
+	return c
+}
+
+func randomPolicy(r *rand.Rand) model.Policy {
+	p := model.Policy{
+		TaskPrioritization:         []model.TaskPrioritization{model.FirstComeFirstServe, model.TaskRanking}[r.Intn(2)],
+		IdleComputeAllocation:      []model.IdleComputeAllocation{model.IdleFirstComeFirstServe, model.FairShare}[r.Intn(2)],
+		PriorityClasses:            []model.PriorityClass{{Name: "high", Weight: 90}, {Name: "mid", Weight: 50}, {Name: "low", Weight: 10}},
+		BorrowUnallocated:          bp(r.Intn(3) > 0),
+		FairShareRebalance:         bp(r.Intn(4) > 0),
+		FairShareMinRuntimeSeconds: i64(int64(r.Intn(3) * 300)),
+		StarvationBoundSeconds:     i64(int64(600 + r.Intn(3)*600)),
+	}
+	return p
+}
+
+func randomTeam(r *rand.Rand, name string) model.Team {
+	t := model.Team{
+		Name:               name,
+		Group:              []string{"g1", "g2"}[r.Intn(2)],
+		FairShareWeight:    ip(r.Intn(101)),
+		Lending:            []model.Lending{model.LendAndBorrow, model.LendOnly, model.DontLend}[r.Intn(3)],
+		BorrowLimitPercent: ip(r.Intn(201)),
+		PreemptTeamTasks:   []model.PreemptTeamTasks{model.PreemptLowerPriority, model.PreemptNever}[r.Intn(2)],
+	}
+	n := int64(r.Intn(5))
+	t.Quotas = append(t.Quotas, model.Quota{InstanceType: randTypes[0], Count: &n})
+	if r.Intn(2) == 0 {
+		g := int64(r.Intn(12))
+		q := model.Quota{InstanceType: randTypes[1], GPUs: &g}
+		if r.Intn(3) == 0 {
+			cap := int64(r.Intn(8))
+			q.BorrowCap = &model.Amount{GPUs: &cap}
+		}
+		t.Quotas = append(t.Quotas, q)
+	}
+	return t
+}
+
+func randomTask(r *rand.Rand, name string, c *model.Cluster) model.TaskSpec {
+	it := randTypes[r.Intn(2)]
+	s := model.TaskSpec{Name: name, Team: c.Teams[r.Intn(len(c.Teams))].Name, InstanceType: it,
+		Priority: []string{"high", "mid", "low", ""}[r.Intn(4)], Nodes: 1 + r.Intn(3),
+		AutoResume: r.Intn(2) == 0, MaxRetry: r.Intn(3)}
+	if r.Intn(2) == 0 {
+		s.Nodes = 1
+		s.PerNode.GPUs = int64(1 + r.Intn(4))
+	}
+	return s
+}
+
+// randomRun drives one seed through ops operations and checks every
+// invariant after every cycle. It returns a digest of all decisions.
+func randomRun(t *testing.T, seed int64, ops int) uint64 {
+	r := rand.New(rand.NewSource(seed))
+	c := randomCluster(r)
+	s, err := New(c, seed)
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	nodes := c.ExpandNodes()
+	now := epoch
+	h := fnv.New64a()
+	next := 0
+	for op := 0; op < ops; op++ {
+		now = now.Add(time.Duration(r.Intn(300)) * time.Second)
+		names := liveNames(s)
+		switch k := r.Intn(100); {
+		case k < 40:
+			next++
+			_ = s.Submit(randomTask(r, fmt.Sprintf("j%d", next), &c), now)
+		case k < 55 && len(names) > 0:
+			n := names[r.Intn(len(names))]
+			if s.Running(n) {
+				_ = s.Complete(n)
+			}
+		case k < 62 && len(names) > 0:
+			n := names[r.Intn(len(names))]
+			if s.Running(n) {
+				_, _ = s.Fail(n, now)
+			}
+		case k < 67 && len(names) > 0:
+			_ = s.Cancel(names[r.Intn(len(names))])
+		case k < 77 && len(names) > 0:
+			_ = s.Checkpoint(names[r.Intn(len(names))], now)
+		case k < 82:
+			_ = s.SetNodeHealth(nodes[r.Intn(len(nodes))].Name, r.Intn(2) == 0, now)
+		case k < 85:
+			_ = s.Cordon(nodes[r.Intn(len(nodes))].Name, r.Intn(2) == 0)
+		case k < 88:
+			p := randomPolicy(r)
+			_ = s.SetPolicy(p)
+		case k < 94:
+			tm := c.Teams[r.Intn(len(c.Teams))]
+			nt := randomTeam(r, tm.Name)
+			_ = s.SetTeam(nt)
+		}
+		checkCycle(t, seed, op, s, now, h)
+	}
+	return h.Sum64()
+}
+
+func liveNames(s *Scheduler) []string {
+	out := make([]string, 0, len(s.tasks))
+	for _, t := range s.sortedTasks() {
+		out = append(out, t.spec.Name)
+	}
+	return out
+}
+
+// checkCycle runs one cycle and asserts the invariants around it.
+func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h interface{ Write([]byte) (int, error) }) {
+	t.Helper()
+	borrowed := refBorrowed(s)
+	before := make([]resource.Vector, len(s.types))
+	for i := range s.types {
+		before[i] = refOverflow(s, i)
+	}
+	if op%10 == 0 {
+		compareQuotaWithReference(t, seed, s)
+	}
+	d := s.Schedule(now)
+	fmt.Fprintf(h, "%v|%v|%v\n", d.Admissions, d.Preemptions, len(d.Waiting))
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("seed %d op %d: %s", seed, op, fmt.Sprintf(format, args...))
+	}
+	if err := s.CheckInvariants(); err != nil {
+		fail("%v", err)
+	}
+	for _, p := range d.Preemptions {
+		if p.Reason != model.Reclaim && p.Reason != model.FairShareReason {
+			continue
+		}
+		victim := s.tasks[p.Task]
+		if victim == nil || !borrowed[victim] {
+			fail("%s preempted %s, which ran within its team's quota", p.Reason, p.Task)
+		}
+	}
+	// Borrowing never grows past what lenders and unallocated capacity offer.
+	// Only a guaranteed (within-quota) admission may shrink a lender's offer
+	// below what others already borrow; reclaim then happens when needed.
+	guaranteed := make([]resource.Vector, len(s.types))
+	for _, a := range d.Admissions {
+		if tk := s.tasks[a.Task]; !a.Borrowed {
+			guaranteed[tk.typ.idx] = guaranteed[tk.typ.idx].Add(tk.total)
+		}
+	}
+	for i := range s.types {
+		allowed := s.unallocatedAllowed(i).Max(before[i]).Add(guaranteed[i])
+		after := refOverflow(s, i)
+		if after != s.overflowTotal[i] {
+			fail("type %s: overflow bookkeeping %v, recomputed %v", s.types[i].spec.Name, s.overflowTotal[i], after)
+		}
+		if !after.LessEq(allowed) {
+			fail("type %s: borrowing beyond what lenders and unallocated capacity offer: %v > %v", s.types[i].spec.Name, after, allowed)
+		}
+	}
+	for _, a := range d.Admissions {
+		seen := map[string]bool{}
+		tk := s.tasks[a.Task]
+		if len(a.Pods) != tk.spec.Nodes {
+			fail("gang %s admitted with %d of %d pods", a.Task, len(a.Pods), tk.spec.Nodes)
+		}
+		for _, p := range a.Pods {
+			if seen[p.Node] {
+				fail("gang %s has two pods on %s", a.Task, p.Node)
+			}
+			seen[p.Node] = true
+		}
+	}
+	if !s.dirty {
+		// The cycle reached a fixed point: the fast path must agree with a
+		// forced full cycle.
+		fast := s.Schedule(now)
+		s.dirty = true
+		full := s.Schedule(now)
+		if len(full.Admissions)+len(full.Preemptions) != 0 || !sameWaiting(full.Waiting, fast.Waiting) {
+			fail("the unchanged-state fast path disagrees with a full cycle: %v %v", full.Admissions, full.Preemptions)
+		}
+	}
+}
+
+// compareQuotaWithReference checks checkQuota and place against the simple
+// reference versions for every pending task.
+func compareQuotaWithReference(t *testing.T, seed int64, s *Scheduler) {
+	t.Helper()
+	s.cc.buf = nil
+	for _, tk := range s.sortedTasks() {
+		if tk.state != pending {
+			continue
+		}
+		v := s.checkQuota(tk.team, tk.typ.idx, tk.total)
+		ok, in := refQuotaOK(s, tk.team, tk.typ.idx, tk.total)
+		if v.ok != ok || v.inQuota != in {
+			t.Fatalf("seed %d task %s: checkQuota ok=%v inQuota=%v, reference ok=%v inQuota=%v", seed, tk.spec.Name, v.ok, v.inQuota, ok, in)
+		}
+		got, _ := s.place(tk, false)
+		want := refPlace(s, tk)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("seed %d task %s: place %v, reference %v", seed, tk.spec.Name, got, want)
+		}
+	}
+}
+
+// TestRandomInvariants runs many seeds of thousands of random operations
+// (submit, complete, fail, cancel, checkpoint, node loss and return, cordon,
+// policy and quota changes) and checks every invariant after every cycle.
+func TestRandomInvariants(t *testing.T) {
+	seeds, ops := 30, 2000
+	if testing.Short() {
+		seeds, ops = 8, 500
+	}
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		randomRun(t, seed, ops)
+	}
+}
+
+// TestRandomDeterminism replays seeds twice and requires identical decisions.
+func TestRandomDeterminism(t *testing.T) {
+	for seed := int64(100); seed < 110; seed++ {
+		a, b := randomRun(t, seed, 800), randomRun(t, seed, 800)
+		if a != b {
+			t.Fatalf("seed %d: two runs gave different decisions", seed)
+		}
+	}
+}
+
+func sameWaiting(a, b []model.Waiting) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

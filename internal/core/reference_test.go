@@ -1,0 +1,165 @@
+package core
+
+import (
+	"sort"
+
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// This file holds deliberately simple reference versions of the core's
+// optimised routines. The randomized tests compare them on random states.
+
+// refBorrowed classifies running tasks from scratch: per team and type, in
+// order of rank (high first), start (old first), submission, the tasks past
+// the point where the running sum exceeds the quota are borrowed.
+func refBorrowed(s *Scheduler) map[*task]bool {
+	out := map[*task]bool{}
+	type key struct {
+		tm *team
+		i  int
+	}
+	byKey := map[key][]*task{}
+	for _, t := range s.tasks {
+		if t.state == running {
+			k := key{t.team, t.typ.idx}
+			byKey[k] = append(byKey[k], t)
+		}
+	}
+	for _, tm := range s.teams {
+		for i := range s.types {
+			run := byKey[key{tm, i}]
+			sort.Slice(run, func(a, b int) bool {
+				x, y := run[a], run[b]
+				if x.rank != y.rank {
+					return x.rank > y.rank
+				}
+				if !x.startedAt.Equal(y.startedAt) {
+					return x.startedAt.Before(y.startedAt)
+				}
+				return x.seq < y.seq
+			})
+			acc := resource.Zero
+			over := false
+			for _, t := range run {
+				acc = acc.Add(t.total)
+				if over || !acc.LessEq(tm.quota[i]) {
+					over = true
+					out[t] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// refOverflow recomputes, for type i, how far all groups' borrowing exceeds
+// their lenders' idle quota, from the running tasks alone.
+func refOverflow(s *Scheduler, i int) resource.Vector {
+	lend := map[string]resource.Vector{}
+	bor := map[string]resource.Vector{}
+	uses := refUsage(s, i)
+	for _, tm := range s.teams {
+		use := uses[tm]
+		g := tm.spec.Group
+		if tm.spec.Lending.Lends() {
+			lend[g] = lend[g].Add(tm.quota[i].SubClamped(use))
+		}
+		bor[g] = bor[g].Add(use.SubClamped(tm.quota[i]))
+	}
+	total := resource.Zero
+	for g := range bor {
+		total = total.Add(bor[g].SubClamped(lend[g]))
+	}
+	return total
+}
+
+// refQuotaOK is the plain statement of the quota rules for team tm asking for
+// r more of type i: within quota always; otherwise only a LendAndBorrow team,
+// within its borrow limit, and only if the total overflow after it stays
+// within the unallocated capacity borrowers may use (or does not grow).
+func refQuotaOK(s *Scheduler, tm *team, i int, r resource.Vector) (ok, inQuota bool) {
+	use := tm.usage[i].Add(r)
+	if use.LessEq(tm.quota[i]) {
+		return true, true
+	}
+	if !tm.spec.Lending.Borrows() {
+		return false, false
+	}
+	limit := tm.quota[i].Percent(int64(*tm.spec.BorrowLimitPercent)).Min(tm.borrowCap[i])
+	if !use.SubClamped(tm.quota[i]).LessEq(limit) {
+		return false, false
+	}
+	before := refOverflow(s, i)
+	after := refOverflowWith(s, i, tm, use)
+	allowed := resource.Zero
+	if *s.policy.BorrowUnallocated {
+		allowed = s.types[i].sched.SubClamped(s.quotaSum[i])
+	}
+	return after.LessEq(allowed.Max(before)), false
+}
+
+// refOverflowWith is refOverflow with team tm's usage of type i replaced.
+func refOverflowWith(s *Scheduler, i int, tm *team, use resource.Vector) resource.Vector {
+	lend := map[string]resource.Vector{}
+	bor := map[string]resource.Vector{}
+	uses := refUsage(s, i)
+	for _, t := range s.teams {
+		u := use
+		if t != tm {
+			u = uses[t]
+		}
+		g := t.spec.Group
+		if t.spec.Lending.Lends() {
+			lend[g] = lend[g].Add(t.quota[i].SubClamped(u))
+		}
+		bor[g] = bor[g].Add(u.SubClamped(t.quota[i]))
+	}
+	total := resource.Zero
+	for g := range bor {
+		total = total.Add(bor[g].SubClamped(lend[g]))
+	}
+	return total
+}
+
+// refPlace is placement by brute force: every schedulable node of the type
+// not held for another task that can take the pod, sorted by free primary
+// units (tightest first) then position; the first N.
+func refPlace(s *Scheduler, t *task) []int32 {
+	var fit []*node
+	for _, ni := range t.typ.nodes {
+		n := s.nodes[ni]
+		if !n.schedulable || (n.heldFor != nil && n.heldFor != t) || !t.pod.LessEq(n.free) {
+			continue
+		}
+		if t.spec.PerNode.WholeNode() && n.free != t.typ.capacity {
+			continue
+		}
+		fit = append(fit, n)
+	}
+	if len(fit) < t.spec.Nodes {
+		return nil
+	}
+	sort.SliceStable(fit, func(a, b int) bool {
+		pa, pb := t.typ.primary(fit[a].free), t.typ.primary(fit[b].free)
+		if pa != pb {
+			return pa < pb
+		}
+		return fit[a].pos < fit[b].pos
+	})
+	out := make([]int32, t.spec.Nodes)
+	for k := range out {
+		out[k] = fit[k].idx
+	}
+	return out
+}
+
+// refUsage sums each team's running tasks of type i.
+func refUsage(s *Scheduler, i int) map[*team]resource.Vector {
+	out := map[*team]resource.Vector{}
+	for _, t := range s.tasks {
+		if t.state == running && t.typ.idx == i {
+			out[t.team] = out[t.team].Add(t.total)
+		}
+	}
+	return out
+}
