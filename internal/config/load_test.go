@@ -1,0 +1,91 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestLoadClusterSchema reads the schema the issue fixes and derives quotas.
+func TestLoadClusterSchema(t *testing.T) {
+	p := writeFile(t, `
+instanceTypes: [{name: ml.p5.48xlarge, gpus: 8, vcpu: 192, memoryGiB: 2048}]
+nodeGroups:
+  - {name: p5, instanceType: ml.p5.48xlarge, count: 32,
+     topology: {nodesPerLayer3: 4, layer3PerLayer2: 2, layer2PerLayer1: 2}}
+policy:
+  taskPrioritization: TaskRanking
+  idleComputeAllocation: FairShare
+  priorityClasses: [{name: inference, weight: 90}, {name: training, weight: 70}]
+teams:
+  - {name: ml-engineers, fairShareWeight: 50, lending: LendAndBorrow, borrowLimitPercent: 50,
+     preemptTeamTasks: LowerPriority, quotas: [{instanceType: ml.p5.48xlarge, count: 8}]}
+`)
+	c, err := LoadCluster(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := c.ExpandNodes()
+	if len(nodes) != 32 || nodes[31].Labels[model.LabelLayer3] != "p5-nn3-7" || nodes[31].Labels[model.LabelLayer1] != "p5-nn1-1" {
+		t.Fatalf("expansion wrong: %d nodes, last %v", len(nodes), nodes[31].Labels)
+	}
+	q := model.QuotaVector(c.Teams[0].Quotas[0], model.NewCatalog(c.InstanceTypes)["ml.p5.48xlarge"])
+	if q.GPUs != 64 || q.MilliCPU != 8*192000 || q.MemMiB != 8*2048*1024 {
+		t.Fatalf("count quota derived %v", q)
+	}
+}
+
+// TestBadConfigNamesFieldAndFix checks that each bad value is refused with
+// its field path and a fix, and that all problems are reported at once.
+func TestBadConfigNamesFieldAndFix(t *testing.T) {
+	p := writeFile(t, `
+nodeGroups: [{name: p5, instanceType: ml.p9.huge, count: 2}]
+policy:
+  taskPrioritization: Random
+  priorityClasses: [{name: x, weight: 101}]
+teams:
+  - {name: a, fairShareWeight: 150, quotas: [{instanceType: ml.p5.48xlarge, count: -1}]}
+  - {name: a, lending: Sometimes, borrowLimitPercent: 900, quotas: [{instanceType: ml.p5.48xlarge, gpus: 8, count: 1}]}
+`)
+	_, err := LoadCluster(p)
+	if err == nil || !errors.Is(err, model.ErrInvalid) {
+		t.Fatalf("want ErrInvalid, got %v", err)
+	}
+	for _, want := range []string{
+		`nodeGroups[0].instanceType: unknown instance type "ml.p9.huge"`,
+		`policy.taskPrioritization: unknown value "Random"; use FirstComeFirstServe or TaskRanking`,
+		`policy.priorityClasses[0].weight: 101 is out of range; use a whole number from 0 to 100`,
+		`teams[0].fairShareWeight: 150 is out of range`,
+		`teams[0].quotas[0].count: is negative; quotas cannot be negative`,
+		`teams[1].lending: unknown value "Sometimes"`,
+		`teams[1].borrowLimitPercent: 900 is out of range`,
+		`teams[1].quotas[0]: sets both; give either count or gpus/vcpu/memoryGiB, not both`,
+		`teams[1].name: "a" is used twice; give each team a distinct name`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// TestUnknownFieldRefused makes sure a typo is not silently a default.
+func TestUnknownFieldRefused(t *testing.T) {
+	p := writeFile(t, "teams:\n  - {name: a, fairshareWeight: 5}\n")
+	_, err := LoadCluster(p)
+	if err == nil || !strings.Contains(err.Error(), "fairshareWeight") || !errors.Is(err, model.ErrInvalid) {
+		t.Fatalf("want an error naming the unknown field, got %v", err)
+	}
+}
