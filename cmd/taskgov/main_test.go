@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildBinary compiles taskgov once for the CLI tests, which run it as a real
+// child process.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "taskgov")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestCLI(t *testing.T) {
+	bin := buildBinary(t)
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(bin, args...)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+
+	out, code := run("demo")
+	if code != 0 || !strings.Contains(out, "Reclaim for serve") || !strings.Contains(out, "wait ") {
+		t.Fatalf("demo: exit %d\n%s", code, out)
+	}
+
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	_ = os.WriteFile(bad, []byte("teams:\n  - {name: a, fairShareWeight: 150}\n"), 0o644)
+	out, code = run("validate", bad)
+	if code != exitInput || !strings.Contains(out, "teams[0].fairShareWeight: 150 is out of range") || strings.Contains(out, "goroutine") {
+		t.Fatalf("validate bad file: exit %d\n%s", code, out)
+	}
+	good := filepath.Join(dir, "good.yaml")
+	_ = os.WriteFile(good, []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 3}]\nteams: [{name: a}]\n"), 0o644)
+	if out, code = run("validate", good); code != 0 || !strings.Contains(out, "ok (3 nodes, 1 teams)") {
+		t.Fatalf("validate good file: exit %d\n%s", code, out)
+	}
+	if out, code = run("scenario", "run", "../../internal/scenario/testdata/reclaim-basic.yaml"); code != 0 || !strings.Contains(out, "preempt b2 (b) Reclaim for a1") {
+		t.Fatalf("scenario run: exit %d\n%s", code, out)
+	}
+	if _, code = run("scenario", "run", filepath.Join(dir, "missing.yaml")); code != exitFailure {
+		t.Fatalf("missing scenario file: exit %d, want %d", code, exitFailure)
+	}
+}
