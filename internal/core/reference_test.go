@@ -54,24 +54,7 @@ func refBorrowed(s *Scheduler) map[*task]bool {
 
 // refOverflow recomputes, for type i, how far all groups' borrowing exceeds
 // their lenders' idle quota, from the running tasks alone.
-func refOverflow(s *Scheduler, i int) resource.Vector {
-	lend := map[string]resource.Vector{}
-	bor := map[string]resource.Vector{}
-	uses := refUsage(s, i)
-	for _, tm := range s.teams {
-		use := uses[tm]
-		g := tm.spec.Group
-		if tm.spec.Lending.Lends() {
-			lend[g] = lend[g].Add(tm.quota[i].SubClamped(use))
-		}
-		bor[g] = bor[g].Add(use.SubClamped(tm.quota[i]))
-	}
-	total := resource.Zero
-	for g := range bor {
-		total = total.Add(bor[g].SubClamped(lend[g]))
-	}
-	return total
-}
+func refOverflow(s *Scheduler, i int) resource.Vector { return refOverflowWith(s, i, nil, resource.Zero) }
 
 // refQuotaOK is the plain statement of the quota rules for team tm asking for
 // r more of type i: within quota always; otherwise only a LendAndBorrow team,
@@ -98,7 +81,8 @@ func refQuotaOK(s *Scheduler, tm *team, i int, r resource.Vector) (ok, inQuota b
 	return after.LessEq(allowed.Max(before)), false
 }
 
-// refOverflowWith is refOverflow with team tm's usage of type i replaced.
+// refOverflowWith is refOverflow with team tm's usage of type i replaced by
+// use (no team's when tm is nil).
 func refOverflowWith(s *Scheduler, i int, tm *team, use resource.Vector) resource.Vector {
 	lend := map[string]resource.Vector{}
 	bor := map[string]resource.Vector{}
