@@ -102,6 +102,11 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		}
 	}
 	_, fit := s.place(t, false)
+	if t.reqLevel >= 0 && fit >= t.spec.Nodes {
+		t.wait = model.WaitReason{Code: model.NoTopologyFit, InstanceType: it.spec.Name, Detail: t.spec.RequiredTopology,
+			Need: int64(t.spec.Nodes), Used: int64(s.largestFit(it, t.reqLevel, keyFor(t)))}
+		return
+	}
 	t.wait = model.WaitReason{Code: model.NoCapacity, InstanceType: it.spec.Name, Used: int64(fit), Need: int64(t.spec.Nodes)}
 }
 
@@ -135,6 +140,7 @@ func (s *Scheduler) rankPreemption(tm *team) bool {
 func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	i := t.typ.idx
 	borrowed := !t.team.usage[i].Add(t.total).LessEq(t.team.quota[i])
+	best := s.cc.bestSpread
 	s.releaseHold(t)
 	s.assign(t, nodes)
 	t.startedAt = s.now
@@ -142,5 +148,6 @@ func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	t.wait = model.WaitReason{}
 	t.team.queueSorted = false
 	d.Admissions = append(d.Admissions, model.Admission{Task: t.spec.Name, Team: t.spec.Team,
-		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed})
+		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed,
+		Spread: s.spreadOf(t.typ, nodes), BestSpread: best})
 }

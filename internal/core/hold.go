@@ -16,8 +16,12 @@ func (s *Scheduler) reserve(t *task) bool {
 		return true
 	}
 	it := t.typ
+	members := it.nodes
+	if t.reqLevel >= 0 && it.topo.labeled > 0 {
+		members = s.holdDomain(t)
+	}
 	var cands []*node
-	for _, ni := range it.nodes {
+	for _, ni := range members {
 		n := s.nodes[ni]
 		if n.schedulable && n.heldFor == nil {
 			cands = append(cands, n)
@@ -67,4 +71,25 @@ func (s *Scheduler) busyHeld(t *task) int {
 		}
 	}
 	return busy
+}
+
+// holdDomain picks, for a required-topology task, the domain of its level
+// whose unheld schedulable nodes have the most free room and are enough for
+// the gang; it returns that domain's nodes (nil if none qualifies).
+func (s *Scheduler) holdDomain(t *task) []int32 {
+	var best []int32
+	bestFree := -1
+	for _, d := range t.typ.topo.levels[t.reqLevel] {
+		free, n := 0, 0
+		for _, ni := range d.nodes {
+			if nd := s.nodes[ni]; nd.schedulable && nd.heldFor == nil {
+				free += t.typ.primary(nd.free)
+				n++
+			}
+		}
+		if n >= t.spec.Nodes && free > bestFree {
+			best, bestFree = d.nodes, free
+		}
+	}
+	return best
 }

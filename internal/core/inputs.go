@@ -13,7 +13,7 @@ import (
 func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 	spec = spec.WithDefaults()
 	err := model.ValidateTask(spec, s.catalog, func(n string) bool { _, ok := s.teamIdx[n]; return ok }, s.policy,
-		func(it string) int { return len(s.types[s.typeIdx[it]].nodes) })
+		func(it string) int { return len(s.types[s.typeIdx[it]].nodes) }, s.levels)
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 	pod := model.PodVector(spec.PerNode, it.spec)
 	s.seq++
 	t := &task{spec: spec, seq: s.seq, team: s.teams[s.teamIdx[spec.Team]], typ: it, rank: s.rankOf(spec.Priority),
-		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now}
+		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now, reqLevel: s.levelOf(spec.RequiredTopology)}
 	s.tasks[spec.Name] = t
 	s.enqueue(t)
 	s.touch()

@@ -18,6 +18,7 @@ func New(c model.Cluster, seed int64) (*Scheduler, error) {
 	s := &Scheduler{
 		seed:    seed,
 		policy:  c.Policy.WithDefaults(),
+		levels:  c.Levels(),
 		catalog: model.NewCatalog(c.InstanceTypes),
 		typeIdx: map[string]int{},
 		nodeIdx: map[string]int32{},
@@ -65,6 +66,7 @@ func (s *Scheduler) AddNode(spec model.Node) error {
 	s.nodeIdx[spec.Name] = n.idx
 	it.nodes = append(it.nodes, n.idx)
 	it.index.addPosition()
+	s.addToTopology(n)
 	s.setSchedulable(n, !spec.Unschedulable)
 	s.touch()
 	return nil

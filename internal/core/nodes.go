@@ -31,7 +31,11 @@ func (s *Scheduler) reindex(n *node) {
 	if n.schedulable {
 		k = n.typ.primary(n.free)
 	}
-	n.typ.index.update(int(n.pos), k)
+	old := int(n.typ.index.key[n.pos])
+	if old != k {
+		n.typ.index.update(int(n.pos), k)
+		s.moveInDomains(n, old, k)
+	}
 }
 
 // setSchedulable changes whether n takes new pods and keeps the type's

@@ -1,18 +1,41 @@
 package core
 
-// place finds nodes for every pod of t's gang, one pod per node: the tightest
-// fitting nodes first (best fit, lowest position among equals), skipping nodes
-// held for another task unless ignoreHolds. It returns the nodes, or nil and
-// how many nodes could take a pod. The returned slice is scratch, valid until
-// the next call. It changes nothing else.
+// keyFor is the smallest free-capacity bucket a pod of t fits in.
+func keyFor(t *task) int {
+	if t.spec.PerNode.WholeNode() {
+		return len(t.typ.index.counts) - 1
+	}
+	return t.typ.needKey(t.pod)
+}
+
+// usable reports whether node n can take one pod of t now.
+func usable(n *node, t *task, ignoreHolds bool) bool {
+	if n.heldFor != nil && n.heldFor != t && !ignoreHolds {
+		return false
+	}
+	return t.pod.LessEq(n.free) && (!t.spec.PerNode.WholeNode() || n.free == t.typ.capacity)
+}
+
+// place finds nodes for every pod of t's gang, one pod per node. For a gang
+// on a type with topology labels it tries the tightest level first: among
+// the domains of the bottom level that could hold the gang, the tightest
+// (best fit), then one level up, and so on; a required topology stops at its
+// level, otherwise the search ends with the whole type. Within a domain and
+// for single pods, the tightest fitting nodes go first (lowest position among
+// equals). It skips nodes held for another task unless ignoreHolds.
+//
+// It returns the nodes, or nil and how many nodes could take a pod; it also
+// leaves in s.cc.bestSpread the lowest spread a placement could have had. The
+// returned slice is scratch, valid until the next call. It changes nothing
+// else.
 func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 	it := t.typ
 	ix := &it.index
 	need := t.spec.Nodes
-	k0 := it.needKey(t.pod)
-	whole := t.spec.PerNode.WholeNode()
-	if whole {
-		k0 = len(ix.counts) - 1
+	k0 := keyFor(t)
+	s.cc.bestSpread = 0
+	if need > 1 {
+		s.cc.bestSpread = -1
 	}
 	if k0 >= len(ix.counts) {
 		return nil, 0
@@ -22,24 +45,108 @@ func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 	}
 	out := s.cc.buf[:0]
 	defer func() { s.cc.buf = out[:0] }()
+	ok := false
+	if d := s.cc.only; d != nil {
+		s.cc.bestSpread = len(s.levels) - d.level
+		if out, ok = s.selectIn(t, d, k0, need, ignoreHolds, out); ok {
+			return out, need
+		}
+		return nil, d.fit(k0)
+	}
+	if need > 1 && it.topo.labeled > 0 {
+		m := len(s.levels)
+		top := max(t.reqLevel, 0)
+		s.cc.bestSpread = m + 1
+		found := false
+		for l := m - 1; l >= top; l-- {
+			for _, d := range s.fitting(it, l, k0, need) {
+				if !found {
+					s.cc.bestSpread, found = m-l, true
+				}
+				out = out[:0]
+				if out, ok = s.selectIn(t, d, k0, need, ignoreHolds, out); ok {
+					return out, need
+				}
+			}
+		}
+		if t.reqLevel >= 0 {
+			return nil, ix.atLeast(k0)
+		}
+		out = out[:0]
+	}
 	for k := k0; k < len(ix.counts) && len(out) < need; k++ {
 		if ix.counts[k] == 0 {
 			continue
 		}
 		b := &ix.buckets[k]
 		for p := b.next(0); p >= 0 && len(out) < need; p = b.next(p + 1) {
-			n := s.nodes[it.nodes[p]]
-			if n.heldFor != nil && n.heldFor != t && !ignoreHolds {
-				continue
+			if n := s.nodes[it.nodes[p]]; usable(n, t, ignoreHolds) {
+				out = append(out, n.idx)
 			}
-			if !t.pod.LessEq(n.free) || (whole && n.free != it.capacity) {
-				continue
-			}
-			out = append(out, n.idx)
 		}
 	}
 	if len(out) < need {
 		return nil, len(out)
 	}
 	return out, need
+}
+
+// selectIn appends to out up to need nodes of domain d for t's pods: a child
+// domain that holds them all if one does (the tightest), otherwise the
+// roomiest children first; at the bottom level, the tightest nodes first. It
+// reports whether all need were found.
+func (s *Scheduler) selectIn(t *task, d *domain, k0, need int, ignoreHolds bool, out []int32) ([]int32, bool) {
+	it := t.typ
+	if d.children == nil {
+		for k := k0; k < len(d.counts) && need > 0; k++ {
+			if d.counts[k] == 0 {
+				continue
+			}
+			for _, ni := range d.nodes {
+				n := s.nodes[ni]
+				if int(it.index.key[n.pos]) != k || !usable(n, t, ignoreHolds) {
+					continue
+				}
+				out = append(out, ni)
+				if need--; need == 0 {
+					break
+				}
+			}
+		}
+		return out, need == 0
+	}
+	kids := make([]*domain, 0, len(d.children))
+	for _, c := range d.children {
+		if child := it.topo.levels[d.level+1][c]; child.fit(k0) > 0 {
+			kids = append(kids, child)
+		}
+	}
+	byFit := func(asc bool) {
+		if asc {
+			sortDomains(kids, func(a, b *domain) bool { return a.fit(k0) < b.fit(k0) })
+		} else {
+			sortDomains(kids, func(a, b *domain) bool { return a.fit(k0) > b.fit(k0) })
+		}
+	}
+	byFit(true)
+	for _, c := range kids {
+		if c.fit(k0) < need {
+			continue
+		}
+		start := len(out)
+		var ok bool
+		if out, ok = s.selectIn(t, c, k0, need, ignoreHolds, out); ok {
+			return out, true
+		}
+		out = out[:start]
+	}
+	byFit(false)
+	for _, c := range kids {
+		before := len(out)
+		out, _ = s.selectIn(t, c, k0, min(c.fit(k0), need), ignoreHolds, out)
+		if need -= len(out) - before; need == 0 {
+			return out, true
+		}
+	}
+	return out, false
 }

@@ -43,6 +43,10 @@ type cycleCache struct {
 	borrowed [][]*task // per type: untouched borrowed running tasks; nil = not computed
 	failed   map[attemptKey]failedAttempt
 	buf      []int32
+	// bestSpread is what the last place call found possible (see place).
+	bestSpread int
+	// only, when set, confines place to one domain (topology-aware preemption).
+	only *domain
 }
 
 func (s *Scheduler) cycleBorrowed(i int) []*task {
@@ -91,12 +95,18 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 		mine := s.share(tm, i, t.total)
 		allowed = func(v victim) bool { return mine <= s.share(v.t.team, -1, resource.Zero) }
 	}
-	victims := s.chooseVictims(cands, allowed, feasible)
+	var victims []victim
+	if t.reqLevel >= 0 && t.typ.topo.labeled > 0 {
+		victims = s.chooseInDomain(t, cands, allowed, feasible)
+	} else {
+		victims = s.chooseVictims(cands, allowed, feasible)
+	}
 	if victims == nil {
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes}
 		return false
 	}
 	feasible() // recompute nodes for the final victim set
+	s.cc.only = nil
 	wait := make([]string, 0, len(victims))
 	for _, v := range victims {
 		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
@@ -204,4 +214,50 @@ func (s *Scheduler) enforceLimits(d *model.Decision) {
 			}
 		}
 	}
+}
+
+// chooseInDomain is victim choice for a required-topology task: for every
+// domain of the required level, the cheapest victims inside it that let the
+// gang land there; the domain whose victims lose the least work wins (lowest
+// id among equals). Victims stay concentrated in one domain, and nothing is
+// chosen unless the gang then places. On success the winning victims are
+// removed and s.cc.only confines the final placement to their domain.
+func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim) bool, feasible func() bool) []victim {
+	l := t.reqLevel
+	doms := t.typ.topo.levels[l]
+	inDom := make([][]victim, len(doms))
+	for _, v := range cands {
+		seen := int32(-1)
+		for _, p := range v.t.pods {
+			if id := s.nodes[p.node].dom[l]; id >= 0 && id != seen {
+				inDom[id] = append(inDom[id], v)
+				seen = id
+			}
+		}
+	}
+	best, bestCost := -1, 0.0
+	for id, vs := range inDom {
+		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes {
+			continue
+		}
+		s.cc.only = doms[id]
+		chosen := s.chooseVictims(vs, allowed, feasible)
+		if chosen == nil {
+			continue
+		}
+		cost := 0.0
+		for _, v := range chosen {
+			cost += v.lost
+			s.reassign(v.t)
+		}
+		if best < 0 || cost < bestCost {
+			best, bestCost = id, cost
+		}
+	}
+	if best < 0 {
+		s.cc.only = nil
+		return nil
+	}
+	s.cc.only = doms[best]
+	return s.chooseVictims(inDom[best], allowed, feasible)
 }

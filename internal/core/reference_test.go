@@ -54,7 +54,9 @@ func refBorrowed(s *Scheduler) map[*task]bool {
 
 // refOverflow recomputes, for type i, how far all groups' borrowing exceeds
 // their lenders' idle quota, from the running tasks alone.
-func refOverflow(s *Scheduler, i int) resource.Vector { return refOverflowWith(s, i, nil, resource.Zero) }
+func refOverflow(s *Scheduler, i int) resource.Vector {
+	return refOverflowWith(s, i, nil, resource.Zero)
+}
 
 // refQuotaOK is the plain statement of the quota rules for team tm asking for
 // r more of type i: within quota always; otherwise only a LendAndBorrow team,

@@ -35,6 +35,7 @@ type task struct {
 	resumes      int
 	retries      int
 
+	reqLevel  int     // level index of its required topology, -1 if none
 	held      []int32 // nodes reserved for it against starvation
 	wait      model.WaitReason
 	touchedIn uint64 // cycle in which it was admitted or preempted
@@ -53,6 +54,7 @@ type itype struct {
 	nodes    []int32         // all nodes of this type, by global index
 	sched    resource.Vector // total capacity of schedulable nodes
 	index    nodeIndex
+	topo     topoIndex
 	holds    int // nodes held for starving tasks
 }
 
@@ -65,7 +67,8 @@ type node struct {
 	schedulable bool // healthy and not cordoned
 	healthy     bool
 	free        resource.Vector
-	freeGPUs    uint64 // mask of free GPU indices
+	freeGPUs    uint64  // mask of free GPU indices
+	dom         []int32 // its domain at each topology level, -1 if unlabelled
 	heldFor     *task
 }
 
@@ -99,6 +102,7 @@ type group struct {
 type Scheduler struct {
 	seed    int64
 	policy  model.Policy // with defaults
+	levels  []string     // topology label keys, top layer first
 	catalog model.Catalog
 
 	types   []*itype

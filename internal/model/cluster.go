@@ -46,13 +46,31 @@ const (
 	LabelLayer1 = "topology.k8s.aws/network-node-layer-1"
 	LabelLayer2 = "topology.k8s.aws/network-node-layer-2"
 	LabelLayer3 = "topology.k8s.aws/network-node-layer-3"
+	// LabelUltraServer groups GB200 UltraServer nodes; list it in
+	// topologyLevels (below layer 3) to place within one UltraServer.
+	LabelUltraServer = "topology.k8s.aws/ultraserver-id"
 )
+
+// Levels returns the topology label keys in force, top layer first.
+func (c *Cluster) Levels() []string {
+	if len(c.TopologyLevels) > 0 {
+		return c.TopologyLevels
+	}
+	return DefaultTopologyLevels
+}
+
+// DefaultTopologyLevels are the network-node label keys, top layer first.
+var DefaultTopologyLevels = []string{LabelLayer1, LabelLayer2, LabelLayer3}
 
 // Cluster is the whole cluster file: the input the core is built from.
 type Cluster struct {
-	InstanceTypes []InstanceType `yaml:"instanceTypes,omitempty" json:"instanceTypes,omitempty"`
-	NodeGroups    []NodeGroup    `yaml:"nodeGroups,omitempty" json:"nodeGroups,omitempty"`
-	Nodes         []Node         `yaml:"nodes,omitempty" json:"nodes,omitempty"`
-	Policy        Policy         `yaml:"policy" json:"policy"`
-	Teams         []Team         `yaml:"teams" json:"teams"`
+	// TopologyLevels lists the node label keys of the network hierarchy, top
+	// layer first; the node itself is the implicit last level. Default: the
+	// three HyperPod network-node layers.
+	TopologyLevels []string       `yaml:"topologyLevels,omitempty" json:"topologyLevels,omitempty"`
+	InstanceTypes  []InstanceType `yaml:"instanceTypes,omitempty" json:"instanceTypes,omitempty"`
+	NodeGroups     []NodeGroup    `yaml:"nodeGroups,omitempty" json:"nodeGroups,omitempty"`
+	Nodes          []Node         `yaml:"nodes,omitempty" json:"nodes,omitempty"`
+	Policy         Policy         `yaml:"policy" json:"policy"`
+	Teams          []Team         `yaml:"teams" json:"teams"`
 }

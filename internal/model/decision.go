@@ -20,6 +20,14 @@ type Admission struct {
 	// Borrowed is true when the task runs beyond its team's quota.
 	Borrowed bool     `json:"borrowed,omitempty"`
 	WaitFor  []string `json:"waitFor,omitempty"`
+	// Spread is how far apart the pods are: 0 one node, then one more for
+	// each topology level climbed (1: one layer-3 network node, 2: one
+	// layer-2, 3: one layer-1, 4: crosses layer 1). -1 when the nodes carry
+	// no topology labels.
+	Spread int `json:"spread"`
+	// BestSpread is the lowest spread any placement could have had when the
+	// decision was made; Spread == BestSpread is a locality-optimal placement.
+	BestSpread int `json:"bestSpread"`
 }
 
 // PreemptReason says why a running task is stopped and requeued.

@@ -54,13 +54,13 @@ func TestValidateTaskRefusals(t *testing.T) {
 		"type: unknown task type":                {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", Type: "batch"},
 	}
 	for want, spec := range cases {
-		err := ValidateTask(spec.WithDefaults(), cat, teams, p, nodes)
+		err := ValidateTask(spec.WithDefaults(), cat, teams, p, nodes, DefaultTopologyLevels)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v", want, err)
 		}
 	}
 	ok := TaskSpec{Name: "x", Team: "a", InstanceType: "ml.p6-b200.48xlarge", Nodes: 16}
-	if err := ValidateTask(ok, cat, teams, p, nodes); err != nil {
+	if err := ValidateTask(ok, cat, teams, p, nodes, DefaultTopologyLevels); err != nil {
 		t.Fatalf("a type with no nodes yet must be accepted (it waits): %v", err)
 	}
 }

@@ -38,6 +38,12 @@ type TaskSpec struct {
 	SubmitTime time.Time `yaml:"submitTime,omitempty" json:"submitTime,omitempty"`
 	AutoResume bool      `yaml:"autoResume,omitempty" json:"autoResume,omitempty"`
 	MaxRetry   int       `yaml:"maxRetry,omitempty" json:"maxRetry,omitempty"`
+	// RequiredTopology is a topology label key: every pod must share one
+	// network node at that level, or the task waits.
+	RequiredTopology string `yaml:"requiredTopology,omitempty" json:"requiredTopology,omitempty"`
+	// PreferredTopology is a topology label key: the tightest level that fits
+	// is tried first, climbing one layer at a time, then anywhere.
+	PreferredTopology string `yaml:"preferredTopology,omitempty" json:"preferredTopology,omitempty"`
 }
 
 // WithDefaults returns s with every unset field filled.

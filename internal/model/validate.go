@@ -41,6 +41,13 @@ func (c *Cluster) Validate() error {
 		}
 		errs = append(errs, checkInstanceType(f+".instanceType", n.InstanceType, cat)...)
 	}
+	seenLevel := map[string]bool{}
+	for i, l := range c.TopologyLevels {
+		if l == "" || seenLevel[l] {
+			errs = append(errs, fieldErr(fmt.Sprintf("topologyLevels[%d]", i), "list distinct, non-empty node label keys, top layer first", "%q is empty or repeated", l))
+		}
+		seenLevel[l] = true
+	}
 	errs = append(errs, c.Policy.validate("policy")...)
 	seenTeam := map[string]bool{}
 	for i, t := range c.Teams {

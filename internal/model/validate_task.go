@@ -8,8 +8,16 @@ import (
 // ValidateTask checks a submitted task against the catalog, the teams, the
 // policy's priority classes and how many nodes of its type exist
 // (nodesOfType; a type with no nodes yet is accepted and waits).
-func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Policy, nodesOfType func(string) int) error {
+func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Policy, nodesOfType func(string) int, levels []string) error {
 	var errs Errors
+	for field, label := range map[string]string{"requiredTopology": s.RequiredTopology, "preferredTopology": s.PreferredTopology} {
+		if label != "" && !contains(levels, label) {
+			errs = append(errs, fieldErr(field, "use one of the cluster's topology labels: "+strings.Join(levels, ", "), "unknown topology label %q", label))
+		}
+	}
+	if s.RequiredTopology != "" && s.PreferredTopology != "" {
+		errs = append(errs, fieldErr("preferredTopology", "give either requiredTopology or preferredTopology, not both", "is set with requiredTopology"))
+	}
 	if s.Name == "" || strings.ContainsAny(s.Name, " /\t\n") {
 		errs = append(errs, fieldErr("name", "use a non-empty name without spaces or slashes", "%q is not a valid task name", s.Name))
 	}
@@ -55,4 +63,13 @@ func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Polic
 			"the gang needs %d %s nodes but the cluster has %d", s.Nodes, it.Name, n))
 	}
 	return errs.orNil()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -28,6 +28,9 @@ const (
 	Draining WaitCode = "Draining"
 	// Preempted: the task was stopped in this cycle and is back in its place.
 	Preempted WaitCode = "Preempted"
+	// NoTopologyFit: quota allows it, but no single domain of the required
+	// topology level has room for the whole gang.
+	NoTopologyFit WaitCode = "NoTopologyFit"
 )
 
 // WaitReason carries the numbers behind a wait so that the sentence can be
@@ -97,6 +100,9 @@ func (r WaitReason) Message() string {
 	case Draining:
 		return fmt.Sprintf("waiting: %d %s nodes are reserved for this task; %d of them are still busy",
 			r.Need, r.InstanceType, r.Used)
+	case NoTopologyFit:
+		return fmt.Sprintf("waiting: no single %s domain has %d free %s nodes (largest has %d)",
+			r.Detail, r.Need, r.InstanceType, r.Used)
 	case Preempted:
 		return "waiting: preempted in this cycle; requeued in its original place and will resume from its last checkpoint"
 	}

@@ -39,6 +39,8 @@ type Step struct {
 	SetPolicy  *model.Policy    `yaml:"setPolicy,omitempty"`
 	// Quiet leaves the waiting list out of this step's trace.
 	Quiet bool `yaml:"quiet,omitempty"`
+	// ShowTopology adds the topology tree, after the cycle, to the trace.
+	ShowTopology bool `yaml:"showTopology,omitempty"`
 }
 
 // Duration is a Go duration string such as 90s or 2h in YAML.

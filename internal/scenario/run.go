@@ -34,6 +34,11 @@ func Run(f *File, o Options) (string, error) {
 		}
 		d := s.Schedule(now)
 		writeDecision(&b, d, s.Catalog(), st.Quiet)
+		if st.ShowTopology {
+			for _, line := range strings.Split(strings.TrimRight(s.TopologyView().Text(96), "\n"), "\n") {
+				b.WriteString("  | " + line + "\n")
+			}
+		}
 		if o.Check {
 			if err := s.CheckInvariants(); err != nil {
 				return b.String(), fmt.Errorf("after step at %s: %w", st.At.Duration, err)
@@ -111,6 +116,9 @@ func writeDecision(b *strings.Builder, d model.Decision, cat model.Catalog, quie
 		fmt.Fprintf(b, "  admit %s (%s) on %s", a.Task, a.Team, pods(a, cat))
 		if a.Borrowed {
 			b.WriteString(" borrowed")
+		}
+		if a.Spread > 0 {
+			fmt.Fprintf(b, " spread %d (best %d)", a.Spread, a.BestSpread)
 		}
 		if len(a.WaitFor) > 0 {
 			fmt.Fprintf(b, " after %s", strings.Join(a.WaitFor, ","))
