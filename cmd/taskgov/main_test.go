@@ -56,6 +56,22 @@ func TestCLI(t *testing.T) {
 	if out, code = run("scenario", "run", "../../internal/scenario/testdata/reclaim-basic.yaml"); code != 0 || !strings.Contains(out, "preempt b2 (b) Reclaim for a1") {
 		t.Fatalf("scenario run: exit %d\n%s", code, out)
 	}
+	topo := filepath.Join(dir, "topo.yaml")
+	_ = os.WriteFile(topo, []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 8,\n  topology: {nodesPerLayer3: 4, layer3PerLayer2: 2, layer2PerLayer1: 1}}]\nteams: [{name: a}]\n"), 0o644)
+	if out, code = run("topology", topo); code != 0 || !strings.Contains(out, "layer-3 p5-nn3-1") || !strings.Contains(out, "p5-7") {
+		t.Fatalf("topology: exit %d\n%s", code, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len([]rune(line)) > 100 {
+			t.Fatalf("topology line wider than 100 columns: %q", line)
+		}
+	}
+	if out, code = run("topology", topo, "-o", "json"); code != 0 || !strings.Contains(out, `"freeGPUs": 64`) {
+		t.Fatalf("topology json: exit %d\n%s", code, out)
+	}
+	if _, code = run("topology", topo, "-o", "xml"); code != exitInput {
+		t.Fatalf("topology -o xml: exit %d, want %d", code, exitInput)
+	}
 	if _, code = run("scenario", "run", filepath.Join(dir, "missing.yaml")); code != exitFailure {
 		t.Fatalf("missing scenario file: exit %d, want %d", code, exitFailure)
 	}

@@ -53,6 +53,18 @@ func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 		}
 		return nil, d.fit(k0)
 	}
+	if need > 1 && it.topo.labeled > 0 && s.firstFit {
+		s.cc.bestSpread = s.lowestFeasibleSpread(it, k0, need)
+		for _, ni := range it.nodes {
+			if n := s.nodes[ni]; n.schedulable && usable(n, t, ignoreHolds) && len(out) < need {
+				out = append(out, ni)
+			}
+		}
+		if len(out) < need {
+			return nil, len(out)
+		}
+		return out, need
+	}
 	if need > 1 && it.topo.labeled > 0 {
 		m := len(s.levels)
 		top := max(t.reqLevel, 0)

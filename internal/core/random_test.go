@@ -24,7 +24,8 @@ var randTypes = []string{"ml.p5.48xlarge", "ml.g5.12xlarge"}
 func randomCluster(r *rand.Rand) model.Cluster {
 	c := model.Cluster{
 		NodeGroups: []model.NodeGroup{
-			{Name: "p5", InstanceType: randTypes[0], Count: 4 + r.Intn(10)},
+			{Name: "p5", InstanceType: randTypes[0], Count: 4 + r.Intn(10),
+				Topology: &model.Topology{NodesPerLayer3: 2 + r.Intn(3), Layer3PerLayer2: 1 + r.Intn(2), Layer2PerLayer1: 1 + r.Intn(2)}},
 			{Name: "g5", InstanceType: randTypes[1], Count: 2 + r.Intn(6)},
 		},
 		Policy: randomPolicy(r),
@@ -79,6 +80,12 @@ func randomTask(r *rand.Rand, name string, c *model.Cluster) model.TaskSpec {
 	if r.Intn(2) == 0 {
 		s.Nodes = 1
 		s.PerNode.GPUs = int64(1 + r.Intn(4))
+	}
+	switch r.Intn(4) {
+	case 0:
+		s.RequiredTopology = model.DefaultTopologyLevels[r.Intn(3)]
+	case 1:
+		s.PreferredTopology = model.DefaultTopologyLevels[r.Intn(3)]
 	}
 	return s
 }
@@ -202,6 +209,9 @@ func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h
 			}
 			seen[p.Node] = true
 		}
+		if tk.reqLevel >= 0 && tk.typ.topo.labeled > 0 && a.Spread > len(s.levels)-tk.reqLevel {
+			fail("gang %s requires %s but was placed at spread %d", a.Task, tk.spec.RequiredTopology, a.Spread)
+		}
 	}
 	if !s.dirty {
 		// The cycle reached a fixed point: the fast path must agree with a
@@ -230,9 +240,23 @@ func compareQuotaWithReference(t *testing.T, seed int64, s *Scheduler) {
 			t.Fatalf("seed %d task %s: checkQuota ok=%v inQuota=%v, reference ok=%v inQuota=%v", seed, tk.spec.Name, v.ok, v.inQuota, ok, in)
 		}
 		got, _ := s.place(tk, false)
-		want := refPlace(s, tk)
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("seed %d task %s: place %v, reference %v", seed, tk.spec.Name, got, want)
+		got = append([]int32(nil), got...)
+		if tk.spec.Nodes == 1 || tk.typ.topo.labeled == 0 {
+			if want := refPlace(s, tk); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("seed %d task %s: place %v, reference %v", seed, tk.spec.Name, got, want)
+			}
+			continue
+		}
+		// Topology: the placement's spread must be the lowest any set of
+		// usable nodes allows, within the required level if there is one.
+		want, ok := refBestSpread(s, tk)
+		switch {
+		case got == nil && ok:
+			t.Fatalf("seed %d task %s: no placement, but spread %d was possible", seed, tk.spec.Name, want)
+		case got != nil && !ok:
+			t.Fatalf("seed %d task %s: placed %v where the reference finds no way", seed, tk.spec.Name, got)
+		case got != nil && s.spreadOf(tk.typ, got) != want:
+			t.Fatalf("seed %d task %s: spread %d, best possible %d", seed, tk.spec.Name, s.spreadOf(tk.typ, got), want)
 		}
 	}
 }

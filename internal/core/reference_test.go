@@ -149,3 +149,32 @@ func refUsage(s *Scheduler, i int) map[*team]resource.Vector {
 	}
 	return out
 }
+
+// refBestSpread finds by brute force the lowest spread at which t's gang
+// could be placed on usable nodes (respecting a required level), and whether
+// it can be placed at all.
+func refBestSpread(s *Scheduler, t *task) (int, bool) {
+	var usableNodes []*node
+	for _, ni := range t.typ.nodes {
+		n := s.nodes[ni]
+		if n.schedulable && usable(n, t, false) {
+			usableNodes = append(usableNodes, n)
+		}
+	}
+	m := len(s.levels)
+	for l := m - 1; l >= 0; l-- {
+		count := map[int32]int{}
+		for _, n := range usableNodes {
+			if n.dom[l] >= 0 {
+				count[n.dom[l]]++
+				if count[n.dom[l]] >= t.spec.Nodes {
+					return m - l, true
+				}
+			}
+		}
+		if l == t.reqLevel {
+			return 0, false
+		}
+	}
+	return m + 1, len(usableNodes) >= t.spec.Nodes
+}

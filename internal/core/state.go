@@ -100,10 +100,13 @@ type group struct {
 
 // Scheduler is the scheduling core. Build it with New.
 type Scheduler struct {
-	seed    int64
-	policy  model.Policy // with defaults
-	levels  []string     // topology label keys, top layer first
-	catalog model.Catalog
+	seed   int64
+	policy model.Policy // with defaults
+	levels []string     // topology label keys, top layer first
+	// firstFit places gangs on the lowest-positioned free nodes, ignoring
+	// topology. It exists only to measure best fit against it in tests.
+	firstFit bool
+	catalog  model.Catalog
 
 	types   []*itype
 	typeIdx map[string]int

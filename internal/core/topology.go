@@ -153,3 +153,17 @@ func (s *Scheduler) largestFit(it *itype, l, k int) int {
 	}
 	return best
 }
+
+// lowestFeasibleSpread is the spread of the tightest level at which some
+// domain could take need pods of key k (len(levels)+1 if none).
+func (s *Scheduler) lowestFeasibleSpread(it *itype, k, need int) int {
+	m := len(s.levels)
+	for l := m - 1; l >= 0; l-- {
+		for _, d := range it.topo.levels[l] {
+			if d.fit(k) >= need {
+				return m - l
+			}
+		}
+	}
+	return m + 1
+}
