@@ -158,7 +158,7 @@ func (s *Scheduler) SetNodeHealth(name string, healthy bool, now time.Time) erro
 	}
 	n.healthy = healthy
 	if !healthy {
-		s.evictFrom(n, now)
+		s.evictFrom(n, now, model.NodeLost)
 	}
 	s.setSchedulable(n, healthy && !n.spec.Unschedulable)
 	s.releaseHoldsOn(n)
@@ -166,8 +166,8 @@ func (s *Scheduler) SetNodeHealth(name string, healthy bool, now time.Time) erro
 	return nil
 }
 
-// evictFrom requeues every task with a pod on n.
-func (s *Scheduler) evictFrom(n *node, now time.Time) {
+// evictFrom requeues every task with a pod on n, reporting reason.
+func (s *Scheduler) evictFrom(n *node, now time.Time, reason model.PreemptReason) {
 	var victims []*task
 	for _, tm := range s.teams {
 		for _, t := range tm.run[n.typ.idx] {
@@ -182,7 +182,7 @@ func (s *Scheduler) evictFrom(n *node, now time.Time) {
 	sortBySeq(victims)
 	for _, t := range victims {
 		s.evictions = append(s.evictions, model.Preemption{Task: t.spec.Name, Team: t.spec.Team,
-			Reason: model.NodeLost, LostGPUSeconds: s.lostWork(t, now)})
+			Reason: reason, LostGPUSeconds: s.lostWork(t, now)})
 		s.requeue(t, now)
 	}
 }

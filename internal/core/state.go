@@ -12,7 +12,8 @@ type taskState uint8
 const (
 	pending taskState = iota
 	running
-	gone // completed, failed for good, or cancelled
+	suspended // held by a user: neither queued nor running
+	gone      // completed, failed for good, or cancelled
 )
 
 // task is the core's view of one submitted task.

@@ -45,6 +45,10 @@ const (
 	QuotaReduced PreemptReason = "QuotaReduced"
 	// NodeLost: a node under the task went away or became unhealthy.
 	NodeLost PreemptReason = "NodeLost"
+	// NodeDrained: an admin drained a node under the task.
+	NodeDrained PreemptReason = "NodeDrained"
+	// Suspended: a user suspended the task; it is not requeued.
+	Suspended PreemptReason = "Suspended"
 )
 
 // Preemption stops a running task, which returns to its queue in its place.

@@ -44,7 +44,17 @@ type TaskSpec struct {
 	// PreferredTopology is a topology label key: the tightest level that fits
 	// is tried first, climbing one layer at a time, then anywhere.
 	PreferredTopology string `yaml:"preferredTopology,omitempty" json:"preferredTopology,omitempty"`
+
+	// What runs (the executor's business; the core ignores these).
+	Command []string          `yaml:"command,omitempty" json:"command,omitempty"`
+	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// GracePeriodSeconds is how long a preempted pod has between SIGTERM and
+	// SIGKILL to save a checkpoint; 0 means the default (30).
+	GracePeriodSeconds int `yaml:"gracePeriodSeconds,omitempty" json:"gracePeriodSeconds,omitempty"`
 }
+
+// DefaultGracePeriodSeconds is the preemption grace period when a task sets none.
+const DefaultGracePeriodSeconds = 30
 
 // WithDefaults returns s with every unset field filled.
 func (s TaskSpec) WithDefaults() TaskSpec {

@@ -136,8 +136,8 @@ func (p Policy) validate(f string) Errors {
 // ValidateTeam checks one team; f is the field path used in messages.
 func ValidateTeam(f string, t Team, cat Catalog) Errors {
 	var errs Errors
-	if t.Name == "" || strings.ContainsAny(t.Name, " /\t\n") {
-		errs = append(errs, fieldErr(f+".name", "use a non-empty name without spaces or slashes", "%q is not a valid team name", t.Name))
+	if !ValidName(t.Name) {
+		errs = append(errs, fieldErr(f+".name", "use 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit", "%q is not a valid team name", t.Name))
 	}
 	if w := t.FairShareWeight; w != nil && (*w < 0 || *w > 100) {
 		errs = append(errs, fieldErr(f+".fairShareWeight", "use a whole number from 0 to 100", "%d is out of range", *w))

@@ -18,8 +18,8 @@ func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Polic
 	if s.RequiredTopology != "" && s.PreferredTopology != "" {
 		errs = append(errs, fieldErr("preferredTopology", "give either requiredTopology or preferredTopology, not both", "is set with requiredTopology"))
 	}
-	if s.Name == "" || strings.ContainsAny(s.Name, " /\t\n") {
-		errs = append(errs, fieldErr("name", "use a non-empty name without spaces or slashes", "%q is not a valid task name", s.Name))
+	if !ValidName(s.Name) {
+		errs = append(errs, fieldErr("name", "use 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit (a Kubernetes DNS label)", "%q is not a valid task name", s.Name))
 	}
 	if !teamExists(s.Team) {
 		errs = append(errs, fieldErr("team", "submit to an existing team (see the cluster file's teams)", "unknown team %q", s.Team))
@@ -38,7 +38,10 @@ func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Polic
 			errs = append(errs, fieldErr("priority", "use one of the policy's priority classes: "+strings.Join(names, ", "), "unknown priority class %q", s.Priority))
 		}
 	}
-	if s.Nodes < 0 {
+	if s.GracePeriodSeconds < 0 || s.GracePeriodSeconds > 3600 {
+		errs = append(errs, fieldErr("gracePeriodSeconds", "use 0 (the default, 30 s) to 3600 seconds", "is %d", s.GracePeriodSeconds))
+	}
+	if s.Nodes < 0 || s.Nodes > 10000 {
 		errs = append(errs, fieldErr("nodes", "ask for 1 or more nodes", "is %d", s.Nodes))
 	}
 	if s.MaxRetry < 0 {
@@ -72,4 +75,21 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// ValidName reports whether s is a Kubernetes DNS-1123 label: 1-63 characters
+// of lowercase letters, digits and '-', starting and ending alphanumeric.
+// Task names become pod and service names, so they must be one.
+func ValidName(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+		if !alnum && (c != '-' || i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return true
 }
