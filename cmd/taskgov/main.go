@@ -26,7 +26,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(demoCmd(), scenarioCmd(), validateCmd(), topologyCmd())
+	root.AddCommand(demoCmd(), scenarioCmd(), validateCmd(), topologyCmd(), serverCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "taskgov:", err)
 		if errors.Is(err, model.ErrInvalid) {

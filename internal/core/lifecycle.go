@@ -144,3 +144,23 @@ func (s *Scheduler) Teams() []model.Team {
 
 // Levels returns the topology label keys in force.
 func (s *Scheduler) Levels() []string { return s.levels }
+
+// Interrupt requeues a running task in its place without counting a retry,
+// as when the server shuts down or its pods were lost; it counts a resume.
+func (s *Scheduler) Interrupt(name string, now time.Time) error {
+	t, err := s.lookup(name)
+	if err != nil {
+		return err
+	}
+	if t.state != running {
+		return fmt.Errorf("task %q is not running: %w", name, model.ErrConflict)
+	}
+	s.requeue(t, now)
+	return nil
+}
+
+// NextWake is when a time-based rule next needs a cycle even without input.
+func (s *Scheduler) NextWake() time.Time { return s.nextWake }
+
+// Dirty reports whether an input arrived since the last full cycle.
+func (s *Scheduler) Dirty() bool { return s.dirty || len(s.evictions) > 0 }

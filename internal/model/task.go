@@ -35,7 +35,7 @@ type TaskSpec struct {
 	PerNode      Request  `yaml:"perNode,omitempty" json:"perNode,omitempty"`
 	// SubmitTime orders the task in its queue; the core sets it to the submit
 	// call's time when zero.
-	SubmitTime time.Time `yaml:"submitTime,omitempty" json:"submitTime,omitempty"`
+	SubmitTime time.Time `yaml:"submitTime,omitempty" json:"submitTime,omitzero"`
 	AutoResume bool      `yaml:"autoResume,omitempty" json:"autoResume,omitempty"`
 	MaxRetry   int       `yaml:"maxRetry,omitempty" json:"maxRetry,omitempty"`
 	// RequiredTopology is a topology label key: every pod must share one

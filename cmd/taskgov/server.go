@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskgov/taskgov/internal/config"
+	"github.com/taskgov/taskgov/internal/engine"
+	"github.com/taskgov/taskgov/internal/executor/local"
+	"github.com/taskgov/taskgov/internal/httpapi"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// serverOptions are the flags of `taskgov server`; keep them stable.
+type serverOptions struct {
+	config, dataDir, listen, tlsCert, tlsKey string
+}
+
+func serverCmd() *cobra.Command {
+	var o serverOptions
+	c := &cobra.Command{
+		Use:   "server",
+		Short: "Run the taskgov control plane: API, scheduler and local executor",
+		Long: `Run the taskgov control plane. State lives in DATA_DIR/taskgov.db (SQLite, WAL).
+The first start needs --config and writes the admin token to DATA_DIR/admin.token (mode 0600).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runServer(ctx, o, func(addr string) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "taskgov server listening on %s (data in %s)\n", addr, o.dataDir)
+			})
+		},
+	}
+	c.Flags().StringVar(&o.config, "config", "", "cluster file (required on the first start; replaces the stored configuration when given)")
+	c.Flags().StringVar(&o.dataDir, "data-dir", "taskgov-data", "directory for the database, logs, checkpoints and the admin token")
+	c.Flags().StringVar(&o.listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
+	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file (serve HTTPS)")
+	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
+	return c
+}
+
+// runServer runs until ctx ends, then shuts down cleanly: running tasks are
+// signalled, given their grace period, and requeued to resume on the next
+// start. ready is called with the listening address.
+func runServer(ctx context.Context, o serverOptions, ready func(addr string)) error {
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return &model.FieldError{Field: "--tls-cert/--tls-key", Problem: "only one is set", Fix: "give both, or neither"}
+	}
+	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var cluster *model.Cluster
+	if o.config != "" {
+		c, err := config.LoadCluster(o.config)
+		if err != nil {
+			return err
+		}
+		cluster = &c
+	}
+	st, err := store.Open(filepath.Join(o.dataDir, "taskgov.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	exec := local.New(o.dataDir, time.Now)
+	defer exec.Close()
+	eng, err := engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillLeftovers: local.KillHandles})
+	if err != nil {
+		return err
+	}
+	if err := ensureAdminToken(ctx, st, o.dataDir); err != nil {
+		return err
+	}
+	var isReady atomic.Bool
+	api := httpapi.New(eng, log, isReady.Load)
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w (is another server running there?)", o.listen, err)
+	}
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() {
+		if o.tlsCert != "" {
+			errc <- srv.ServeTLS(ln, o.tlsCert, o.tlsKey)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	isReady.Store(true)
+	log.Info("serving", "addr", ln.Addr().String(), "tls", o.tlsCert != "")
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	isReady.Store(false)
+	log.Info("shutting down: stopping running tasks and requeueing them")
+	sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	return eng.Shutdown(sctx)
+}
+
+// ensureAdminToken creates the first admin token on a fresh database and
+// writes it to DATA_DIR/admin.token, readable only by its owner. The token
+// never goes to the log.
+func ensureAdminToken(ctx context.Context, st *store.Store, dir string) error {
+	toks, err := st.Tokens(ctx)
+	if err != nil || len(toks) > 0 {
+		return err
+	}
+	_, secret, err := httpapi.IssueToken(ctx, st, store.RoleAdmin, "", "created at first start", "taskgov")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "admin.token"), []byte(secret+"\n"), 0o600)
+}

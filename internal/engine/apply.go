@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/executor"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// apply records a cycle's decision and plans its actions: victims stop
+// first; admissions start once nothing stopping holds their nodes.
+func (e *Engine) apply(d model.Decision, w *writes) {
+	for _, p := range d.Preemptions {
+		r := e.records[p.Task]
+		if r == nil {
+			continue
+		}
+		info, _ := e.sched.Task(p.Task)
+		r.State, r.Resumes, r.Placement = store.Pending, info.Resumes, nil
+		msg := fmt.Sprintf("preempted (%s), %.0f GPU·s of work since its last checkpoint lost; requeued in its place", p.Reason, p.LostGPUSeconds)
+		if p.For != "" {
+			msg = fmt.Sprintf("preempted (%s) for %s, %.0f GPU·s since its last checkpoint lost; requeued in its place", p.Reason, p.For, p.LostGPUSeconds)
+		}
+		if p.Reason == model.Suspended {
+			r.State, msg = store.Suspended, "suspended; its pods are stopping"
+		}
+		r.Message = msg
+		e.persist(r, w)
+		e.event(r, "Preempted", msg, w)
+		e.stopRun(p.Task, string(p.Reason), w)
+	}
+	for _, a := range d.Admissions {
+		r := e.records[a.Task]
+		if r == nil {
+			continue
+		}
+		r.State, r.StartedAt, r.Placement, r.Message = store.Running, d.Time, a.Pods, ""
+		e.persist(r, w)
+		nodes := make([]string, len(a.Pods))
+		for i, p := range a.Pods {
+			nodes[i] = p.Node
+		}
+		msg := "admitted on " + strings.Join(nodes, ", ")
+		if a.Borrowed {
+			msg += " (borrowed compute)"
+		}
+		if a.Spread > 0 {
+			msg += fmt.Sprintf(", spread level %d", a.Spread)
+		}
+		e.event(r, "Admitted", msg, w)
+		e.deferred = append(e.deferred, a)
+	}
+	e.startReady(w)
+}
+
+// stopRun asks the executor to stop a task's pods with its grace period.
+func (e *Engine) stopRun(task, why string, w *writes) {
+	rn := e.runs[task]
+	if rn == nil || rn.stopping != "" {
+		return
+	}
+	rn.stopping = why
+	grace := time.Duration(model.DefaultGracePeriodSeconds) * time.Second
+	if r := e.records[task]; r != nil && r.Spec.GracePeriodSeconds > 0 {
+		grace = time.Duration(r.Spec.GracePeriodSeconds) * time.Second
+	}
+	w.acts = append(w.acts, func() { e.exec.Stop(task, grace) })
+}
+
+// startReady starts deferred admissions whose nodes no stopping pod holds
+// and whose own previous run has ended.
+func (e *Engine) startReady(w *writes) {
+	busy := map[string]bool{}
+	for _, rn := range e.runs {
+		if rn.stopping != "" {
+			for _, n := range rn.nodes {
+				busy[n] = true
+			}
+		}
+	}
+	keep := e.deferred[:0]
+	for _, a := range e.deferred {
+		r := e.records[a.Task]
+		if r == nil || r.State != store.Running || !samePods(r.Placement, a.Pods) {
+			continue // cancelled, preempted or re-placed before it started
+		}
+		blocked := e.runs[a.Task] != nil
+		for _, p := range a.Pods {
+			blocked = blocked || busy[p.Node]
+		}
+		if blocked {
+			keep = append(keep, a)
+			continue
+		}
+		spec := executor.StartSpec{Task: a.Task, Team: a.Team, Command: r.Spec.Command, Env: r.Spec.Env, Resumes: r.Resumes}
+		rn := &run{alive: len(a.Pods)}
+		for _, p := range a.Pods {
+			spec.Pods = append(spec.Pods, executor.Pod{Rank: p.Rank, Node: p.Node, GPUs: p.GPUs})
+			rn.nodes = append(rn.nodes, p.Node)
+		}
+		e.runs[a.Task] = rn
+		w.acts = append(w.acts, func() { e.start(spec) })
+	}
+	e.deferred = keep
+}
+
+func samePods(a, b []model.PodPlacement) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Node != b[i].Node {
+			return false
+		}
+	}
+	return true
+}
+
+// start runs outside the lock; its outcome comes back as an internal op.
+func (e *Engine) start(spec executor.StartSpec) {
+	err := e.exec.Start(spec)
+	handles := e.exec.Handles(spec.Task)
+	e.internal <- &op{fn: func(w *writes) (any, error) {
+		rn := e.runs[spec.Task]
+		r := e.records[spec.Task]
+		if err != nil {
+			delete(e.runs, spec.Task)
+			if r != nil && r.State == store.Running {
+				e.finish(spec.Task, -1, "could not start: "+err.Error(), w)
+			}
+			e.startReady(w)
+			return nil, nil
+		}
+		if r != nil && rn != nil {
+			r.PGIDs = handles
+			e.persist(r, w)
+			e.event(r, "Started", fmt.Sprintf("run %d started: %d pod(s)", r.Resumes+1, len(spec.Pods)), w)
+		}
+		return nil, nil
+	}}
+}
+
+// execOp turns an executor event into an input.
+func (e *Engine) execOp(ev executor.Event) *op {
+	return &op{fn: func(w *writes) (any, error) {
+		r := e.records[ev.Task]
+		if ev.Checkpoint {
+			if r != nil && e.sched.Checkpoint(ev.Task, ev.At) == nil {
+				r.CheckpointAt = ev.At
+				e.persist(r, w)
+				e.event(r, "Checkpoint", "checkpoint saved", w)
+			}
+			return nil, nil
+		}
+		rn := e.runs[ev.Task]
+		if rn == nil {
+			return nil, nil
+		}
+		rn.alive--
+		if ev.ExitCode != 0 && rn.stopping == "" {
+			rn.failed = true
+			e.stopRun(ev.Task, fmt.Sprintf("pod %d exited with code %d", ev.Rank, ev.ExitCode), w)
+			if r != nil {
+				r.Message = fmt.Sprintf("pod %d exited with code %d", ev.Rank, ev.ExitCode)
+			}
+		}
+		if rn.alive > 0 {
+			return nil, nil
+		}
+		delete(e.runs, ev.Task)
+		switch {
+		case r == nil || r.State != store.Running:
+			// Stopped by us (preempted, suspended, cancelled): already recorded.
+		case rn.failed:
+			e.finish(ev.Task, 1, r.Message, w)
+		case rn.stopping == "":
+			e.finish(ev.Task, 0, "", w)
+		}
+		e.startReady(w)
+		return nil, nil
+	}}
+}
+
+// finish ends a task's run: success completes it; a failure requeues it if
+// it auto-resumes with retries left, else fails it for good.
+func (e *Engine) finish(task string, code int, why string, w *writes) {
+	r := e.records[task]
+	now := e.now()
+	if code == 0 {
+		_ = e.sched.Complete(task)
+		r.State, r.FinishedAt, r.Message = store.Succeeded, now, "completed"
+		e.persist(r, w)
+		e.event(r, "Succeeded", "all pods exited 0", w)
+		delete(e.records, task)
+		return
+	}
+	requeued, err := e.sched.Fail(task, now)
+	if err != nil {
+		return
+	}
+	if requeued {
+		info, _ := e.sched.Task(task)
+		r.State, r.Resumes, r.Retries, r.Placement = store.Pending, info.Resumes, info.Retries, nil
+		r.Message = fmt.Sprintf("failed (%s); auto-resume retry %d of %d", why, info.Retries, r.Spec.MaxRetry)
+		e.persist(r, w)
+		e.event(r, "Requeued", r.Message, w)
+		return
+	}
+	r.State, r.FinishedAt, r.Message = store.Failed, now, "failed: "+why
+	e.persist(r, w)
+	e.event(r, "Failed", r.Message, w)
+	delete(e.records, task)
+}
+
+// interrupt requeues a running task (shutdown) and stops its pods.
+func (e *Engine) interrupt(task, why string, w *writes) {
+	r := e.records[task]
+	if r == nil || e.sched.Interrupt(task, e.now()) != nil {
+		return
+	}
+	info, _ := e.sched.Task(task)
+	r.State, r.Resumes, r.Placement, r.Message = store.Pending, info.Resumes, nil, why
+	e.persist(r, w)
+	e.event(r, "Interrupted", why, w)
+	e.stopRun(task, "shutdown", w)
+}
+
+func (e *Engine) runningNames() []string {
+	var out []string
+	for name, r := range e.records {
+		if r.State == store.Running {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// persist queues a write of a record's current state.
+func (e *Engine) persist(r *store.TaskRecord, w *writes) {
+	cp := *r
+	w.put(func(tx *store.Tx) error { return tx.UpdateTask(cp) })
+}
+
+// event queues an event for storage and for live subscribers.
+func (e *Engine) event(r *store.TaskRecord, kind, msg string, w *writes) {
+	ev := store.Event{Task: r.Name, Team: r.Team, At: e.now(), Kind: kind, Message: msg}
+	w.put(func(tx *store.Tx) error { return tx.AddEvent(ev) })
+	w.events = append(w.events, ev)
+}

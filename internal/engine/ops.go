@@ -1,0 +1,264 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"fmt"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// Submit validates and queues a task; it returns once the task is durable.
+func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) (store.TaskRecord, error) {
+	spec.SubmitTime = time.Time{} // the server's clock orders the queue
+	v, err := e.do(ctx, audit(actor, "task.submit", spec.Team+"/"+spec.Name), func(w *writes) (any, error) {
+		if err := e.sched.Submit(spec, e.now()); err != nil {
+			return nil, err
+		}
+		info, _ := e.sched.Task(spec.Name)
+		e.seq++
+		r := &store.TaskRecord{Name: spec.Name, Team: spec.Team, Seq: e.seq, Spec: info.Spec, State: store.Pending,
+			SubmittedAt: info.Spec.SubmitTime}
+		e.records[r.Name] = r
+		cp := *r
+		w.put(func(tx *store.Tx) error { return tx.InsertTask(cp) })
+		e.event(r, "Submitted", "queued", w)
+		return cp, nil
+	})
+	if err != nil {
+		return store.TaskRecord{}, err
+	}
+	return v.(store.TaskRecord), nil
+}
+
+// Task actions accepted by TaskAction.
+const (
+	ActCancel     = "cancel"
+	ActSuspend    = "suspend"
+	ActResume     = "resume"
+	ActPriority   = "priority"
+	ActCheckpoint = "checkpoint"
+)
+
+// TaskAction changes a live task: cancel, suspend, resume, priority (arg is
+// the class) or checkpoint (the task reports one now).
+func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string) (store.TaskRecord, error) {
+	v, err := e.do(ctx, audit(actor, "task."+action, name), func(w *writes) (any, error) {
+		r := e.records[name]
+		if r == nil {
+			return nil, fmt.Errorf("task %q is not live (finished or never submitted): %w", name, model.ErrNotFound)
+		}
+		now := e.now()
+		switch action {
+		case ActCancel:
+			if err := e.sched.Cancel(name); err != nil {
+				return nil, err
+			}
+			e.stopRun(name, "cancelled", w)
+			r.State, r.FinishedAt, r.Placement, r.Message = store.Cancelled, now, nil, "cancelled by "+actor
+			delete(e.records, name)
+		case ActSuspend:
+			if err := e.sched.Suspend(name, now); err != nil {
+				return nil, err
+			}
+			if r.State != store.Running { // a running one is recorded by the decision
+				r.State, r.Message = store.Suspended, "suspended by "+actor
+			}
+		case ActResume:
+			if err := e.sched.Resume(name, now); err != nil {
+				return nil, err
+			}
+			r.State, r.Message = store.Pending, "resumed by "+actor
+		case ActPriority:
+			if err := e.sched.SetPriority(name, arg); err != nil {
+				return nil, err
+			}
+			r.Spec.Priority = arg
+		case ActCheckpoint:
+			if err := e.sched.Checkpoint(name, now); err != nil {
+				return nil, err
+			}
+			r.CheckpointAt = now
+		default:
+			return nil, &model.FieldError{Field: "action", Problem: fmt.Sprintf("unknown action %q", action),
+				Fix: "use cancel, suspend, resume, priority or checkpoint"}
+		}
+		e.persist(r, w)
+		e.event(r, action, fmt.Sprintf("%s by %s", action, actor), w)
+		return *r, nil
+	})
+	if err != nil {
+		return store.TaskRecord{}, err
+	}
+	return v.(store.TaskRecord), nil
+}
+
+// SetTeam creates or updates a team, live.
+func (e *Engine) SetTeam(ctx context.Context, actor string, t model.Team) error {
+	_, err := e.do(ctx, audit(actor, "team.set", t.Name), func(w *writes) (any, error) {
+		if err := e.sched.SetTeam(t); err != nil {
+			return nil, err
+		}
+		e.saveCluster(w)
+		return nil, nil
+	})
+	return err
+}
+
+// DeleteTeam removes a team without live tasks.
+func (e *Engine) DeleteTeam(ctx context.Context, actor, name string) error {
+	_, err := e.do(ctx, audit(actor, "team.delete", name), func(w *writes) (any, error) {
+		if err := e.sched.DeleteTeam(name); err != nil {
+			return nil, err
+		}
+		e.saveCluster(w)
+		return nil, nil
+	})
+	return err
+}
+
+// SetPolicy replaces the cluster policy (priority classes included), live.
+func (e *Engine) SetPolicy(ctx context.Context, actor string, p model.Policy) error {
+	_, err := e.do(ctx, audit(actor, "policy.set", "cluster"), func(w *writes) (any, error) {
+		if err := e.sched.SetPolicy(p); err != nil {
+			return nil, err
+		}
+		e.saveCluster(w)
+		return nil, nil
+	})
+	return err
+}
+
+// Node actions accepted by NodeAction.
+const (
+	ActCordon   = "cordon"
+	ActUncordon = "uncordon"
+	ActDrain    = "drain"
+)
+
+// NodeAction cordons, uncordons or drains a node.
+func (e *Engine) NodeAction(ctx context.Context, actor, node, action string) error {
+	_, err := e.do(ctx, audit(actor, "node."+action, node), func(w *writes) (any, error) {
+		var err error
+		switch action {
+		case ActCordon:
+			err = e.sched.Cordon(node, true)
+		case ActUncordon:
+			err = e.sched.Cordon(node, false)
+		case ActDrain:
+			err = e.sched.Drain(node, e.now())
+		default:
+			err = &model.FieldError{Field: "action", Problem: fmt.Sprintf("unknown action %q", action), Fix: "use cordon, uncordon or drain"}
+		}
+		if err != nil {
+			return nil, err
+		}
+		e.saveCluster(w)
+		return nil, nil
+	})
+	return err
+}
+
+// Audit records a call that was refused before reaching the engine (for
+// example for lack of permission).
+func (e *Engine) Audit(ctx context.Context, actor, action, target, result string) {
+	_, _ = e.do(ctx, nil, func(w *writes) (any, error) {
+		a := store.AuditEntry{At: e.now(), Actor: actor, Action: action, Target: target, Result: result}
+		w.put(func(tx *store.Tx) error { return tx.Audit(a) })
+		return nil, nil
+	})
+}
+
+func audit(actor, action, target string) *store.AuditEntry {
+	return &store.AuditEntry{Actor: actor, Action: action, Target: target}
+}
+
+// saveCluster persists the configuration as the core now holds it: teams,
+// policy, and node cordons.
+func (e *Engine) saveCluster(w *writes) {
+	c := e.cluster
+	c.Teams = e.sched.Teams()
+	c.Policy = e.sched.Policy()
+	c.NodeGroups = nil
+	c.Nodes = nil
+	for _, n := range e.sched.Nodes() {
+		spec := n.Spec
+		c.Nodes = append(c.Nodes, spec)
+	}
+	e.cluster = c
+	w.put(func(tx *store.Tx) error { return tx.PutCluster(c) })
+}
+
+// TaskView is a task as the API shows it: its record, and while it waits,
+// its place in its team's queue and why.
+type TaskView struct {
+	store.TaskRecord
+	Position int               `json:"position,omitempty"`
+	Reason   *model.WaitReason `json:"reason,omitempty"`
+	Why      string            `json:"why,omitempty"`
+}
+
+// Task returns a live task from memory or a finished one from the store.
+func (e *Engine) Task(ctx context.Context, name string) (TaskView, error) {
+	e.mu.RLock()
+	r := e.records[name]
+	var v TaskView
+	if r != nil {
+		v.TaskRecord = *r
+		for _, w := range e.waiting {
+			if w.Task == name {
+				reason := w.Reason
+				v.Position, v.Reason, v.Why = w.Position, &reason, reason.Message()
+				break
+			}
+		}
+	}
+	e.mu.RUnlock()
+	if r != nil {
+		return v, nil
+	}
+	rec, err := e.store.Task(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return v, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
+	}
+	v.TaskRecord = rec
+	return v, err
+}
+
+// Queue returns the pending tasks of the given teams (all if empty), team by
+// team in queue order, with position and reason.
+func (e *Engine) Queue(teams map[string]bool) []TaskView {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var out []TaskView
+	for _, w := range e.waiting {
+		if len(teams) > 0 && !teams[w.Team] {
+			continue
+		}
+		r := e.records[w.Task]
+		if r == nil {
+			continue
+		}
+		reason := w.Reason
+		out = append(out, TaskView{TaskRecord: *r, Position: w.Position, Reason: &reason, Why: reason.Message()})
+	}
+	return out
+}
+
+// Read runs fn with the core under the read lock, for views (topology,
+// nodes, teams, policy, usage).
+func (e *Engine) Read(fn func(s *core.Scheduler)) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	fn(e.sched)
+}
+
+// Store exposes the store for read-only queries (lists, events, audit).
+func (e *Engine) Store() *store.Store { return e.store }
+
+// Logs returns a pod's captured output.
+func (e *Engine) Logs(task string, rank int) (io.ReadCloser, error) { return e.exec.Logs(task, rank) }

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// recover rebuilds the core from the store. Tasks that were running when the
+// previous server stopped (cleanly or not) are requeued in their place, with
+// their last checkpoint, to resume; their leftover processes are killed, so
+// nothing runs twice.
+func (e *Engine) recover(ctx context.Context, o Options) error {
+	stored, ok, err := e.store.Cluster(ctx)
+	if err != nil {
+		return fmt.Errorf("reading stored cluster: %w", err)
+	}
+	switch {
+	case o.Cluster != nil:
+		e.cluster = *o.Cluster
+	case ok:
+		e.cluster = stored
+	default:
+		return fmt.Errorf("no cluster configuration stored yet: start with --config CLUSTER_FILE: %w", model.ErrInvalid)
+	}
+	e.sched, err = core.New(e.cluster, 0)
+	if err != nil {
+		return err
+	}
+	live, err := e.store.LiveTasks(ctx)
+	if err != nil {
+		return fmt.Errorf("reading tasks: %w", err)
+	}
+	if e.seq, err = e.store.MaxSeq(ctx); err != nil {
+		return err
+	}
+	now := e.now()
+	w := &writes{}
+	cl := e.cluster
+	w.put(func(tx *store.Tx) error { return tx.PutCluster(cl) })
+	for i := range live {
+		r := &live[i]
+		if len(r.PGIDs) > 0 && o.KillLeftovers != nil {
+			o.KillLeftovers(r.PGIDs)
+		}
+		wasRunning := r.State == store.Running || r.State == store.Interrupted
+		resumes := r.Resumes
+		if wasRunning {
+			resumes++
+		}
+		err := e.sched.Restore(r.Spec, resumes, r.Retries, r.CheckpointAt, r.State == store.Suspended, now)
+		if err != nil {
+			// The configuration changed under it (team or class removed):
+			// it cannot run again; say so rather than drop it silently.
+			r.State, r.FinishedAt, r.Message = store.Failed, now, "could not be restored: "+err.Error()
+			e.persist(r, w)
+			e.event(r, "Failed", r.Message, w)
+			continue
+		}
+		if wasRunning {
+			r.State, r.Resumes, r.Placement, r.PGIDs = store.Pending, resumes, nil, nil
+			r.Message = "interrupted by a server restart; requeued in its place to resume from its last checkpoint"
+			e.persist(r, w)
+			e.event(r, "Interrupted", r.Message, w)
+		}
+		e.records[r.Name] = r
+	}
+	return e.store.Commit(ctx, func(tx *store.Tx) error {
+		for _, fn := range w.fns {
+			if err := fn(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

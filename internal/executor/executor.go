@@ -1,0 +1,63 @@
+// Package executor defines how taskgov runs the pods of admitted tasks. The
+// engine calls an Executor after it has persisted a decision; executors report
+// back through Events. The local executor runs pods as child processes; a
+// Kubernetes executor (pods bound to nodes, graceful delete) implements the
+// same interface.
+//
+// It imports nothing from taskgov but model. It must never import core,
+// store or the HTTP server.
+package executor
+
+import (
+	"io"
+	"time"
+)
+
+// Pod is one pod of a task, on one node.
+type Pod struct {
+	Rank int
+	Node string
+	GPUs []int
+}
+
+// StartSpec is everything an executor needs to start a task's pods.
+type StartSpec struct {
+	Task    string
+	Team    string
+	Pods    []Pod
+	Command []string
+	Env     map[string]string
+	// Resumes counts earlier runs of this task; the checkpoint directory is
+	// the same for every run.
+	Resumes int
+}
+
+// Event reports something a pod did.
+type Event struct {
+	Task string
+	Rank int
+	At   time.Time
+	// Exited: the pod's process ended with ExitCode (-1 if killed by a signal).
+	Exited   bool
+	ExitCode int
+	// Checkpoint: the pod reported a checkpoint (by writing its checkpoint file).
+	Checkpoint bool
+}
+
+// Executor runs pods. Implementations must be safe for concurrent use.
+type Executor interface {
+	// Start starts every pod of a task. It returns an error if any pod could
+	// not start; pods already started are then stopped.
+	Start(spec StartSpec) error
+	// Stop sends every pod of a task a termination signal, then kills it after
+	// grace. Each pod still reports Exited. Stopping a task with no running
+	// pods does nothing.
+	Stop(task string, grace time.Duration)
+	// Logs returns a pod's captured stdout and stderr, across runs.
+	Logs(task string, rank int) (io.ReadCloser, error)
+	// Handles returns opaque process handles of a running task, so that a
+	// restarted server can make sure nothing from before still runs.
+	Handles(task string) []int
+	// Events delivers pod events; the engine reads it.
+	Events() <-chan Event
+}

@@ -1,0 +1,269 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+func (s *Server) listTeams(w http.ResponseWriter, r *http.Request, p principal) error {
+	var teams []model.Team
+	s.eng.Read(func(c *core.Scheduler) { teams = c.Teams() })
+	out := []model.Team{}
+	for _, t := range teams {
+		if p.canRead(t.Name) {
+			out = append(out, t)
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"teams": out})
+	return nil
+}
+
+func (s *Server) putTeam(w http.ResponseWriter, r *http.Request, p principal) error {
+	name := r.PathValue("name")
+	if !p.admin() {
+		return s.forbid(r, p, "team.set", name)
+	}
+	var t model.Team
+	if err := decode(w, r, &t); err != nil {
+		return err
+	}
+	if t.Name == "" {
+		t.Name = name
+	}
+	if t.Name != name {
+		return &model.FieldError{Field: "name", Problem: "differs from the name in the path", Fix: "use the same name in both"}
+	}
+	if err := s.eng.SetTeam(r.Context(), p.ID, t); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request, p principal) error {
+	name := r.PathValue("name")
+	if !p.admin() {
+		return s.forbid(r, p, "team.delete", name)
+	}
+	if err := s.eng.DeleteTeam(r.Context(), p.ID, name); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// usageRow is one team's standing on one instance type.
+type usageRow struct {
+	Team         string `json:"team"`
+	InstanceType string `json:"instanceType"`
+	QuotaGPUs    int64  `json:"quotaGPUs"`
+	UsedGPUs     int64  `json:"usedGPUs"`
+	BorrowedGPUs int64  `json:"borrowedGPUs"`
+	LentGPUs     int64  `json:"lentGPUs"`
+}
+
+func (s *Server) usage(w http.ResponseWriter, r *http.Request, p principal) error {
+	var rows []usageRow
+	s.eng.Read(func(c *core.Scheduler) {
+		for _, u := range c.Usage() {
+			if p.canRead(u.Team) {
+				rows = append(rows, usageRow{u.Team, u.InstanceType, u.Quota.GPUs, u.Used.GPUs, u.Borrowed.GPUs, u.Lent.GPUs})
+			}
+		}
+	})
+	writeJSON(w, http.StatusOK, map[string]any{"usage": rows})
+	return nil
+}
+
+func (s *Server) getPolicy(w http.ResponseWriter, r *http.Request, p principal) error {
+	var pol model.Policy
+	s.eng.Read(func(c *core.Scheduler) { pol = c.Policy() })
+	writeJSON(w, http.StatusOK, pol)
+	return nil
+}
+
+func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, p principal) error {
+	if !p.admin() {
+		return s.forbid(r, p, "policy.set", "cluster")
+	}
+	var pol model.Policy
+	if err := decode(w, r, &pol); err != nil {
+		return err
+	}
+	if err := s.eng.SetPolicy(r.Context(), p.ID, pol); err != nil {
+		return err
+	}
+	return s.getPolicy(w, r, p)
+}
+
+// nodeRow is one node as listed.
+type nodeRow struct {
+	Name         string            `json:"name"`
+	InstanceType string            `json:"instanceType"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Healthy      bool              `json:"healthy"`
+	Schedulable  bool              `json:"schedulable"`
+	Cordoned     bool              `json:"cordoned"`
+	GPUs         int64             `json:"gpus"`
+	FreeGPUs     int64             `json:"freeGPUs"`
+}
+
+func (s *Server) listNodes(w http.ResponseWriter, r *http.Request, p principal) error {
+	var rows []nodeRow
+	s.eng.Read(func(c *core.Scheduler) {
+		for _, n := range c.Nodes() {
+			rows = append(rows, nodeRow{n.Spec.Name, n.Spec.InstanceType, n.Spec.Labels, n.Healthy, n.Schedulable,
+				n.Spec.Unschedulable, n.GPUs, n.FreeGPUs})
+		}
+	})
+	writeJSON(w, http.StatusOK, map[string]any{"nodes": rows})
+	return nil
+}
+
+func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request, p principal) error {
+	name, action := r.PathValue("name"), r.PathValue("action")
+	if !p.admin() {
+		return s.forbid(r, p, "node."+action, name)
+	}
+	if err := s.eng.NodeAction(r.Context(), p.ID, name, action); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) topology(w http.ResponseWriter, r *http.Request, p principal) error {
+	var view model.TopologyView
+	s.eng.Read(func(c *core.Scheduler) { view = c.TopologyView() })
+	if !p.admin() {
+		redact(view.Roots, func(task string) bool {
+			v, err := s.eng.Task(r.Context(), task)
+			return err == nil && p.canRead(v.Team)
+		})
+	}
+	if r.URL.Query().Get("format") == "text" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte(view.Text(100)))
+		return nil
+	}
+	writeJSON(w, http.StatusOK, view)
+	return nil
+}
+
+// redact replaces the names of tasks the caller may not read.
+func redact(ds []*model.TopoDomain, visible func(string) bool) {
+	for _, d := range ds {
+		for i, t := range d.Tasks {
+			if !visible(t) {
+				d.Tasks[i] = "(other team)"
+			}
+		}
+		redact(d.Children, visible)
+	}
+}
+
+func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal) error {
+	var body struct {
+		Role string `json:"role"`
+		Team string `json:"team"`
+		Note string `json:"note"`
+	}
+	if !p.admin() {
+		return s.forbid(r, p, "token.create", "")
+	}
+	if err := decode(w, r, &body); err != nil {
+		return err
+	}
+	switch {
+	case body.Role != store.RoleAdmin && body.Role != store.RoleMember && body.Role != store.RoleViewer:
+		return &model.FieldError{Field: "role", Problem: "unknown role " + strconv.Quote(body.Role), Fix: "use admin, member or viewer"}
+	case body.Role == store.RoleMember && body.Team == "":
+		return &model.FieldError{Field: "team", Problem: "a member token needs a team", Fix: "name the team the member belongs to"}
+	}
+	if body.Team != "" {
+		exists := false
+		s.eng.Read(func(c *core.Scheduler) {
+			for _, t := range c.Teams() {
+				exists = exists || t.Name == body.Team
+			}
+		})
+		if !exists {
+			return &model.FieldError{Field: "team", Problem: "unknown team " + strconv.Quote(body.Team), Fix: "create the team first"}
+		}
+	}
+	tok, secret, err := IssueToken(r.Context(), s.eng.Store(), body.Role, body.Team, body.Note, p.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"token": secret, "id": tok.ID, "role": tok.Role, "team": tok.Team})
+	return nil
+}
+
+// IssueToken creates a token and records it in the audit log; it returns
+// the secret, which is shown once and stored only hashed.
+func IssueToken(ctx context.Context, st *store.Store, role, team, note, actor string) (store.Token, string, error) {
+	secret, hash := NewSecret()
+	tok := store.Token{ID: "tok-" + hash[:12], Role: role, Team: team, Note: note, CreatedAt: time.Now().UTC()}
+	err := st.Commit(ctx, func(tx *store.Tx) error {
+		if err := tx.InsertToken(tok, hash); err != nil {
+			return err
+		}
+		return tx.Audit(store.AuditEntry{At: tok.CreatedAt, Actor: actor, Action: "token.create", Target: tok.ID, Result: "ok"})
+	})
+	return tok, secret, err
+}
+
+func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, p principal) error {
+	if !p.admin() {
+		return errForbidden
+	}
+	toks, err := s.eng.Store().Tokens(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tokens": toks})
+	return nil
+}
+
+func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p principal) error {
+	id := r.PathValue("id")
+	if !p.admin() {
+		return s.forbid(r, p, "token.revoke", id)
+	}
+	var found bool
+	err := s.eng.Store().Commit(r.Context(), func(tx *store.Tx) error {
+		var err error
+		if found, err = tx.RevokeToken(id, time.Now()); err != nil {
+			return err
+		}
+		return tx.Audit(store.AuditEntry{At: time.Now().UTC(), Actor: p.ID, Action: "token.revoke", Target: id, Result: strconv.FormatBool(found)})
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "token " + strconv.Quote(id) + ": not found or already revoked"}
+	}
+	s.tokens.clear()
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, p principal) error {
+	if !p.admin() {
+		return errForbidden
+	}
+	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
+	entries, err := s.eng.Store().AuditLog(r.Context(), after, 1000)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"entries": entries})
+	return nil
+}

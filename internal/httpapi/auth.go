@@ -1,0 +1,111 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// principal is who a request acts as.
+type principal struct {
+	ID   string // token id, for the audit log
+	Role string
+	Team string
+}
+
+func (p principal) admin() bool { return p.Role == store.RoleAdmin }
+
+// canRead reports whether p may read team's tasks, logs and events.
+func (p principal) canRead(team string) bool {
+	switch p.Role {
+	case store.RoleAdmin:
+		return true
+	case store.RoleMember:
+		return p.Team == team
+	case store.RoleViewer:
+		return p.Team == "" || p.Team == team
+	}
+	return false
+}
+
+// canWrite reports whether p may submit or change team's tasks.
+func (p principal) canWrite(team string) bool {
+	return p.admin() || (p.Role == store.RoleMember && p.Team == team)
+}
+
+// readableTeams is the set of teams p may read, nil meaning all.
+func (p principal) readableTeams() map[string]bool {
+	if p.admin() || (p.Role == store.RoleViewer && p.Team == "") {
+		return nil
+	}
+	return map[string]bool{p.Team: true}
+}
+
+// NewSecret returns a fresh token secret and its storage hash.
+func NewSecret() (secret, hash string) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	secret = "tg_" + hex.EncodeToString(b)
+	return secret, HashSecret(secret)
+}
+
+// HashSecret is how token secrets are stored: SHA-256, hex.
+func HashSecret(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}
+
+// authCache remembers token lookups; revocation clears it.
+type authCache struct {
+	mu sync.RWMutex
+	m  map[string]store.Token
+}
+
+func (c *authCache) get(h string) (store.Token, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t, ok := c.m[h]
+	return t, ok
+}
+
+func (c *authCache) put(h string, t store.Token) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]store.Token{}
+	}
+	c.m[h] = t
+}
+
+func (c *authCache) clear() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
+}
+
+// authenticate resolves the bearer token of r.
+func (s *Server) authenticate(ctx context.Context, r *http.Request) (principal, error) {
+	hdr := r.Header.Get("Authorization")
+	secret, ok := strings.CutPrefix(hdr, "Bearer ")
+	if !ok || secret == "" {
+		return principal{}, errUnauthenticated
+	}
+	h := HashSecret(strings.TrimSpace(secret))
+	tok, ok := s.tokens.get(h)
+	if !ok {
+		var err error
+		if tok, err = s.eng.Store().TokenByHash(ctx, h); err != nil {
+			return principal{}, errUnauthenticated
+		}
+		s.tokens.put(h, tok)
+	}
+	return principal{ID: tok.ID, Role: tok.Role, Team: tok.Team}, nil
+}

@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/taskgov/taskgov/internal/engine"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// apiError is the body of every error response.
+type apiError struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+var (
+	errUnauthenticated = &apiError{Status: http.StatusUnauthorized, Code: "unauthenticated",
+		Message: "missing or unknown bearer token", Fix: "send Authorization: Bearer <token>; the admin issues tokens"}
+	errForbidden = &apiError{Status: http.StatusForbidden, Code: "forbidden",
+		Message: "this token may not do that", Fix: "ask an admin for a token with the needed role or team"}
+)
+
+// writeError maps any error to a status and a body. It is the only place
+// where errors become HTTP statuses. A 5xx never shows internals: the cause
+// goes to the log only.
+func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
+	var ae *apiError
+	var fe *model.FieldError
+	var fes model.Errors
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &fe):
+		ae = &apiError{Status: http.StatusBadRequest, Code: "invalid", Message: fe.Error(), Field: fe.Field, Fix: fe.Fix}
+	case errors.As(err, &fes) && len(fes) > 0:
+		ae = &apiError{Status: http.StatusBadRequest, Code: "invalid", Message: fes.Error(), Field: fes[0].Field, Fix: fes[0].Fix}
+	case errors.As(err, &mbe):
+		ae = &apiError{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Message: "the request body is too large",
+			Fix: "send at most 1 MiB"}
+	case errors.Is(err, model.ErrInvalid):
+		ae = &apiError{Status: http.StatusBadRequest, Code: "invalid", Message: err.Error()}
+	case errors.Is(err, model.ErrNotFound), errors.Is(err, store.ErrNotFound):
+		ae = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: err.Error()}
+	case errors.Is(err, model.ErrConflict):
+		ae = &apiError{Status: http.StatusConflict, Code: "conflict", Message: err.Error()}
+	case errors.Is(err, engine.ErrStopped):
+		ae = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: err.Error()}
+	default:
+		log.Error("internal error", "err", err)
+		ae = &apiError{Status: http.StatusInternalServerError, Code: "internal",
+			Message: "internal error; the server log has the details"}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(ae.Status)
+	_ = json.NewEncoder(w).Encode(map[string]*apiError{"error": ae})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// decode reads a JSON body strictly: at most 1 MiB, no unknown fields, one
+// value.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body is not valid JSON for this call: " + err.Error(),
+			Fix: "send one JSON object with the documented fields (see /api/v1/openapi.json)"}
+	}
+	if dec.More() {
+		return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body has more than one JSON value", Fix: "send one JSON object"}
+	}
+	return nil
+}

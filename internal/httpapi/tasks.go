@@ -1,0 +1,164 @@
+package httpapi
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/taskgov/taskgov/internal/engine"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal) error {
+	var spec model.TaskSpec
+	if err := decode(w, r, &spec); err != nil {
+		return err
+	}
+	spec.Team = strings.TrimPrefix(spec.Team, model.NamespacePrefix)
+	if !p.canWrite(spec.Team) {
+		return s.forbid(r, p, "task.submit", spec.Team+"/"+spec.Name)
+	}
+	rec, err := s.eng.Submit(r.Context(), p.ID, spec)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, rec)
+	return nil
+}
+
+// listTasks: ?team=a&team=b&state=Pending&after=<seq>&limit=<n> (max 1000).
+func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) error {
+	q := r.URL.Query()
+	f := store.TaskFilter{Teams: q["team"], States: q["state"], Limit: 100}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return &model.FieldError{Field: "limit", Problem: "must be a whole number from 1 to 1000", Fix: "pass ?limit=100"}
+		}
+		f.Limit = n
+	}
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return &model.FieldError{Field: "after", Problem: "must be the nextAfter value of the previous page", Fix: "pass the nextAfter from the last response"}
+		}
+		f.AfterSeq = n
+	}
+	if allowed := p.readableTeams(); allowed != nil {
+		if len(f.Teams) == 0 {
+			f.Teams = []string{p.Team}
+		}
+		for _, t := range f.Teams {
+			if !allowed[t] {
+				return errForbidden
+			}
+		}
+	}
+	recs, err := s.eng.Store().ListTasks(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	resp := map[string]any{"tasks": recs}
+	if len(recs) == f.Limit {
+		resp["nextAfter"] = recs[len(recs)-1].Seq
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// visibleTask returns a task p may read, hiding others' tasks as not found.
+func (s *Server) visibleTask(r *http.Request, p principal) (engine.TaskView, error) {
+	v, err := s.eng.Task(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return v, err
+	}
+	if !p.canRead(v.Team) {
+		return v, &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "task " + strconv.Quote(v.Name) + ": not found"}
+	}
+	return v, nil
+}
+
+func (s *Server) getTask(w http.ResponseWriter, r *http.Request, p principal) error {
+	v, err := s.visibleTask(r, p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, v)
+	return nil
+}
+
+func (s *Server) taskAction(w http.ResponseWriter, r *http.Request, p principal) error {
+	action := r.PathValue("action")
+	v, err := s.visibleTask(r, p)
+	if err != nil {
+		return err
+	}
+	if !p.canWrite(v.Team) {
+		return s.forbid(r, p, "task."+action, v.Name)
+	}
+	var arg string
+	if action == engine.ActPriority {
+		var body struct {
+			Priority string `json:"priority"`
+		}
+		if err := decode(w, r, &body); err != nil {
+			return err
+		}
+		arg = body.Priority
+	}
+	rec, err := s.eng.TaskAction(r.Context(), p.ID, v.Name, action, arg)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rec)
+	return nil
+}
+
+func (s *Server) taskEvents(w http.ResponseWriter, r *http.Request, p principal) error {
+	v, err := s.visibleTask(r, p)
+	if err != nil {
+		return err
+	}
+	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
+	evs, err := s.eng.Store().Events(r.Context(), v.Name, after, 1000)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": evs})
+	return nil
+}
+
+func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p principal) error {
+	v, err := s.visibleTask(r, p)
+	if err != nil {
+		return err
+	}
+	rank := 0
+	if q := r.URL.Query().Get("rank"); q != "" {
+		if rank, err = strconv.Atoi(q); err != nil || rank < 0 || rank >= max(v.Spec.Nodes, 1) {
+			return &model.FieldError{Field: "rank", Problem: "no such pod", Fix: "pass a pod rank from 0 to nodes-1"}
+		}
+	}
+	rc, err := s.eng.Logs(v.Name, rank)
+	if err != nil {
+		return &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "no logs yet for task " + strconv.Quote(v.Name) + " pod " + strconv.Itoa(rank)}
+	}
+	defer rc.Close()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = io.Copy(w, rc)
+	return nil
+}
+
+func (s *Server) queue(w http.ResponseWriter, r *http.Request, p principal) error {
+	teams := p.readableTeams()
+	if t := r.URL.Query().Get("team"); t != "" {
+		if !p.canRead(t) {
+			return errForbidden
+		}
+		teams = map[string]bool{t: true}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"pending": s.eng.Queue(teams)})
+	return nil
+}

@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Token roles.
+const (
+	RoleAdmin  = "admin"
+	RoleMember = "member" // of one team
+	RoleViewer = "viewer" // read-only; of one team, or of all when team is empty
+)
+
+// Token is an API credential; only its hash is stored.
+type Token struct {
+	ID        string    `json:"id"`
+	Role      string    `json:"role"`
+	Team      string    `json:"team,omitempty"`
+	Note      string    `json:"note,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	RevokedAt time.Time `json:"revokedAt,omitzero"`
+}
+
+// InsertToken stores a token by its hash.
+func (t *Tx) InsertToken(tok Token, hash string) error {
+	_, err := t.tx.Exec(`INSERT INTO tokens(id, hash, role, team, note, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		tok.ID, hash, tok.Role, tok.Team, tok.Note, nanos(tok.CreatedAt))
+	return err
+}
+
+// RevokeToken marks a token revoked; it reports whether it existed.
+func (t *Tx) RevokeToken(id string, at time.Time) (bool, error) {
+	res, err := t.tx.Exec(`UPDATE tokens SET revoked_at=? WHERE id=? AND revoked_at=0`, nanos(at), id)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// TokenByHash finds a live token by the hash of its secret.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (Token, error) {
+	var tok Token
+	var created, revoked int64
+	err := s.r.QueryRowContext(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens WHERE hash=?`, hash).
+		Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && revoked != 0) {
+		return tok, fmt.Errorf("token: %w", ErrNotFound)
+	}
+	tok.CreatedAt = fromNanos(created)
+	return tok, err
+}
+
+// Tokens lists all tokens (never their secrets).
+func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens ORDER BY created_at, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Token
+	for rows.Next() {
+		var tok Token
+		var created, revoked int64
+		if err := rows.Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked); err != nil {
+			return nil, err
+		}
+		tok.CreatedAt, tok.RevokedAt = fromNanos(created), fromNanos(revoked)
+		out = append(out, tok)
+	}
+	return out, rows.Err()
+}
+
+// AuditEntry records one mutating API call.
+type AuditEntry struct {
+	ID     int64     `json:"id"`
+	At     time.Time `json:"at"`
+	Actor  string    `json:"actor"`
+	Action string    `json:"action"`
+	Target string    `json:"target"`
+	Result string    `json:"result"`
+}
+
+// Audit appends an audit entry.
+func (t *Tx) Audit(e AuditEntry) error {
+	_, err := t.tx.Exec(`INSERT INTO audit(at, actor, action, target, result) VALUES (?, ?, ?, ?, ?)`,
+		nanos(e.At), e.Actor, e.Action, e.Target, e.Result)
+	return err
+}
+
+// AuditLog returns audit entries after id afterID, oldest first.
+func (s *Store) AuditLog(ctx context.Context, afterID int64, limit int) ([]AuditEntry, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, at, actor, action, target, result FROM audit WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var e AuditEntry
+		var at int64
+		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Result); err != nil {
+			return nil, err
+		}
+		e.At = fromNanos(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// Store is the database. Writes go through Commit, one transaction per call,
+// from one goroutine at a time (the engine's applier); reads may run
+// concurrently from any goroutine.
+type Store struct {
+	w *sql.DB // the single writer connection
+	r *sql.DB // readers (WAL lets them run beside the writer)
+}
+
+// Open opens (creating if needed) the database at path and migrates it.
+func Open(path string) (*Store, error) {
+	dsn := "file:" + url.PathEscape(path) + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
+		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)"
+	w, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening database %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	r, err := sql.Open("sqlite", dsn+"&_pragma=query_only(true)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("opening database %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	s := &Store{w: w, r: r}
+	if err := s.migrate(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// migrations are applied in order, each once; append, never edit.
+var migrations = []string{
+	`CREATE TABLE cluster(id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
+	CREATE TABLE tasks(
+		name TEXT PRIMARY KEY,
+		team TEXT NOT NULL,
+		seq INTEGER NOT NULL UNIQUE,
+		spec TEXT NOT NULL,
+		state TEXT NOT NULL,
+		submitted_at INTEGER NOT NULL,
+		started_at INTEGER NOT NULL DEFAULT 0,
+		finished_at INTEGER NOT NULL DEFAULT 0,
+		checkpoint_at INTEGER NOT NULL DEFAULT 0,
+		resumes INTEGER NOT NULL DEFAULT 0,
+		retries INTEGER NOT NULL DEFAULT 0,
+		placement TEXT NOT NULL DEFAULT '',
+		pgids TEXT NOT NULL DEFAULT '',
+		message TEXT NOT NULL DEFAULT '');
+	CREATE INDEX tasks_team_seq ON tasks(team, seq);
+	CREATE INDEX tasks_state_seq ON tasks(state, seq);
+	CREATE TABLE events(
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		task TEXT NOT NULL,
+		team TEXT NOT NULL,
+		at INTEGER NOT NULL,
+		kind TEXT NOT NULL,
+		message TEXT NOT NULL);
+	CREATE INDEX events_task ON events(task, id);
+	CREATE TABLE tokens(
+		id TEXT PRIMARY KEY,
+		hash TEXT NOT NULL UNIQUE,
+		role TEXT NOT NULL,
+		team TEXT NOT NULL DEFAULT '',
+		note TEXT NOT NULL DEFAULT '',
+		created_at INTEGER NOT NULL,
+		revoked_at INTEGER NOT NULL DEFAULT 0);
+	CREATE TABLE audit(
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		at INTEGER NOT NULL,
+		actor TEXT NOT NULL,
+		action TEXT NOT NULL,
+		target TEXT NOT NULL,
+		result TEXT NOT NULL);`,
+}
+
+func (s *Store) migrate() error {
+	if _, err := s.w.Exec(`CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrating: %w", err)
+	}
+	var v int
+	if err := s.w.QueryRow(`SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v); err != nil {
+		return fmt.Errorf("migrating: %w", err)
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("the database has schema version %d, newer than this taskgov (%d); use a newer taskgov", v, len(migrations))
+	}
+	for ; v < len(migrations); v++ {
+		err := s.Commit(context.Background(), func(tx *Tx) error {
+			if _, err := tx.tx.Exec(migrations[v]); err != nil {
+				return err
+			}
+			_, err := tx.tx.Exec(`INSERT INTO schema_version(version) VALUES (?)`, v+1)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %d: %w", v+1, err)
+		}
+	}
+	return nil
+}
+
+// Tx is one write transaction.
+type Tx struct{ tx *sql.Tx }
+
+// Commit runs fn in one transaction and commits it durably (WAL with
+// synchronous=FULL: the commit is fsynced before Commit returns). Callers
+// batch many writes into one Commit to share the fsync: group commit.
+func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(&Tx{tx: tx}); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

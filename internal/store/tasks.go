@@ -1,0 +1,241 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Task states as stored.
+const (
+	Pending     = "Pending"
+	Running     = "Running"
+	Suspended   = "Suspended"
+	Succeeded   = "Succeeded"
+	Failed      = "Failed"
+	Cancelled   = "Cancelled"
+	Interrupted = "Interrupted" // was running when the server stopped; requeued on start
+)
+
+// Terminal reports whether a stored state is final.
+func Terminal(state string) bool {
+	return state == Succeeded || state == Failed || state == Cancelled
+}
+
+// TaskRecord is one task as stored.
+type TaskRecord struct {
+	Name         string               `json:"name"`
+	Team         string               `json:"team"`
+	Seq          int64                `json:"seq"`
+	Spec         model.TaskSpec       `json:"spec"`
+	State        string               `json:"state"`
+	SubmittedAt  time.Time            `json:"submittedAt"`
+	StartedAt    time.Time            `json:"startedAt,omitzero"`
+	FinishedAt   time.Time            `json:"finishedAt,omitzero"`
+	CheckpointAt time.Time            `json:"checkpointAt,omitzero"`
+	Resumes      int                  `json:"resumes"`
+	Retries      int                  `json:"retries"`
+	Placement    []model.PodPlacement `json:"placement,omitempty"`
+	PGIDs        []int                `json:"-"`
+	Message      string               `json:"message,omitempty"`
+}
+
+// InsertTask stores a new task.
+func (t *Tx) InsertTask(r TaskRecord) error {
+	spec, err := json.Marshal(r.Spec)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.Exec(`INSERT INTO tasks(name, team, seq, spec, state, submitted_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		r.Name, r.Team, r.Seq, string(spec), r.State, nanos(r.SubmittedAt))
+	return err
+}
+
+// UpdateTask writes a task's mutable fields.
+func (t *Tx) UpdateTask(r TaskRecord) error {
+	spec, err := json.Marshal(r.Spec)
+	if err != nil {
+		return err
+	}
+	var placement []byte
+	if len(r.Placement) > 0 {
+		placement, _ = json.Marshal(r.Placement)
+	}
+	pg, _ := json.Marshal(r.PGIDs)
+	_, err = t.tx.Exec(`UPDATE tasks SET spec=?, state=?, started_at=?, finished_at=?, checkpoint_at=?, resumes=?,
+		retries=?, placement=?, pgids=?, message=? WHERE name=?`,
+		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
+		string(placement), string(pg), r.Message, r.Name)
+	return err
+}
+
+// AddEvent appends to a task's event history.
+func (t *Tx) AddEvent(e Event) error {
+	_, err := t.tx.Exec(`INSERT INTO events(task, team, at, kind, message) VALUES (?, ?, ?, ?, ?)`,
+		e.Task, e.Team, nanos(e.At), e.Kind, e.Message)
+	return err
+}
+
+// PutCluster stores the cluster configuration document.
+func (t *Tx) PutCluster(c model.Cluster) error {
+	doc, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.Exec(`INSERT INTO cluster(id, doc) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET doc=excluded.doc`, string(doc))
+	return err
+}
+
+// Event is one entry of a task's history.
+type Event struct {
+	ID      int64     `json:"id"`
+	Task    string    `json:"task"`
+	Team    string    `json:"team"`
+	At      time.Time `json:"at"`
+	Kind    string    `json:"kind"`
+	Message string    `json:"message"`
+}
+
+const taskCols = `name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message`
+
+func scanTask(row interface{ Scan(...any) error }) (TaskRecord, error) {
+	var r TaskRecord
+	var spec, placement, pgids string
+	var sub, start, fin, ckpt int64
+	if err := row.Scan(&r.Name, &r.Team, &r.Seq, &spec, &r.State, &sub, &start, &fin, &ckpt, &r.Resumes, &r.Retries,
+		&placement, &pgids, &r.Message); err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal([]byte(spec), &r.Spec); err != nil {
+		return r, fmt.Errorf("task %s: stored spec unreadable: %w", r.Name, err)
+	}
+	if placement != "" {
+		_ = json.Unmarshal([]byte(placement), &r.Placement)
+	}
+	if pgids != "" {
+		_ = json.Unmarshal([]byte(pgids), &r.PGIDs)
+	}
+	r.SubmittedAt, r.StartedAt, r.FinishedAt, r.CheckpointAt = fromNanos(sub), fromNanos(start), fromNanos(fin), fromNanos(ckpt)
+	return r, nil
+}
+
+// ErrNotFound is returned when a record does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Task reads one task.
+func (s *Store) Task(ctx context.Context, name string) (TaskRecord, error) {
+	r, err := scanTask(s.r.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=?`, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("task %q: %w", name, ErrNotFound)
+	}
+	return r, err
+}
+
+// TaskFilter selects tasks for ListTasks.
+type TaskFilter struct {
+	Teams    []string // empty: all teams
+	States   []string // empty: all states
+	AfterSeq int64    // pagination cursor: only tasks submitted after this one
+	Limit    int
+}
+
+// ListTasks returns tasks in submission order.
+func (s *Store) ListTasks(ctx context.Context, f TaskFilter) ([]TaskRecord, error) {
+	q := `SELECT ` + taskCols + ` FROM tasks WHERE seq > ?`
+	args := []any{f.AfterSeq}
+	if len(f.Teams) > 0 {
+		q += ` AND team IN (?` + strings.Repeat(",?", len(f.Teams)-1) + `)`
+		for _, t := range f.Teams {
+			args = append(args, t)
+		}
+	}
+	if len(f.States) > 0 {
+		q += ` AND state IN (?` + strings.Repeat(",?", len(f.States)-1) + `)`
+		for _, st := range f.States {
+			args = append(args, st)
+		}
+	}
+	q += ` ORDER BY seq LIMIT ?`
+	args = append(args, f.Limit)
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TaskRecord
+	for rows.Next() {
+		r, err := scanTask(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// LiveTasks returns every task not in a terminal state, in submission order,
+// for recovery.
+func (s *Store) LiveTasks(ctx context.Context) ([]TaskRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE state NOT IN (?, ?, ?) ORDER BY seq`,
+		Succeeded, Failed, Cancelled)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TaskRecord
+	for rows.Next() {
+		r, err := scanTask(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// MaxSeq is the highest submission sequence stored (0 if none).
+func (s *Store) MaxSeq(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM tasks`).Scan(&n)
+	return n, err
+}
+
+// Events returns a task's events after id afterID, oldest first.
+func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]Event, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, task, team, at, kind, message FROM events WHERE task=? AND id > ? ORDER BY id LIMIT ?`,
+		task, afterID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var at int64
+		if err := rows.Scan(&e.ID, &e.Task, &e.Team, &at, &e.Kind, &e.Message); err != nil {
+			return nil, err
+		}
+		e.At = fromNanos(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Cluster reads the stored cluster configuration; ok is false if none.
+func (s *Store) Cluster(ctx context.Context) (c model.Cluster, ok bool, err error) {
+	var doc string
+	err = s.r.QueryRowContext(ctx, `SELECT doc FROM cluster WHERE id=1`).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, err
+	}
+	return c, true, json.Unmarshal([]byte(doc), &c)
+}
