@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/core"

@@ -57,7 +57,9 @@ func New(dir string, now func() time.Time) *Executor {
 }
 
 // CheckpointDir is where a task's checkpoints live, across runs.
-func (e *Executor) CheckpointDir(task string) string { return filepath.Join(e.dir, "tasks", task, "checkpoint") }
+func (e *Executor) CheckpointDir(task string) string {
+	return filepath.Join(e.dir, "tasks", task, "checkpoint")
+}
 
 func (e *Executor) logPath(task string, rank int) string {
 	return filepath.Join(e.dir, "tasks", task, "logs", fmt.Sprintf("rank-%d.log", rank))
