@@ -1,0 +1,112 @@
+package httpapi
+
+import (
+	"fmt"
+	"os/exec"
+	"strconv"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// TestTaskLifecycle: a two-pod task runs as real processes with the
+// documented environment, completes, and its events and logs are served.
+func TestTaskLifecycle(t *testing.T) {
+	e := newEnv(t, testCluster)
+	s := spec("hello", "alpha", "sh", "-c", `echo "task=$TASKGOV_TASK team=$TASKGOV_TEAM rank=$TASKGOV_NODE_RANK/$TASKGOV_NUM_NODES world=$WORLD_SIZE rank=$RANK master=$MASTER_ADDR:$MASTER_PORT gpus=$CUDA_VISIBLE_DEVICES resume=$TASKGOV_RESUME_COUNT ckpt=$TASKGOV_CHECKPOINT_DIR"`)
+	s.Nodes = 2
+	e.mustDo("POST", "/api/v1/tasks", e.admin, s, 201, nil)
+	v := e.waitState("hello", store.Succeeded, 10*time.Second)
+	if len(v.Placement) != 2 {
+		t.Fatalf("placement %v", v.Placement)
+	}
+	_, logs := e.do("GET", "/api/v1/tasks/hello/logs?rank=1", e.admin, nil)
+	for _, want := range []string{"task=hello team=alpha rank=1/2 world=2 rank=1 master=127.0.0.1:", "gpus=0,1,2,3,4,5,6,7", "resume=0", "ckpt=/"} {
+		if !strings.Contains(string(logs), want) {
+			t.Errorf("logs lack %q:\n%s", want, logs)
+		}
+	}
+	var evs struct{ Events []store.Event }
+	e.mustDo("GET", "/api/v1/tasks/hello/events", e.admin, nil, 200, &evs)
+	var kinds []string
+	for _, ev := range evs.Events {
+		kinds = append(kinds, ev.Kind)
+	}
+	if got := strings.Join(kinds, ","); got != "Submitted,Admitted,Started,Succeeded" {
+		t.Fatalf("events %s", got)
+	}
+}
+
+// TestFailureAutoResume: a failing task is retried up to maxRetry, then fails.
+func TestFailureAutoResume(t *testing.T) {
+	e := newEnv(t, testCluster)
+	s := spec("flaky", "alpha", "sh", "-c", "echo attempt $TASKGOV_RESUME_COUNT; exit 3")
+	s.AutoResume, s.MaxRetry = true, 1
+	e.mustDo("POST", "/api/v1/tasks", e.admin, s, 201, nil)
+	v := e.waitState("flaky", store.Failed, 10*time.Second)
+	if v.Retries != 1 || !strings.Contains(v.Message, "exited with code 3") {
+		t.Fatalf("retries %d, message %q", v.Retries, v.Message)
+	}
+	_, logs := e.do("GET", "/api/v1/tasks/flaky/logs", e.admin, nil)
+	if !strings.Contains(string(logs), "attempt 0") || !strings.Contains(string(logs), "attempt 1") {
+		t.Fatalf("want two attempts in the logs:\n%s", logs)
+	}
+}
+
+// TestPreemptionResumesFromCheckpoint runs the shipped example training
+// script: preempted by a higher-priority task, it saves a checkpoint within
+// its grace period, and the resumed run continues from that step.
+func TestPreemptionResumesFromCheckpoint(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed; the example script needs it")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(file), "..", "..", "examples", "train.py")
+	e := newEnv(t, `
+nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]
+policy:
+  taskPrioritization: TaskRanking
+  priorityClasses: [{name: inference, weight: 90}, {name: training, weight: 70}]
+teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
+`)
+	train := spec("train", "alpha", py, script, "--steps", "30", "--step-seconds", "0.1", "--checkpoint-every", "5")
+	e.mustDo("POST", "/api/v1/tasks", e.admin, train, 201, nil)
+	e.waitState("train", store.Running, 5*time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var v struct{ CheckpointAt time.Time }
+		e.mustDo("GET", "/api/v1/tasks/train", e.admin, nil, 200, &v)
+		_, logs := e.do("GET", "/api/v1/tasks/train/logs", e.admin, nil)
+		if !v.CheckpointAt.IsZero() && strings.Contains(string(logs), "checkpoint saved at step 10") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint reported:\n%s", logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	serve := spec("serve", "alpha", "sh", "-c", "sleep 0.5")
+	serve.Priority = "inference"
+	e.mustDo("POST", "/api/v1/tasks", e.admin, serve, 201, nil)
+	e.waitState("serve", store.Succeeded, 15*time.Second)
+	v := e.waitState("train", store.Succeeded, 20*time.Second)
+	if v.Resumes != 1 {
+		t.Fatalf("resumes %d, want 1", v.Resumes)
+	}
+	_, logs := e.do("GET", "/api/v1/tasks/train/logs", e.admin, nil)
+	text := string(logs)
+	i := strings.Index(text, "preempted: checkpoint saved at step ")
+	if i < 0 {
+		t.Fatalf("the script did not checkpoint on SIGTERM:\n%s", text)
+	}
+	var saved int
+	_, _ = fmt.Sscanf(text[i:], "preempted: checkpoint saved at step %d", &saved)
+	if saved < 10 || !strings.Contains(text, "resuming from checkpoint at step "+strconv.Itoa(saved)) || !strings.Contains(text, "training finished at step 30") {
+		t.Fatalf("the resumed run did not continue from step %d:\n%s", saved, text)
+	}
+}
