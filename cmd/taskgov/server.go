@@ -79,7 +79,7 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	defer st.Close()
 	exec := local.New(o.dataDir, time.Now)
 	defer exec.Close()
-	eng, err := engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillLeftovers: local.KillHandles})
+	eng, err := engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillStrays: exec.KillStrays})
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,9 @@ func (e *Engine) stopRun(task, why string, w *writes) {
 // startReady starts deferred admissions whose nodes no stopping pod holds
 // and whose own previous run has ended.
 func (e *Engine) startReady(w *writes) {
+	if e.closing {
+		return
+	}
 	busy := map[string]bool{}
 	for _, rn := range e.runs {
 		if rn.stopping != "" {

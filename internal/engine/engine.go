@@ -36,6 +36,7 @@ type Engine struct {
 	runs     map[string]*run // tasks whose pods are running or stopping
 	deferred []model.Admission
 	subs     map[*Subscription]struct{}
+	closing  bool // shutting down: start nothing new
 }
 
 // run is the executor-side state of one task's current pods.
@@ -79,8 +80,9 @@ type Options struct {
 	Cluster *model.Cluster
 	Now     func() time.Time
 	Log     *slog.Logger
-	// KillLeftovers stops processes a crashed earlier server left behind.
-	KillLeftovers func(handles []int)
+	// KillStrays stops processes a crashed earlier server left behind; it
+	// returns how many it stopped.
+	KillStrays func() int
 }
 
 // Open recovers state from the store, requeues tasks that were running when
@@ -122,7 +124,7 @@ func (e *Engine) do(ctx context.Context, audit *store.AuditEntry, fn func(w *wri
 
 func (e *Engine) loop() {
 	defer close(e.stopped)
-	timer := time.NewTimer(time.Hour)
+	timer := time.NewTimer(0) // a first cycle at once: recovery may have requeued tasks
 	defer timer.Stop()
 	for {
 		var batch []*op
@@ -229,6 +231,7 @@ func (e *Engine) step(batch []*op) error {
 // and requeued, so that the next start resumes them from their checkpoints.
 func (e *Engine) Shutdown(ctx context.Context) error {
 	_, err := e.do(ctx, nil, func(w *writes) (any, error) {
+		e.closing = true
 		for _, name := range e.runningNames() {
 			e.interrupt(name, "requeued at server shutdown; resumes from its last checkpoint", w)
 		}

@@ -37,15 +37,17 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	if e.seq, err = e.store.MaxSeq(ctx); err != nil {
 		return err
 	}
+	if o.KillStrays != nil {
+		if n := o.KillStrays(); n > 0 {
+			e.log.Warn("killed processes left by a previous server", "count", n)
+		}
+	}
 	now := e.now()
 	w := &writes{}
 	cl := e.cluster
 	w.put(func(tx *store.Tx) error { return tx.PutCluster(cl) })
 	for i := range live {
 		r := &live[i]
-		if len(r.PGIDs) > 0 && o.KillLeftovers != nil {
-			o.KillLeftovers(r.PGIDs)
-		}
 		wasRunning := r.State == store.Running || r.State == store.Interrupted
 		resumes := r.Resumes
 		if wasRunning {

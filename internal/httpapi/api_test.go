@@ -3,9 +3,9 @@ package httpapi
 import (
 	"fmt"
 	"os/exec"
-	"strconv"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"

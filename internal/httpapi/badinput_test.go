@@ -51,7 +51,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 	if len(list.Tasks) != 0 {
 		t.Fatalf("bad input stored %d tasks", len(list.Tasks))
 	}
-	var teams struct{ Teams []struct{ FairShareWeight int } }
+	var teams struct {
+		Teams []struct{ FairShareWeight int }
+	}
 	e.mustDo("GET", "/api/v1/teams", e.admin, nil, 200, &teams)
 	if teams.Teams[0].FairShareWeight != 1 {
 		t.Fatalf("a refused team change altered the team: %+v", teams.Teams[0])

@@ -10,6 +10,7 @@
 package local
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -48,8 +49,12 @@ type taskProcs struct {
 
 var _ executor.Executor = (*Executor)(nil)
 
-// New returns an executor that keeps checkpoints and logs under dir.
+// New returns an executor that keeps checkpoints and logs under dir (made
+// absolute).
 func New(dir string, now func() time.Time) *Executor {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	e := &Executor{dir: dir, events: make(chan executor.Event, 1024), now: now,
 		tasks: map[string]*taskProcs{}, done: make(chan struct{})}
 	go e.watchCheckpoints()
@@ -117,6 +122,7 @@ func (e *Executor) startPod(spec executor.StartSpec, pod executor.Pod, ckpt stri
 		gpus[i] = strconv.Itoa(g)
 	}
 	env := append(os.Environ(),
+		dataDirVar+"="+e.dir,
 		"TASKGOV_TASK="+spec.Task, "TASKGOV_TEAM="+spec.Team, "TASKGOV_NODE="+pod.Node,
 		"TASKGOV_NODE_RANK="+strconv.Itoa(pod.Rank), "TASKGOV_NUM_NODES="+strconv.Itoa(len(spec.Pods)),
 		"TASKGOV_CHECKPOINT_DIR="+ckpt, "TASKGOV_RESUME_COUNT="+strconv.Itoa(spec.Resumes),
@@ -199,13 +205,33 @@ func (e *Executor) Handles(task string) []int {
 	return out
 }
 
-// KillHandles kills leftover process groups from an earlier server process.
-func KillHandles(pgids []int) {
-	for _, pg := range pgids {
-		if pg > 1 {
-			_ = syscall.Kill(-pg, syscall.SIGKILL)
+// dataDirVar marks every pod process (and, by inheritance, its children)
+// with the executor's directory, so strays can be found after a crash.
+const dataDirVar = "TASKGOV_DATA_DIR"
+
+// KillStrays kills every process on this host whose environment carries
+// this executor's directory: pods, and their children, left behind by a
+// server that crashed. A pod's direct child dies with the server
+// (Pdeathsig), but its own children would not. It returns how many it killed.
+func (e *Executor) KillStrays() int {
+	marker := []byte(dataDirVar + "=" + e.dir + "\x00")
+	self := os.Getpid()
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	killed := 0
+	for _, p := range procs {
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), append([]byte{0}, marker...)) {
+			continue
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed++
 		}
 	}
+	return killed
 }
 
 // watchCheckpoints polls running tasks' checkpoint files and reports new ones.
