@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// loadtestCmd measures the server the way users load it: durable task
+// submissions over loopback HTTP from concurrent clients. It starts its own
+// `taskgov server` child process on a fresh data directory.
+func loadtestCmd() *cobra.Command {
+	var clients, tasks, stored, pending int
+	c := &cobra.Command{
+		Use:   "loadtest",
+		Short: "Measure acknowledged (durable) submissions per second and latency against a fresh local server",
+		Long: `Starts a taskgov server child process on a temporary data directory and a loopback port,
+submits --tasks tasks from --clients concurrent clients, and reports throughput and p50/p99 latency of
+acknowledged submissions (each acknowledged only after an fsynced commit).
+With --stored, it then fills the database to --stored tasks, cancels all but --pending of them, and reports
+the server's resident memory.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return loadtest(cmd.OutOrStdout(), clients, tasks, stored, pending)
+		},
+	}
+	c.Flags().IntVar(&clients, "clients", 16, "concurrent clients")
+	c.Flags().IntVar(&tasks, "tasks", 5000, "tasks to submit in the timed phase")
+	c.Flags().IntVar(&stored, "stored", 0, "then fill the database to this many tasks (0: skip the memory phase)")
+	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
+	return c
+}
+
+func loadtest(out io.Writer, clients, tasks, stored, pending int) error {
+	dir, err := os.MkdirTemp("", "taskgov-loadtest-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg := filepath.Join(dir, "cluster.yaml")
+	// One node and a team with no quota: every task stays pending, so the
+	// figures measure the API, the scheduler cycle and storage, not processes.
+	if err := os.WriteFile(cfg, []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
+		"teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}]\n"), 0o644); err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	srv := exec.Command(self, "server", "--config", cfg, "--data-dir", dir, "--listen", addr)
+	srv.Stderr = io.Discard
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = srv.Process.Signal(syscall.SIGTERM); _ = srv.Wait() }()
+	base := "http://" + addr
+	token, err := waitReady(base, dir)
+	if err != nil {
+		return err
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
+	post := func(path string, body any) (time.Duration, error) {
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", base+path, bytes.NewReader(b))
+		req.Header.Set("Authorization", "Bearer "+token)
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		rb, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode >= 300 {
+			return 0, fmt.Errorf("%s: %d %s", path, resp.StatusCode, rb)
+		}
+		return time.Since(start), nil
+	}
+	submit := func(i int) (time.Duration, error) {
+		return post("/api/v1/tasks", map[string]any{"name": fmt.Sprintf("t%d", i), "team": "load",
+			"instanceType": "ml.p5.48xlarge", "perNode": map[string]int{"gpus": 1}, "command": []string{"true"}})
+	}
+	lat, elapsed, err := parallel(clients, 0, tasks, submit)
+	if err != nil {
+		return err
+	}
+	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
+	fmt.Fprintf(out, "submissions: %d from %d clients in %.2fs: %.0f acknowledged/s, latency p50 %.1f ms, p99 %.1f ms\n",
+		tasks, clients, elapsed.Seconds(), float64(tasks)/elapsed.Seconds(),
+		ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
+	if stored <= 0 {
+		return nil
+	}
+	if stored < tasks || pending > stored {
+		return fmt.Errorf("--stored must be at least --tasks, and --pending at most --stored")
+	}
+	if _, _, err := parallel(clients, tasks, stored, submit); err != nil {
+		return err
+	}
+	cancel := func(i int) (time.Duration, error) { return post(fmt.Sprintf("/api/v1/tasks/t%d/cancel", i), nil) }
+	if _, _, err := parallel(clients, 0, stored-pending, cancel); err != nil {
+		return err
+	}
+	time.Sleep(time.Second)
+	rss, err := residentKiB(srv.Process.Pid)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "memory: %d tasks stored, %d pending: server resident set %.1f MiB\n", stored, pending, float64(rss)/1024)
+	return nil
+}
+
+// parallel runs fn(i) for i in [from, to) over n workers, returning each
+// call's latency and the wall time.
+func parallel(n, from, to int, fn func(int) (time.Duration, error)) ([]time.Duration, time.Duration, error) {
+	var next atomic.Int64
+	next.Store(int64(from))
+	lat := make([]time.Duration, to-from)
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= to {
+					return
+				}
+				d, err := fn(i)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+				lat[i-from] = d
+			}
+		}()
+	}
+	wg.Wait()
+	return lat, time.Since(start), firstErr
+}
+
+func waitReady(base, dir string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		if resp, err := http.Get(base + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				tok, err := os.ReadFile(filepath.Join(dir, "admin.token"))
+				return strings.TrimSpace(string(tok)), err
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "", fmt.Errorf("the server did not become ready")
+}
+
+func residentKiB(pid int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			var kib int
+			_, err := fmt.Sscan(f[1], &kib)
+			return kib, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
