@@ -26,7 +26,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(demoCmd(), scenarioCmd(), validateCmd(), topologyCmd(), serverCmd(), loadtestCmd())
+	root.AddCommand(demoCmd(), scenarioCmd(), validateCmd(), topologyCmd(), serverCmd(), loadtestCmd(), exampleTrainCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "taskgov:", err)
 		if errors.Is(err, model.ErrInvalid) {

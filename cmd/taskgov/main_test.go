@@ -36,9 +36,9 @@ func TestCLI(t *testing.T) {
 		return string(out), code
 	}
 
-	out, code := run("demo")
+	out, code := run("scenario", "demo")
 	if code != 0 || !strings.Contains(out, "Reclaim for serve") || !strings.Contains(out, "wait ") {
-		t.Fatalf("demo: exit %d\n%s", code, out)
+		t.Fatalf("scenario demo: exit %d\n%s", code, out)
 	}
 
 	dir := t.TempDir()
@@ -74,5 +74,23 @@ func TestCLI(t *testing.T) {
 	}
 	if _, code = run("scenario", "run", filepath.Join(dir, "missing.yaml")); code != exitFailure {
 		t.Fatalf("missing scenario file: exit %d, want %d", code, exitFailure)
+	}
+}
+
+// TestLiveDemo runs the README's main command end to end: a real server,
+// the training job preempted and resumed from its checkpoint.
+func TestLiveDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the live demo (about 20 s)")
+	}
+	bin := buildBinary(t)
+	out, err := exec.Command(bin, "demo", "--data-dir", t.TempDir()).CombinedOutput()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	for _, want := range []string{"preempted (Reclaim) for chat-serving", "resuming from checkpoint at step", "training finished at step 40"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("demo output lacks %q:\n%s", want, out)
+		}
 	}
 }

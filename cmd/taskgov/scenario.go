@@ -10,7 +10,7 @@ import (
 	"github.com/taskgov/taskgov/internal/scenario"
 )
 
-func demoCmd() *cobra.Command {
+func scenarioDemoCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
 		Short: "Replay the built-in demo scenario and print every scheduling decision",
@@ -42,7 +42,7 @@ func scenarioCmd() *cobra.Command {
 	}
 	run.Flags().Int64Var(&seed, "seed", 0, "seed for the core's randomized tie-breaks")
 	c := &cobra.Command{Use: "scenario", Short: "Scenario files: a cluster, timed inputs and expected decisions"}
-	c.AddCommand(run)
+	c.AddCommand(run, scenarioDemoCmd())
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -27,6 +28,7 @@ import (
 // serverOptions are the flags of `taskgov server`; keep them stable.
 type serverOptions struct {
 	config, dataDir, listen, tlsCert, tlsKey string
+	logTo                                    io.Writer // default stderr
 }
 
 func serverCmd() *cobra.Command {
@@ -63,7 +65,10 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if o.logTo == nil {
+		o.logTo = os.Stderr
+	}
+	log := slog.New(slog.NewTextHandler(o.logTo, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var cluster *model.Cluster
 	if o.config != "" {
 		c, err := config.LoadCluster(o.config)
