@@ -47,31 +47,47 @@ func (s *Server) routes() {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(openAPI)
 	})
-	s.handle("POST /api/v1/tasks", s.submitTask)
-	s.handle("GET /api/v1/tasks", s.listTasks)
-	s.handle("GET /api/v1/tasks/{name}", s.getTask)
-	s.handle("POST /api/v1/tasks/{name}/{action}", s.taskAction)
-	s.handle("GET /api/v1/tasks/{name}/events", s.taskEvents)
-	s.handle("GET /api/v1/tasks/{name}/logs", s.taskLogs)
-	s.handle("GET /api/v1/queue", s.queue)
-	s.handle("GET /api/v1/events", s.eventStream)
-	s.handle("GET /api/v1/teams", s.listTeams)
-	s.handle("PUT /api/v1/teams/{name}", s.putTeam)
-	s.handle("DELETE /api/v1/teams/{name}", s.deleteTeam)
-	s.handle("GET /api/v1/usage", s.usage)
-	s.handle("GET /api/v1/policy", s.getPolicy)
-	s.handle("PUT /api/v1/policy", s.putPolicy)
-	s.handle("GET /api/v1/nodes", s.listNodes)
-	s.handle("POST /api/v1/nodes/{name}/{action}", s.nodeAction)
-	s.handle("GET /api/v1/topology", s.topology)
-	s.handle("POST /api/v1/tokens", s.createToken)
-	s.handle("GET /api/v1/tokens", s.listTokens)
-	s.handle("DELETE /api/v1/tokens/{id}", s.revokeToken)
-	s.handle("GET /api/v1/audit", s.auditLog)
+	for _, rt := range s.apiRoutes() {
+		s.handle(rt.pattern, rt.h)
+	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, &apiError{Status: http.StatusNotFound, Code: "not_found",
 			Message: "no such endpoint: " + r.Method + " " + r.URL.Path, Fix: "see /api/v1/openapi.json"})
 	})
+}
+
+// route is one authenticated endpoint.
+type route struct {
+	pattern string
+	h       handler
+}
+
+// apiRoutes is the table of authenticated endpoints; openapi.json must
+// describe each (a test checks).
+func (s *Server) apiRoutes() []route {
+	return []route{
+		{"POST /api/v1/tasks", s.submitTask},
+		{"GET /api/v1/tasks", s.listTasks},
+		{"GET /api/v1/tasks/{name}", s.getTask},
+		{"POST /api/v1/tasks/{name}/{action}", s.taskAction},
+		{"GET /api/v1/tasks/{name}/events", s.taskEvents},
+		{"GET /api/v1/tasks/{name}/logs", s.taskLogs},
+		{"GET /api/v1/queue", s.queue},
+		{"GET /api/v1/events", s.eventStream},
+		{"GET /api/v1/teams", s.listTeams},
+		{"PUT /api/v1/teams/{name}", s.putTeam},
+		{"DELETE /api/v1/teams/{name}", s.deleteTeam},
+		{"GET /api/v1/usage", s.usage},
+		{"GET /api/v1/policy", s.getPolicy},
+		{"PUT /api/v1/policy", s.putPolicy},
+		{"GET /api/v1/nodes", s.listNodes},
+		{"POST /api/v1/nodes/{name}/{action}", s.nodeAction},
+		{"GET /api/v1/topology", s.topology},
+		{"POST /api/v1/tokens", s.createToken},
+		{"GET /api/v1/tokens", s.listTokens},
+		{"DELETE /api/v1/tokens/{id}", s.revokeToken},
+		{"GET /api/v1/audit", s.auditLog},
+	}
 }
 
 func (s *Server) handle(pattern string, h handler) {

@@ -1,0 +1,74 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// TestDurableAcrossReopen: committed tasks, events and tokens survive closing
+// and reopening the database, and migrations run once.
+func TestDurableAcrossReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	ctx := context.Background()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1700000000, 5).UTC()
+	err = s.Commit(ctx, func(tx *Tx) error {
+		for i, name := range []string{"a", "b", "c"} {
+			r := TaskRecord{Name: name, Team: "t", Seq: int64(i + 1), State: Pending, SubmittedAt: now,
+				Spec: model.TaskSpec{Name: name, Team: "t", InstanceType: "ml.p5.48xlarge", Nodes: 2}}
+			if err := tx.InsertTask(r); err != nil {
+				return err
+			}
+			if err := tx.AddEvent(Event{Task: name, Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
+				return err
+			}
+		}
+		r := TaskRecord{Name: "b", Team: "t", Seq: 2, State: Succeeded, SubmittedAt: now, FinishedAt: now,
+			Spec: model.TaskSpec{Name: "b", Team: "t"}}
+		if err := tx.UpdateTask(r); err != nil {
+			return err
+		}
+		return tx.InsertToken(Token{ID: "tok-1", Role: RoleMember, Team: "t", CreatedAt: now}, "hash1")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A failed transaction leaves nothing behind.
+	_ = s.Commit(ctx, func(tx *Tx) error {
+		_ = tx.InsertTask(TaskRecord{Name: "ghost", Team: "t", Seq: 9, State: Pending})
+		return tx.InsertTask(TaskRecord{Name: "a", Team: "t", Seq: 10, State: Pending}) // duplicate name
+	})
+	s.Close()
+
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	live, err := s.LiveTasks(ctx)
+	if err != nil || len(live) != 2 || live[0].Name != "a" || live[1].Name != "c" || live[0].Spec.Nodes != 2 || !live[0].SubmittedAt.Equal(now) {
+		t.Fatalf("live tasks after reopen: %+v %v", live, err)
+	}
+	if _, err := s.Task(ctx, "ghost"); err == nil {
+		t.Fatal("a rolled-back insert survived")
+	}
+	evs, _ := s.Events(ctx, "c", 0, 10)
+	if len(evs) != 1 || evs[0].Kind != "Submitted" {
+		t.Fatalf("events: %+v", evs)
+	}
+	tok, err := s.TokenByHash(ctx, "hash1")
+	if err != nil || tok.Team != "t" {
+		t.Fatalf("token: %+v %v", tok, err)
+	}
+	page, _ := s.ListTasks(ctx, TaskFilter{Teams: []string{"t"}, States: []string{Pending}, AfterSeq: 1, Limit: 10})
+	if len(page) != 1 || page[0].Name != "c" {
+		t.Fatalf("filtered page: %+v", page)
+	}
+}
