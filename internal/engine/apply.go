@@ -63,10 +63,7 @@ func (e *Engine) stopRun(task, why string, w *writes) {
 		return
 	}
 	rn.stopping = why
-	grace := time.Duration(model.DefaultGracePeriodSeconds) * time.Second
-	if r := e.records[task]; r != nil && r.Spec.GracePeriodSeconds > 0 {
-		grace = time.Duration(r.Spec.GracePeriodSeconds) * time.Second
-	}
+	grace := e.gracePeriod(e.records[task])
 	w.acts = append(w.acts, func() { e.exec.Stop(task, grace) })
 }
 
@@ -252,4 +249,21 @@ func (e *Engine) event(r *store.TaskRecord, kind, msg string, w *writes) {
 	ev := store.Event{Task: r.Name, Team: r.Team, At: e.now(), Kind: kind, Message: msg}
 	w.put(func(tx *store.Tx) error { return tx.AddEvent(ev) })
 	w.events = append(w.events, ev)
+}
+
+// gracePeriod is the task's own grace period, else its priority class's,
+// else the default.
+func (e *Engine) gracePeriod(r *store.TaskRecord) time.Duration {
+	secs := model.DefaultGracePeriodSeconds
+	if r != nil {
+		for _, c := range e.sched.Policy().PriorityClasses {
+			if c.Name == r.Spec.Priority && c.GracePeriodSeconds > 0 {
+				secs = c.GracePeriodSeconds
+			}
+		}
+		if r.Spec.GracePeriodSeconds > 0 {
+			secs = r.Spec.GracePeriodSeconds
+		}
+	}
+	return time.Duration(secs) * time.Second
 }

@@ -141,12 +141,12 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p principal) e
 			return &model.FieldError{Field: "rank", Problem: "no such pod", Fix: "pass a pod rank from 0 to nodes-1"}
 		}
 	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	rc, err := s.eng.Logs(v.Name, rank)
 	if err != nil {
-		return &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "no logs yet for task " + strconv.Quote(v.Name) + " pod " + strconv.Itoa(rank)}
+		return nil // the pod has not started yet: no output so far
 	}
 	defer rc.Close()
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = io.Copy(w, rc)
 	return nil
 }

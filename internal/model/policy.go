@@ -23,6 +23,9 @@ const (
 type PriorityClass struct {
 	Name   string `yaml:"name" json:"name"`
 	Weight int    `yaml:"weight" json:"weight"`
+	// GracePeriodSeconds, if set, is the preemption grace period of tasks of
+	// this class that set none themselves.
+	GracePeriodSeconds int `yaml:"gracePeriodSeconds,omitempty" json:"gracePeriodSeconds,omitempty"`
 }
 
 // Policy is the cluster-wide scheduling policy. Pointer fields are optional;

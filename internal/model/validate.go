@@ -123,6 +123,9 @@ func (p Policy) validate(f string) Errors {
 		if pc.Weight < 0 || pc.Weight > 100 {
 			errs = append(errs, fieldErr(pf+".weight", "use a whole number from 0 to 100", "%d is out of range", pc.Weight))
 		}
+		if pc.GracePeriodSeconds < 0 || pc.GracePeriodSeconds > 3600 {
+			errs = append(errs, fieldErr(pf+".gracePeriodSeconds", "use 0 (the default, 30 s) to 3600 seconds", "%d is out of range", pc.GracePeriodSeconds))
+		}
 	}
 	for name, v := range map[string]*int64{"fairShareMinRuntimeSeconds": p.FairShareMinRuntimeSeconds,
 		"starvationBoundSeconds": p.StarvationBoundSeconds, "restartCostSeconds": p.RestartCostSeconds} {
