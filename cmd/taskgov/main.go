@@ -6,33 +6,75 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskgov/taskgov/internal/client"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
 // Exit codes, documented in the README.
 const (
-	exitOK      = 0
-	exitFailure = 1 // taskgov itself failed
-	exitInput   = 2 // the input was refused: fix it and retry
+	exitOK       = 0
+	exitFailure  = 1 // taskgov or the server failed, or the server is unreachable
+	exitInput    = 2 // the input was refused: fix it and retry
+	exitAuth     = 3 // no valid token, or the token may not do that
+	exitNotFound = 4 // the job, team, node or token does not exist
+	exitConflict = 5 // the request clashes with the current state
 )
 
 func main() {
+	root := newRootCmd()
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, root.Name()+":", err)
+		os.Exit(exitCode(err))
+	}
+	os.Exit(exitOK)
+}
+
+// newRootCmd builds the whole command tree.
+func newRootCmd() *cobra.Command {
+	connFlags.server, connFlags.token = "", ""
 	root := &cobra.Command{
 		Use:           "taskgov",
 		Short:         "Task governance for shared GPU clusters: quotas, lending, fair share, priorities, gang scheduling",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(demoCmd(), scenarioCmd(), validateCmd(), topologyCmd(), serverCmd(), loadtestCmd(), exampleTrainCmd())
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "taskgov:", err)
-		if errors.Is(err, model.ErrInvalid) {
-			os.Exit(exitInput)
-		}
-		os.Exit(exitFailure)
+	if hyperpodMode {
+		root.Use = "hyperpod"
 	}
-	os.Exit(exitOK)
+	root.PersistentFlags().StringVar(&connFlags.server, "server", "", "taskgov server URL (or TASKGOV_SERVER, or taskgov login)")
+	root.PersistentFlags().StringVar(&connFlags.token, "token", "", "API token (or TASKGOV_TOKEN, or taskgov login)")
+	root.AddCommand(demoCmd(), scenarioCmd(), validateCmd(), topologyCmd(), serverCmd(), loadtestCmd(), exampleTrainCmd(),
+		loginCmd(), startJobCmd(), listJobsCmd(), getJobCmd(), cancelJobCmd(), patchJobCmd(), listPodsCmd(), getLogCmd(),
+		policyCmd(), teamCmd(), priorityClassCmd(), nodeCmd(), tokenCmd(), applyCmd())
+	return root
+}
+
+// exitCode maps an error to the documented exit codes.
+func exitCode(err error) int {
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		switch {
+		case ce.Status == 401 || ce.Status == 403:
+			return exitAuth
+		case ce.Status == 404:
+			return exitNotFound
+		case ce.Status == 409:
+			return exitConflict
+		case ce.Status >= 400 && ce.Status < 500:
+			return exitInput
+		}
+		return exitFailure
+	}
+	if errors.Is(err, model.ErrInvalid) {
+		return exitInput
+	}
+	if strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown command") ||
+		strings.Contains(err.Error(), "accepts ") || strings.Contains(err.Error(), "required flag") {
+		return exitInput
+	}
+	return exitFailure
 }

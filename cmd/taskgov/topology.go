@@ -14,19 +14,31 @@ import (
 func topologyCmd() *cobra.Command {
 	var output string
 	c := &cobra.Command{
-		Use:   "topology CLUSTER_FILE",
-		Short: "Print the network topology tree (layer 1 → layer 2 → layer 3 → nodes) with GPUs per domain",
-		Args:  cobra.ExactArgs(1),
+		Use:   "topology [CLUSTER_FILE]",
+		Short: "Print the network topology tree (layer 1 → layer 2 → layer 3 → nodes) with GPUs and tasks per domain",
+		Long:  "With a cluster file, its tree; without, the live tree from the server (--server/--token).",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := config.LoadCluster(args[0])
-			if err != nil {
-				return err
+			var view model.TopologyView
+			if len(args) == 1 {
+				cl, err := config.LoadCluster(args[0])
+				if err != nil {
+					return err
+				}
+				s, err := core.New(cl, 0)
+				if err != nil {
+					return err
+				}
+				view = s.TopologyView()
+			} else {
+				cl, err := apiClient()
+				if err != nil {
+					return err
+				}
+				if err := cl.Do(cmd.Context(), "GET", "/api/v1/topology", nil, &view); err != nil {
+					return err
+				}
 			}
-			s, err := core.New(cl, 0)
-			if err != nil {
-				return err
-			}
-			view := s.TopologyView()
 			switch output {
 			case "text":
 				fmt.Fprint(cmd.OutOrStdout(), view.Text(100))

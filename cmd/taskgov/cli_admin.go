@@ -1,0 +1,280 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskgov/taskgov/internal/client"
+	"github.com/taskgov/taskgov/internal/config"
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+func policyCmd() *cobra.Command {
+	c := &cobra.Command{Use: "policy", Short: "Show or change the cluster policy (admin to change)"}
+	var output, file string
+	get := &cobra.Command{Use: "get", Short: "Show the policy", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			var p model.Policy
+			if err := cl.Do(cmd.Context(), "GET", "/api/v1/policy", nil, &p); err != nil {
+				return err
+			}
+			return printOut(cmd.OutOrStdout(), output, p, func(tw *tabwriter.Writer) { policyTable(tw, p) })
+		}}
+	get.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
+	var prio, idle string
+	set := &cobra.Command{Use: "set", Short: "Change the policy: flags, or a whole policy with -f", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			var p model.Policy
+			if file != "" {
+				b, err := os.ReadFile(file)
+				if err != nil {
+					return err
+				}
+				if err := config.Decode(b, &p); err != nil {
+					return err
+				}
+			} else if err := cl.Do(cmd.Context(), "GET", "/api/v1/policy", nil, &p); err != nil {
+				return err
+			}
+			if prio != "" {
+				p.TaskPrioritization = model.TaskPrioritization(prio)
+			}
+			if idle != "" {
+				p.IdleComputeAllocation = model.IdleComputeAllocation(idle)
+			}
+			if err := cl.Do(cmd.Context(), "PUT", "/api/v1/policy", p, &p); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "policy updated")
+			return nil
+		}}
+	set.Flags().StringVar(&prio, "task-prioritization", "", "FirstComeFirstServe or TaskRanking")
+	set.Flags().StringVar(&idle, "idle-compute-allocation", "", "FirstComeFirstServe or FairShare")
+	set.Flags().StringVarP(&file, "file", "f", "", "YAML policy to apply whole")
+	c.AddCommand(get, set)
+	return c
+}
+
+func policyTable(tw *tabwriter.Writer, p model.Policy) {
+	row(tw, "Task prioritization:", p.TaskPrioritization)
+	row(tw, "Idle compute allocation:", p.IdleComputeAllocation)
+	row(tw, "Borrow unallocated:", deref(p.BorrowUnallocated))
+	row(tw, "Fair-share rebalance:", deref(p.FairShareRebalance))
+	row(tw, "Fair-share minimum runtime:", fmt.Sprintf("%ds", derefInt(p.FairShareMinRuntimeSeconds)))
+	row(tw, "Starvation bound:", fmt.Sprintf("%ds", derefInt(p.StarvationBoundSeconds)))
+	row(tw, "Restart cost:", fmt.Sprintf("%ds", derefInt(p.RestartCostSeconds)))
+	for _, c := range p.PriorityClasses {
+		row(tw, "Priority class:", fmt.Sprintf("%s (weight %d)", c.Name, c.Weight))
+	}
+}
+
+func deref(b *bool) string {
+	if b == nil {
+		return "-"
+	}
+	return strconv.FormatBool(*b)
+}
+
+func derefInt(v *int64) int64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+func priorityClassCmd() *cobra.Command {
+	c := &cobra.Command{Use: "priority-class", Short: "Create, delete or list priority classes (admin to change)"}
+	var weight, grace int
+	var output string
+	change := func(cmd *cobra.Command, fn func(p *model.Policy) error) error {
+		cl, err := apiClient()
+		if err != nil {
+			return err
+		}
+		var p model.Policy
+		if err := cl.Do(cmd.Context(), "GET", "/api/v1/policy", nil, &p); err != nil {
+			return err
+		}
+		if err := fn(&p); err != nil {
+			return err
+		}
+		return cl.Do(cmd.Context(), "PUT", "/api/v1/policy", p, nil)
+	}
+	create := &cobra.Command{Use: "create NAME", Short: "Create (or re-weight) a class", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := change(cmd, func(p *model.Policy) error {
+				for i, pc := range p.PriorityClasses {
+					if pc.Name == args[0] {
+						p.PriorityClasses[i] = model.PriorityClass{Name: args[0], Weight: weight, GracePeriodSeconds: grace}
+						return nil
+					}
+				}
+				p.PriorityClasses = append(p.PriorityClasses, model.PriorityClass{Name: args[0], Weight: weight, GracePeriodSeconds: grace})
+				return nil
+			})
+			if err == nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "priority class %s: weight %d\n", args[0], weight)
+			}
+			return err
+		}}
+	create.Flags().IntVar(&weight, "weight", 0, "0 to 100; higher ranks first")
+	create.Flags().IntVar(&grace, "grace-period", 0, "preemption grace period of its tasks, seconds")
+	del := &cobra.Command{Use: "delete NAME", Short: "Delete a class no live task uses", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := change(cmd, func(p *model.Policy) error {
+				out := p.PriorityClasses[:0]
+				for _, pc := range p.PriorityClasses {
+					if pc.Name != args[0] {
+						out = append(out, pc)
+					}
+				}
+				if len(out) == len(p.PriorityClasses) {
+					return &client.Error{Status: 404, Message: fmt.Sprintf("priority class %q does not exist", args[0])}
+				}
+				p.PriorityClasses = out
+				return nil
+			})
+			if err == nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "priority class %s deleted\n", args[0])
+			}
+			return err
+		}}
+	list := &cobra.Command{Use: "list", Short: "List classes", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			var p model.Policy
+			if err := cl.Do(cmd.Context(), "GET", "/api/v1/policy", nil, &p); err != nil {
+				return err
+			}
+			return printOut(cmd.OutOrStdout(), output, map[string]any{"priorityClasses": p.PriorityClasses}, func(tw *tabwriter.Writer) {
+				row(tw, "NAME", "WEIGHT", "GRACE PERIOD")
+				for _, pc := range p.PriorityClasses {
+					g := "-"
+					if pc.GracePeriodSeconds > 0 {
+						g = fmt.Sprintf("%ds", pc.GracePeriodSeconds)
+					}
+					row(tw, pc.Name, pc.Weight, g)
+				}
+			})
+		}}
+	list.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
+	c.AddCommand(create, del, list)
+	return c
+}
+
+func nodeCmd() *cobra.Command {
+	c := &cobra.Command{Use: "node", Short: "List nodes, or cordon, uncordon or drain one (admin)"}
+	var output string
+	list := &cobra.Command{Use: "list", Short: "List nodes", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			var resp struct{ Nodes []client.Node }
+			if err := cl.Do(cmd.Context(), "GET", "/api/v1/nodes", nil, &resp); err != nil {
+				return err
+			}
+			return printOut(cmd.OutOrStdout(), output, resp, func(tw *tabwriter.Writer) {
+				row(tw, "NAME", "INSTANCE TYPE", "STATUS", "GPUS FREE", "LAYER-3")
+				for _, n := range resp.Nodes {
+					status := "Ready"
+					switch {
+					case !n.Healthy:
+						status = "Unhealthy"
+					case n.Cordoned:
+						status = "Cordoned"
+					}
+					row(tw, n.Name, n.InstanceType, status, fmt.Sprintf("%d/%d", n.FreeGPUs, n.GPUs), orDash(n.Labels[model.LabelLayer3]))
+				}
+			})
+		}}
+	list.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
+	c.AddCommand(list)
+	for _, action := range []string{"cordon", "uncordon", "drain"} {
+		action := action
+		c.AddCommand(&cobra.Command{Use: action + " NODE", Short: strings.ToUpper(action[:1]) + action[1:] + " a node", Args: cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				cl, err := apiClient()
+				if err != nil {
+					return err
+				}
+				if err := cl.Do(cmd.Context(), "POST", "/api/v1/nodes/"+args[0]+"/"+action, nil, nil); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "node %s: %s\n", args[0], action)
+				return nil
+			}})
+	}
+	return c
+}
+
+func tokenCmd() *cobra.Command {
+	c := &cobra.Command{Use: "token", Short: "Issue, revoke or list API tokens (admin)"}
+	var role, team, note, output string
+	create := &cobra.Command{Use: "create", Short: "Issue a token; the secret is printed once", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			var out struct{ Token, ID, Role, Team string }
+			if err := cl.Do(cmd.Context(), "POST", "/api/v1/tokens", map[string]string{"role": role, "team": teamOf(team), "note": note}, &out); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out.Token)
+			fmt.Fprintf(cmd.ErrOrStderr(), "token %s (%s %s) issued; store it now, it is not shown again\n", out.ID, out.Role, out.Team)
+			return nil
+		}}
+	create.Flags().StringVar(&role, "role", "member", "admin, member or viewer")
+	create.Flags().StringVar(&team, "team", "", "the member's team (optional for viewers)")
+	create.Flags().StringVar(&note, "note", "", "who or what the token is for")
+	revoke := &cobra.Command{Use: "revoke ID", Short: "Revoke a token", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			if err := cl.Do(cmd.Context(), "DELETE", "/api/v1/tokens/"+args[0], nil, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "token %s revoked\n", args[0])
+			return nil
+		}}
+	list := &cobra.Command{Use: "list", Short: "List tokens (never their secrets)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			var resp struct{ Tokens []client.Token }
+			if err := cl.Do(cmd.Context(), "GET", "/api/v1/tokens", nil, &resp); err != nil {
+				return err
+			}
+			return printOut(cmd.OutOrStdout(), output, resp, func(tw *tabwriter.Writer) {
+				row(tw, "ID", "ROLE", "TEAM", "REVOKED", "NOTE")
+				for _, t := range resp.Tokens {
+					row(tw, t.ID, t.Role, orDash(t.Team), !t.RevokedAt.IsZero(), orDash(t.Note))
+				}
+			})
+		}}
+	list.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
+	c.AddCommand(create, revoke, list)
+	return c
+}

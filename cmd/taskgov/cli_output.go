@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// printOut writes v as json or yaml, or calls table for people.
+func printOut(w io.Writer, format string, v any, table func(tw *tabwriter.Writer)) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	case "yaml":
+		// Through JSON, so that YAML keys are the API's field names.
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		var generic any
+		if err := json.Unmarshal(b, &generic); err != nil {
+			return err
+		}
+		out, err := yaml.Marshal(generic)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(out)
+		return err
+	case "table", "":
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		table(tw)
+		return tw.Flush()
+	}
+	return &model.FieldError{Field: "--output", Problem: fmt.Sprintf("unknown format %q", format), Fix: "use table, json or yaml"}
+}
+
+// row writes tab-separated cells.
+func row(tw *tabwriter.Writer, cells ...any) {
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		parts[i] = fmt.Sprint(c)
+	}
+	fmt.Fprintln(tw, strings.Join(parts, "\t"))
+}
+
+// ago renders a time as an age for tables ("-" when zero).
+func ago(t time.Time, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
