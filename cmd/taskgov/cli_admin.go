@@ -9,9 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/client"
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
 )
 
 func policyCmd() *cobra.Command {
@@ -187,7 +189,7 @@ func nodeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var resp struct{ Nodes []client.Node }
+			var resp struct{ Nodes []apitypes.Node }
 			if err := cl.Do(cmd.Context(), "GET", "/api/v1/nodes", nil, &resp); err != nil {
 				return err
 			}
@@ -263,7 +265,7 @@ func tokenCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var resp struct{ Tokens []client.Token }
+			var resp struct{ Tokens []store.Token }
 			if err := cl.Do(cmd.Context(), "GET", "/api/v1/tokens", nil, &resp); err != nil {
 				return err
 			}

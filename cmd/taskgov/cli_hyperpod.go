@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/client"
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -35,7 +35,7 @@ var hyperpodState = map[string]string{
 	"Succeeded": "Succeeded", "Failed": "Failed", "Cancelled": "Failed",
 }
 
-func hyperpodJobs(ts []client.Task) map[string][]hyperpodJob {
+func hyperpodJobs(ts []apitypes.Task) map[string][]hyperpodJob {
 	out := []hyperpodJob{}
 	for _, t := range ts {
 		out = append(out, hyperpodJob{Name: t.Name, Namespace: model.NamespacePrefix + t.Team,

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/client"
 	"github.com/taskgov/taskgov/internal/model"
 )
@@ -125,7 +126,7 @@ func startJobCmd() *cobra.Command {
 					return err
 				}
 			}
-			var t client.Task
+			var t apitypes.Task
 			if err := cl.Do(cmd.Context(), "POST", "/api/v1/tasks", s, &t); err != nil {
 				return err
 			}
@@ -268,9 +269,9 @@ func listJobsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var tasks []client.Task
+			var tasks []apitypes.Task
 			if pending {
-				var q struct{ Pending []client.Task }
+				var q struct{ Pending []apitypes.Task }
 				if err := cl.Do(cmd.Context(), "GET", client.Query("/api/v1/queue", "team", team), nil, &q); err != nil {
 					return err
 				}
@@ -278,7 +279,7 @@ func listJobsCmd() *cobra.Command {
 			} else {
 				for after := int64(0); ; {
 					var page struct {
-						Tasks     []client.Task
+						Tasks     []apitypes.Task
 						NextAfter int64
 					}
 					path := client.Query("/api/v1/tasks", "team", team, "state", sel["state"], "limit", "1000", "after", strconv.FormatInt(after, 10))
@@ -342,7 +343,7 @@ func parseSelector(s string) (map[string]string, error) {
 	return out, nil
 }
 
-func filterTasks(ts []client.Task, sel map[string]string) []client.Task {
+func filterTasks(ts []apitypes.Task, sel map[string]string) []apitypes.Task {
 	out := ts[:0]
 	for _, t := range ts {
 		if (sel["state"] == "" || t.State == sel["state"]) && (sel["priority"] == "" || t.Spec.Priority == sel["priority"]) &&

@@ -10,14 +10,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/client"
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
 )
 
 // jobDetail is what get-job prints; events come with --verbose.
 type jobDetail struct {
-	client.Task
-	Events []client.Event `json:"events,omitempty"`
+	apitypes.Task
+	Events []store.Event `json:"events,omitempty"`
 }
 
 func getJobCmd() *cobra.Command {
@@ -41,7 +43,7 @@ func getJobCmd() *cobra.Command {
 				return err
 			}
 			if verbose {
-				var evs struct{ Events []client.Event }
+				var evs struct{ Events []store.Event }
 				if err := cl.Do(cmd.Context(), "GET", "/api/v1/tasks/"+j.name+"/events", nil, &evs); err != nil {
 					return err
 				}
@@ -88,7 +90,7 @@ func taskAction(ctx context.Context, cmd *cobra.Command, name, action string, bo
 	if err != nil {
 		return err
 	}
-	var t client.Task
+	var t apitypes.Task
 	if err := cl.Do(ctx, "POST", "/api/v1/tasks/"+name+"/"+action, body, &t); err != nil {
 		return err
 	}
@@ -159,7 +161,7 @@ func listPodsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var t client.Task
+			var t apitypes.Task
 			if err := cl.Do(cmd.Context(), "GET", "/api/v1/tasks/"+j.name, nil, &t); err != nil {
 				return err
 			}
@@ -232,7 +234,7 @@ func getLogCmd() *cobra.Command {
 				if !follow {
 					return nil
 				}
-				var t client.Task
+				var t apitypes.Task
 				if err := cl.Do(cmd.Context(), "GET", "/api/v1/tasks/"+j.name, nil, &t); err != nil {
 					return err
 				}

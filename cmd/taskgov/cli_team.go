@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/client"
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
@@ -62,11 +63,11 @@ func teamCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var u struct{ Usage []client.Usage }
+			var u struct{ Usage []apitypes.Usage }
 			if err := cl.Do(cmd.Context(), "GET", "/api/v1/usage", nil, &u); err != nil {
 				return err
 			}
-			rows := []client.Usage{}
+			rows := []apitypes.Usage{}
 			for _, r := range u.Usage {
 				if r.Team == name {
 					rows = append(rows, r)

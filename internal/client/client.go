@@ -2,7 +2,7 @@
 // turns the server's error bodies into errors that keep the status, the
 // field and the fix.
 //
-// It imports model and store (for the record types). It must never import
+// The shapes it reads are apitypes and store records. It must never import
 // the engine or the HTTP server.
 package client
 

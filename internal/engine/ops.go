@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
@@ -193,20 +194,11 @@ func (e *Engine) saveCluster(w *writes) {
 	w.put(func(tx *store.Tx) error { return tx.PutCluster(c) })
 }
 
-// TaskView is a task as the API shows it: its record, and while it waits,
-// its place in its team's queue and why.
-type TaskView struct {
-	store.TaskRecord
-	Position int               `json:"position,omitempty"`
-	Reason   *model.WaitReason `json:"reason,omitempty"`
-	Why      string            `json:"why,omitempty"`
-}
-
 // Task returns a live task from memory or a finished one from the store.
-func (e *Engine) Task(ctx context.Context, name string) (TaskView, error) {
+func (e *Engine) Task(ctx context.Context, name string) (apitypes.Task, error) {
 	e.mu.RLock()
 	r := e.records[name]
-	var v TaskView
+	var v apitypes.Task
 	if r != nil {
 		v.TaskRecord = *r
 		for _, w := range e.waiting {
@@ -231,10 +223,10 @@ func (e *Engine) Task(ctx context.Context, name string) (TaskView, error) {
 
 // Queue returns the pending tasks of the given teams (all if empty), team by
 // team in queue order, with position and reason.
-func (e *Engine) Queue(teams map[string]bool) []TaskView {
+func (e *Engine) Queue(teams map[string]bool) []apitypes.Task {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	var out []TaskView
+	var out []apitypes.Task
 	for _, w := range e.waiting {
 		if len(teams) > 0 && !teams[w.Team] {
 			continue
@@ -244,7 +236,7 @@ func (e *Engine) Queue(teams map[string]bool) []TaskView {
 			continue
 		}
 		reason := w.Reason
-		out = append(out, TaskView{TaskRecord: *r, Position: w.Position, Reason: &reason, Why: reason.Message()})
+		out = append(out, apitypes.Task{TaskRecord: *r, Position: w.Position, Reason: &reason, Why: reason.Message()})
 	}
 	return out
 }

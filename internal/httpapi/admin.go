@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
@@ -58,22 +59,13 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request, p principal)
 	return nil
 }
 
-// usageRow is one team's standing on one instance type.
-type usageRow struct {
-	Team         string `json:"team"`
-	InstanceType string `json:"instanceType"`
-	QuotaGPUs    int64  `json:"quotaGPUs"`
-	UsedGPUs     int64  `json:"usedGPUs"`
-	BorrowedGPUs int64  `json:"borrowedGPUs"`
-	LentGPUs     int64  `json:"lentGPUs"`
-}
-
 func (s *Server) usage(w http.ResponseWriter, r *http.Request, p principal) error {
-	var rows []usageRow
+	var rows []apitypes.Usage
 	s.eng.Read(func(c *core.Scheduler) {
 		for _, u := range c.Usage() {
 			if p.canRead(u.Team) {
-				rows = append(rows, usageRow{u.Team, u.InstanceType, u.Quota.GPUs, u.Used.GPUs, u.Borrowed.GPUs, u.Lent.GPUs})
+				rows = append(rows, apitypes.Usage{Team: u.Team, InstanceType: u.InstanceType, QuotaGPUs: u.Quota.GPUs,
+					UsedGPUs: u.Used.GPUs, BorrowedGPUs: u.Borrowed.GPUs, LentGPUs: u.Lent.GPUs})
 			}
 		}
 	})
@@ -102,24 +94,12 @@ func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, p principal) 
 	return s.getPolicy(w, r, p)
 }
 
-// nodeRow is one node as listed.
-type nodeRow struct {
-	Name         string            `json:"name"`
-	InstanceType string            `json:"instanceType"`
-	Labels       map[string]string `json:"labels,omitempty"`
-	Healthy      bool              `json:"healthy"`
-	Schedulable  bool              `json:"schedulable"`
-	Cordoned     bool              `json:"cordoned"`
-	GPUs         int64             `json:"gpus"`
-	FreeGPUs     int64             `json:"freeGPUs"`
-}
-
 func (s *Server) listNodes(w http.ResponseWriter, r *http.Request, p principal) error {
-	var rows []nodeRow
+	var rows []apitypes.Node
 	s.eng.Read(func(c *core.Scheduler) {
 		for _, n := range c.Nodes() {
-			rows = append(rows, nodeRow{n.Spec.Name, n.Spec.InstanceType, n.Spec.Labels, n.Healthy, n.Schedulable,
-				n.Spec.Unschedulable, n.GPUs, n.FreeGPUs})
+			rows = append(rows, apitypes.Node{Name: n.Spec.Name, InstanceType: n.Spec.InstanceType, Labels: n.Spec.Labels,
+				Healthy: n.Healthy, Schedulable: n.Schedulable, Cordoned: n.Spec.Unschedulable, GPUs: n.GPUs, FreeGPUs: n.FreeGPUs})
 		}
 	})
 	writeJSON(w, http.StatusOK, map[string]any{"nodes": rows})

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/executor/local"
@@ -128,10 +129,10 @@ func (e *env) mustDo(method, path, token string, body any, want int, out any) {
 }
 
 // waitState polls a task until it reaches state or the deadline passes.
-func (e *env) waitState(name, state string, within time.Duration) engine.TaskView {
+func (e *env) waitState(name, state string, within time.Duration) apitypes.Task {
 	e.t.Helper()
 	deadline := time.Now().Add(within)
-	var v engine.TaskView
+	var v apitypes.Task
 	for time.Now().Before(deadline) {
 		e.mustDo("GET", "/api/v1/tasks/"+name, e.admin, nil, 200, &v)
 		if v.State == state {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
@@ -69,7 +70,7 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 }
 
 // visibleTask returns a task p may read, hiding others' tasks as not found.
-func (s *Server) visibleTask(r *http.Request, p principal) (engine.TaskView, error) {
+func (s *Server) visibleTask(r *http.Request, p principal) (apitypes.Task, error) {
 	v, err := s.eng.Task(r.Context(), r.PathValue("name"))
 	if err != nil {
 		return v, err

@@ -163,6 +163,10 @@ func (s *Store) ListTasks(ctx context.Context, f TaskFilter) ([]TaskRecord, erro
 	}
 	q += ` ORDER BY seq LIMIT ?`
 	args = append(args, f.Limit)
+	return s.queryTasks(ctx, q, args...)
+}
+
+func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]TaskRecord, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -182,21 +186,7 @@ func (s *Store) ListTasks(ctx context.Context, f TaskFilter) ([]TaskRecord, erro
 // LiveTasks returns every task not in a terminal state, in submission order,
 // for recovery.
 func (s *Store) LiveTasks(ctx context.Context) ([]TaskRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE state NOT IN (?, ?, ?) ORDER BY seq`,
-		Succeeded, Failed, Cancelled)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []TaskRecord
-	for rows.Next() {
-		r, err := scanTask(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return s.queryTasks(ctx, `SELECT `+taskCols+` FROM tasks WHERE state NOT IN (?, ?, ?) ORDER BY seq`, Succeeded, Failed, Cancelled)
 }
 
 // MaxSeq is the highest submission sequence stored (0 if none).
