@@ -21,12 +21,8 @@ func policyCmd() *cobra.Command {
 	var output, file string
 	get := &cobra.Command{Use: "get", Short: "Show the policy", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
 			var p model.Policy
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/policy", nil, &p); err != nil {
+			if err := call(cmd, "GET", "/api/v1/policy", nil, &p); err != nil {
 				return err
 			}
 			return printOut(cmd.OutOrStdout(), output, p, func(tw *tabwriter.Writer) { policyTable(tw, p) })
@@ -156,12 +152,8 @@ func priorityClassCmd() *cobra.Command {
 		}}
 	list := &cobra.Command{Use: "list", Short: "List classes", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
 			var p model.Policy
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/policy", nil, &p); err != nil {
+			if err := call(cmd, "GET", "/api/v1/policy", nil, &p); err != nil {
 				return err
 			}
 			return printOut(cmd.OutOrStdout(), output, map[string]any{"priorityClasses": p.PriorityClasses}, func(tw *tabwriter.Writer) {
@@ -185,12 +177,10 @@ func nodeCmd() *cobra.Command {
 	var output string
 	list := &cobra.Command{Use: "list", Short: "List nodes", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
+			var resp struct {
+				Nodes []apitypes.Node `json:"nodes"`
 			}
-			var resp struct{ Nodes []apitypes.Node }
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/nodes", nil, &resp); err != nil {
+			if err := call(cmd, "GET", "/api/v1/nodes", nil, &resp); err != nil {
 				return err
 			}
 			return printOut(cmd.OutOrStdout(), output, resp, func(tw *tabwriter.Writer) {
@@ -213,11 +203,7 @@ func nodeCmd() *cobra.Command {
 		action := action
 		c.AddCommand(&cobra.Command{Use: action + " NODE", Short: strings.ToUpper(action[:1]) + action[1:] + " a node", Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				cl, err := apiClient()
-				if err != nil {
-					return err
-				}
-				if err := cl.Do(cmd.Context(), "POST", "/api/v1/nodes/"+args[0]+"/"+action, nil, nil); err != nil {
+				if err := call(cmd, "POST", "/api/v1/nodes/"+args[0]+"/"+action, nil, nil); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "node %s: %s\n", args[0], action)
@@ -232,12 +218,8 @@ func tokenCmd() *cobra.Command {
 	var role, team, note, output string
 	create := &cobra.Command{Use: "create", Short: "Issue a token; the secret is printed once", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
 			var out struct{ Token, ID, Role, Team string }
-			if err := cl.Do(cmd.Context(), "POST", "/api/v1/tokens", map[string]string{"role": role, "team": teamOf(team), "note": note}, &out); err != nil {
+			if err := call(cmd, "POST", "/api/v1/tokens", map[string]string{"role": role, "team": teamOf(team), "note": note}, &out); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out.Token)
@@ -249,11 +231,7 @@ func tokenCmd() *cobra.Command {
 	create.Flags().StringVar(&note, "note", "", "who or what the token is for")
 	revoke := &cobra.Command{Use: "revoke ID", Short: "Revoke a token", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
-			if err := cl.Do(cmd.Context(), "DELETE", "/api/v1/tokens/"+args[0], nil, nil); err != nil {
+			if err := call(cmd, "DELETE", "/api/v1/tokens/"+args[0], nil, nil); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "token %s revoked\n", args[0])
@@ -261,12 +239,10 @@ func tokenCmd() *cobra.Command {
 		}}
 	list := &cobra.Command{Use: "list", Short: "List tokens (never their secrets)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
+			var resp struct {
+				Tokens []store.Token `json:"tokens"`
 			}
-			var resp struct{ Tokens []store.Token }
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/tokens", nil, &resp); err != nil {
+			if err := call(cmd, "GET", "/api/v1/tokens", nil, &resp); err != nil {
 				return err
 			}
 			return printOut(cmd.OutOrStdout(), output, resp, func(tw *tabwriter.Writer) {

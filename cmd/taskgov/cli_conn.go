@@ -89,3 +89,12 @@ func loginCmd() *cobra.Command {
 		},
 	}
 }
+
+// call resolves the server and token and makes one API call.
+func call(cmd *cobra.Command, method, path string, body, out any) error {
+	cl, err := apiClient()
+	if err != nil {
+		return err
+	}
+	return cl.Do(cmd.Context(), method, path, body, out)
+}

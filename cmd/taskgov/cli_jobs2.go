@@ -157,12 +157,8 @@ func listPodsCmd() *cobra.Command {
 			if err := j.required(); err != nil {
 				return err
 			}
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
 			var t apitypes.Task
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/tasks/"+j.name, nil, &t); err != nil {
+			if err := call(cmd, "GET", "/api/v1/tasks/"+j.name, nil, &t); err != nil {
 				return err
 			}
 			type pod struct {

@@ -22,11 +22,7 @@ func teamCmd() *cobra.Command {
 	c.AddCommand(teamSetCmd("create"), teamSetCmd("update"))
 	c.AddCommand(&cobra.Command{Use: "delete NAME", Short: "Delete a team without live jobs", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
-			if err := cl.Do(cmd.Context(), "DELETE", "/api/v1/teams/"+teamOf(args[0]), nil, nil); err != nil {
+			if err := call(cmd, "DELETE", "/api/v1/teams/"+teamOf(args[0]), nil, nil); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "team %s deleted\n", teamOf(args[0]))
@@ -35,12 +31,10 @@ func teamCmd() *cobra.Command {
 	var output string
 	list := &cobra.Command{Use: "list", Short: "List teams", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
+			var resp struct {
+				Teams []model.Team `json:"teams"`
 			}
-			var resp struct{ Teams []model.Team }
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/teams", nil, &resp); err != nil {
+			if err := call(cmd, "GET", "/api/v1/teams", nil, &resp); err != nil {
 				return err
 			}
 			return printOut(cmd.OutOrStdout(), output, resp, func(tw *tabwriter.Writer) {
@@ -94,7 +88,9 @@ func teamCmd() *cobra.Command {
 }
 
 func getTeam(ctx context.Context, cl *client.Client, name string) (model.Team, error) {
-	var resp struct{ Teams []model.Team }
+	var resp struct {
+		Teams []model.Team `json:"teams"`
+	}
 	if err := cl.Do(ctx, "GET", "/api/v1/teams", nil, &resp); err != nil {
 		return model.Team{}, err
 	}

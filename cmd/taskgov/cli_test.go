@@ -153,6 +153,13 @@ func TestCLIEndToEnd(t *testing.T) {
 	golden(t, "policy-get.json", mustCLI(t, "policy", "get", "-o", "json"))
 	golden(t, "priority-class-list.table", mustCLI(t, "priority-class", "list"))
 	golden(t, "topology.table", mustCLI(t, "topology"))
+	golden(t, "topology.json", mustCLI(t, "topology", "-o", "json"))
+	golden(t, "get-job.json", mustCLI(t, "get-job", "--job-name", "sweep", "-o", "json"))
+	golden(t, "node-list.json", mustCLI(t, "node", "list", "-o", "json"))
+	golden(t, "team-describe.json", mustCLI(t, "team", "describe", "ml-engineers", "-o", "json"))
+	golden(t, "priority-class-list.json", mustCLI(t, "priority-class", "list", "-o", "json"))
+	golden(t, "start-job.table", mustCLI(t, "start-job", "--job-name", "eval", "-n", "product", "--priority", "inference",
+		"--accelerators", "1", "--command", "true"))
 
 	// Priority change, suspend, resume, cancel.
 	if out := mustCLI(t, "patch-job", "priority", "--job-name", "sweep", "--priority", "inference"); !strings.Contains(out, "sweep: priority") {
@@ -213,6 +220,7 @@ func TestCLIEndToEnd(t *testing.T) {
 		t.Fatalf("bad name: exit %d: %s", code, errs)
 	}
 	golden(t, "token-list.table", mustCLI(t, "token", "list"))
+	golden(t, "token-list.json", mustCLI(t, "token", "list", "-o", "json"))
 
 	// login writes the config file with mode 0600.
 	tok := os.Getenv("TASKGOV_TOKEN")
