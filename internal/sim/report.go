@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Report is report.json. Keep the keys: the dashboard and the comparisons
+// read them.
+type Report struct {
+	Tasks struct {
+		Submitted int `json:"submitted"`
+		Completed int `json:"completed"`
+		Refused   int `json:"refused"`
+	} `json:"tasks"`
+	// Utilization: gpu_allocated_mean counts every allocated GPU-second,
+	// rework after preemptions and restart time included; useful_mean counts
+	// the trace's own work only; upper_bound is the fluid bound, the useful
+	// utilisation of a schedule that ends at the makespan lower bound.
+	Utilization struct {
+		GPUAllocatedMean float64 `json:"gpu_allocated_mean"`
+		UsefulMean       float64 `json:"useful_mean"`
+		UpperBound       float64 `json:"upper_bound"`
+		CPUAllocatedMean float64 `json:"cpu_allocated_mean"`
+	} `json:"utilization"`
+	MakespanS float64 `json:"makespan_s"`
+	Bounds    struct {
+		MakespanLowerS float64 `json:"makespan_lower_s"`
+		JCTMeanLowerS  float64 `json:"jct_mean_lower_s"`
+	} `json:"bounds"`
+	JCT         Stats `json:"jct"`
+	Wait        Waits `json:"wait"`
+	Preemptions struct {
+		Count        int                     `json:"count"`
+		LostGPUHours float64                 `json:"lost_gpu_hours"`
+		ByReason     map[string]*preemptStat `json:"by_reason"`
+	} `json:"preemptions"`
+	Fairness struct {
+		JainWeighted              float64 `json:"jain_weighted"`
+		GuaranteeViolationGPUSecs float64 `json:"guarantee_violation_gpu_s"`
+	} `json:"fairness"`
+	Topology struct {
+		LevelFractions      map[string]float64 `json:"level_fractions"`
+		LocalityOptimality  float64            `json:"locality_optimality"`
+		MultiNodePlacements int                `json:"multi_node_placements"`
+	} `json:"topology"`
+	Scheduler struct {
+		Decisions int     `json:"decisions"`
+		WallS     float64 `json:"wall_s"`
+	} `json:"scheduler"`
+	// Teams has per-team usage as Kueue's recorder defines it (used vCPU
+	// integral ÷ (quota × time from first to last event)), for the Kueue
+	// baseline comparison.
+	Teams map[string]TeamStats `json:"teams"`
+	// AdmissionWait is the mean time to first admission per priority class.
+	Timeline []Sample `json:"timeline"`
+	Refused  []string `json:"refused,omitempty"`
+}
+
+// Stats summarises durations.
+type Stats struct {
+	MeanS float64 `json:"mean_s"`
+	P50S  float64 `json:"p50_s"`
+	P99S  float64 `json:"p99_s"`
+	N     int     `json:"n"`
+}
+
+// Waits are time-to-first-admission statistics.
+type Waits struct {
+	Stats
+	ByTeam     map[string]Stats `json:"by_team"`
+	ByPriority map[string]Stats `json:"by_priority"`
+}
+
+// TeamStats are one team's figures.
+type TeamStats struct {
+	CPUUsage float64 `json:"cpu_usage_kueue"`
+}
+
+func stats(xs []float64) Stats {
+	if len(xs) == 0 {
+		return Stats{}
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	sum := 0.0
+	for _, x := range s {
+		sum += x
+	}
+	pick := func(q float64) float64 { return s[int(math.Min(float64(len(s)-1), math.Floor(q*float64(len(s)))))] }
+	return Stats{MeanS: sum / float64(len(s)), P50S: pick(0.5), P99S: pick(0.99), N: len(s)}
+}
+
+func (m *meter) report(jobs []*job, wall float64) *Report {
+	r := &Report{}
+	var jct, waits []float64
+	byTeam, byPrio := map[string][]float64{}, map[string][]float64{}
+	var ws []work
+	makespan := 0.0
+	for _, j := range jobs {
+		if !j.submitted {
+			continue
+		}
+		r.Tasks.Submitted++
+		ws = append(ws, work{arrival: j.SubmitS, size: float64(j.gpus) * j.DurationS, duration: j.DurationS})
+		if j.started >= 0 {
+			w := j.started - j.SubmitS
+			waits = append(waits, w)
+			byTeam[j.Team] = append(byTeam[j.Team], w)
+			prio := j.Priority
+			if prio == "" {
+				prio = "(none)"
+			}
+			byPrio[prio] = append(byPrio[prio], w)
+		}
+		if j.finished >= 0 {
+			r.Tasks.Completed++
+			jct = append(jct, j.finished-j.SubmitS)
+			makespan = math.Max(makespan, j.finished)
+		}
+	}
+	r.Tasks.Refused = len(m.refused)
+	r.Refused = m.refused
+	r.MakespanS = makespan
+	r.Bounds.MakespanLowerS = makespanLower(ws, m.totalGPUs)
+	if makespan > 0 && m.totalGPUs > 0 {
+		r.Utilization.GPUAllocatedMean = m.gpuArea / (m.totalGPUs * makespan)
+		total, done := 0.0, 0.0
+		for _, j := range jobs {
+			if j.submitted {
+				total += float64(j.gpus) * j.DurationS
+				if j.finished >= 0 {
+					done += float64(j.gpus) * j.DurationS
+				}
+			}
+		}
+		r.Utilization.UsefulMean = done / (m.totalGPUs * makespan)
+		if r.Bounds.MakespanLowerS > 0 {
+			r.Utilization.UpperBound = math.Min(1, total/(m.totalGPUs*r.Bounds.MakespanLowerS))
+		}
+	}
+	if makespan > 0 && m.totalCPU > 0 {
+		r.Utilization.CPUAllocatedMean = m.cpuArea / (m.totalCPU * makespan)
+	}
+	r.Bounds.JCTMeanLowerS = srptMeanJCT(ws, m.totalGPUs)
+	r.JCT = stats(jct)
+	r.Wait.Stats = stats(waits)
+	r.Wait.ByTeam, r.Wait.ByPriority = map[string]Stats{}, map[string]Stats{}
+	for k, v := range byTeam {
+		r.Wait.ByTeam[k] = stats(v)
+	}
+	for k, v := range byPrio {
+		r.Wait.ByPriority[k] = stats(v)
+	}
+	r.Preemptions.ByReason = map[string]*preemptStat{}
+	reasons := make([]string, 0, len(m.preempts))
+	for reason := range m.preempts {
+		reasons = append(reasons, string(reason))
+	}
+	sort.Strings(reasons) // a fixed order keeps the float sums bit-for-bit stable
+	for _, reason := range reasons {
+		ps := m.preempts[model.PreemptReason(reason)]
+		r.Preemptions.ByReason[reason] = ps
+		r.Preemptions.Count += ps.Count
+		r.Preemptions.LostGPUHours += ps.LostGPUHours
+	}
+	if m.jainTime > 0 {
+		r.Fairness.JainWeighted = m.jainArea / m.jainTime
+	}
+	r.Fairness.GuaranteeViolationGPUSecs = m.violation
+	r.Topology.LevelFractions = map[string]float64{}
+	r.Topology.MultiNodePlacements = m.multi
+	if m.multi > 0 {
+		for lvl, n := range m.spreads {
+			r.Topology.LevelFractions[strconv.Itoa(lvl)] = float64(n) / float64(m.multi)
+		}
+		r.Topology.LocalityOptimality = float64(m.optimal) / float64(m.multi)
+	}
+	r.Scheduler.Decisions = m.decisions
+	r.Scheduler.WallS = wall
+	r.Teams = map[string]TeamStats{}
+	for name, tm := range m.teams {
+		if span := tm.last - tm.first; span > 0 && tm.quotaCPU > 0 {
+			r.Teams[name] = TeamStats{CPUUsage: tm.cpuArea / (tm.quotaCPU * span)}
+		}
+	}
+	r.Timeline = m.timeline
+	return r
+}

@@ -1,0 +1,258 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Options configure a run.
+type Options struct {
+	Cluster model.Cluster
+	Seed    int64
+	// SlowdownBySpread multiplies a task's run time by the factor of its
+	// spread level (index 0 to 4); missing entries mean 1.
+	SlowdownBySpread []float64
+	// NodeMTBFHours, if positive, fails each node at exponentially
+	// distributed times (seeded); a failed node returns after RepairS.
+	NodeMTBFHours float64
+	RepairS       float64
+	// Samples is how many timeline points the report keeps (default 200).
+	Samples int
+}
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func at(s float64) time.Time { return epoch.Add(time.Duration(s * float64(time.Second))) }
+
+func secs(t time.Time) float64 { return t.Sub(epoch).Seconds() }
+
+// job is a trace job's simulated life.
+type job struct {
+	Job
+	gpus      int64   // total GPUs of the gang
+	cpu       float64 // total vCPU (CPU-only types)
+	started   float64 // first admission, -1 before
+	finished  float64 // -1 before
+	running   bool
+	runID     int
+	runStart  float64 // when this run's progress starts (after the restart cost)
+	base      float64 // work seconds done when this run began (its resume point)
+	slow      float64 // this run's slowdown
+	lastCkpt  float64 // the checkpoint time told to the core
+	resumes   int
+	submitted bool
+}
+
+// progress is the work done by now, in seconds of the job's duration.
+func (j *job) progress(now float64) float64 {
+	if !j.running || now <= j.runStart {
+		return j.base
+	}
+	return math.Min(j.DurationS, j.base+(now-j.runStart)/j.slow)
+}
+
+// checkpointed is the resume point a preemption at now falls back to.
+func (j *job) checkpointed(now float64) float64 {
+	p := j.progress(now)
+	if j.CheckpointIntervalS <= 0 {
+		return j.base
+	}
+	return math.Max(j.base, math.Floor(p/j.CheckpointIntervalS)*j.CheckpointIntervalS)
+}
+
+// completion is a pending finish event.
+type completion struct {
+	at    float64
+	name  string
+	runID int
+}
+
+type completions []completion
+
+func (c completions) Len() int { return len(c) }
+func (c completions) Less(a, b int) bool {
+	if c[a].at != c[b].at {
+		return c[a].at < c[b].at
+	}
+	return c[a].name < c[b].name
+}
+func (c completions) Swap(a, b int) { c[a], c[b] = c[b], c[a] }
+func (c *completions) Push(v any)   { *c = append(*c, v.(completion)) }
+func (c *completions) Pop() any {
+	old := *c
+	v := old[len(old)-1]
+	*c = old[:len(old)-1]
+	return v
+}
+
+// failure is a node going down or coming back.
+type failure struct {
+	at   float64
+	node string
+	up   bool
+}
+
+// Run replays jobs through the scheduling core in virtual time.
+func Run(jobs []Job, o Options) (*Report, error) {
+	wall := time.Now()
+	s, err := core.New(o.Cluster, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	cat := s.Catalog()
+	byName := map[string]*job{}
+	order := make([]*job, 0, len(jobs))
+	for _, tj := range jobs {
+		if _, dup := byName[tj.Name]; dup {
+			return nil, fmt.Errorf("trace: job %q appears twice: %w", tj.Name, model.ErrInvalid)
+		}
+		it, ok := cat[tj.InstanceType]
+		if !ok {
+			return nil, fmt.Errorf("trace: job %s: unknown instance type %q: %w", tj.Name, tj.InstanceType, model.ErrInvalid)
+		}
+		j := &job{Job: tj, started: -1, finished: -1}
+		pod := model.PodVector(tj.spec().PerNode, it)
+		j.gpus = pod.GPUs * int64(tj.Nodes)
+		j.cpu = float64(pod.MilliCPU) / 1000 * float64(tj.Nodes)
+		byName[tj.Name] = j
+		order = append(order, j)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return order[a].SubmitS < order[b].SubmitS })
+
+	m := newMeter(o, s, order)
+	fails := plannedFailures(o, s)
+	var done completions
+	next := 0
+	now := 0.0
+	for {
+		t := math.Inf(1)
+		if next < len(order) {
+			t = order[next].SubmitS
+		}
+		if len(done) > 0 {
+			t = math.Min(t, done[0].at)
+		}
+		if len(fails) > 0 && (next < len(order) || m.active() > 0) {
+			t = math.Min(t, fails[0].at)
+		}
+		if w := secs(s.NextWake()); w > now && w < 1e15 && m.waiting > 0 {
+			t = math.Min(t, w)
+		}
+		if math.IsInf(t, 1) {
+			break
+		}
+		m.advance(now, t)
+		now = t
+		for len(done) > 0 && done[0].at <= now {
+			c := heap.Pop(&done).(completion)
+			j := byName[c.name]
+			if j.runID != c.runID || !j.running {
+				continue // preempted since
+			}
+			if err := s.Complete(j.Name); err != nil {
+				return nil, fmt.Errorf("completing %s: %w", j.Name, err)
+			}
+			j.running, j.finished = false, now
+			m.finish(j)
+		}
+		for len(fails) > 0 && fails[0].at <= now {
+			f := fails[0]
+			fails = fails[1:]
+			_ = s.SetNodeHealth(f.node, f.up, at(now))
+		}
+		for next < len(order) && order[next].SubmitS <= now {
+			j := order[next]
+			next++
+			if err := s.Submit(j.spec(), at(j.SubmitS)); err != nil {
+				m.refused = append(m.refused, fmt.Sprintf("%s: %v", j.Name, err))
+				continue
+			}
+			j.submitted = true
+			m.submit(j)
+		}
+		// Tell the core the checkpoints running tasks have reached, so that
+		// its victim choice sees the work really at risk.
+		for _, j := range m.runningJobs() {
+			if j.CheckpointIntervalS <= 0 {
+				continue
+			}
+			c := j.checkpointed(now)
+			if c > j.base {
+				if ct := j.runStart + (c-j.base)*j.slow; ct > j.lastCkpt {
+					j.lastCkpt = ct
+					_ = s.Checkpoint(j.Name, at(ct))
+				}
+			}
+		}
+		d := s.Schedule(at(now))
+		m.decisions++
+		for _, p := range d.Preemptions {
+			j := byName[p.Task]
+			if j == nil || !j.running {
+				continue
+			}
+			resume := j.checkpointed(now)
+			lost := (j.progress(now) - resume) * float64(j.gpus)
+			m.preempt(j, p.Reason, lost+float64(j.gpus)*restartCost(s))
+			j.running, j.base = false, resume
+			j.resumes++
+		}
+		for _, a := range d.Admissions {
+			j := byName[a.Task]
+			j.running = true
+			j.runID++
+			if j.started < 0 {
+				j.started = now
+				m.start(j)
+			}
+			j.slow = slowdown(o.SlowdownBySpread, a.Spread)
+			j.runStart = now
+			if j.resumes > 0 {
+				j.runStart += restartCost(s)
+			}
+			j.lastCkpt = 0
+			m.admit(j, a)
+			heap.Push(&done, completion{at: j.runStart + (j.DurationS-j.base)*j.slow, name: j.Name, runID: j.runID})
+		}
+		m.waiting = len(d.Waiting)
+		m.sample(now)
+	}
+	return m.report(order, time.Since(wall).Seconds()), nil
+}
+
+func restartCost(s *core.Scheduler) float64 { return float64(*s.Policy().RestartCostSeconds) }
+
+func slowdown(f []float64, spread int) float64 {
+	if spread >= 0 && spread < len(f) && f[spread] > 0 {
+		return f[spread]
+	}
+	return 1
+}
+
+// plannedFailures draws node failures and repairs from the seed.
+func plannedFailures(o Options, s *core.Scheduler) []failure {
+	if o.NodeMTBFHours <= 0 {
+		return nil
+	}
+	r := rand.New(rand.NewSource(o.Seed + 7919))
+	repair := o.RepairS
+	if repair <= 0 {
+		repair = 3600
+	}
+	var out []failure
+	horizon := 30 * 24 * 3600.0
+	for _, n := range s.Nodes() {
+		for t := r.ExpFloat64() * o.NodeMTBFHours * 3600; t < horizon; t += repair + r.ExpFloat64()*o.NodeMTBFHours*3600 {
+			out = append(out, failure{at: t, node: n.Spec.Name}, failure{at: t + repair, node: n.Spec.Name, up: true})
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].at < out[b].at })
+	return out
+}
