@@ -177,7 +177,7 @@ func (s *Scheduler) candidates(t *task, mode preemptMode, quotaShort bool) ([]vi
 			}
 		}
 	}
-	sortVictims(out)
+	s.sortVictims(out)
 	reason := func(v victim) model.PreemptReason {
 		switch {
 		case mode == modeFairShare:
@@ -205,7 +205,7 @@ func (s *Scheduler) enforceLimits(d *model.Decision) {
 			for _, v := range tm.run[i] {
 				cands = append(cands, victim{t: v, lost: s.lostWork(v, s.now)})
 			}
-			sortVictims(cands)
+			s.sortVictims(cands)
 			victims := s.chooseVictims(cands, nil, func() bool { return tm.usage[i].LessEq(limit) })
 			for _, v := range victims {
 				d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: tm.spec.Name,

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/resource"
 )
 
@@ -66,9 +67,11 @@ type victim struct {
 }
 
 // sortVictims orders candidates cheapest first: by category, then lower
-// priority, then less lost work, then the later start, then the later
-// submission. The order is total, so the choice is deterministic.
-func sortVictims(vs []victim) {
+// priority, then less lost work (unless the policy asks for Kueue's most
+// recently started first), then the later start, then the later submission.
+// The order is total, so the choice is deterministic.
+func (s *Scheduler) sortVictims(vs []victim) {
+	byLoss := s.policy.VictimOrder != model.MostRecentlyStarted
 	sort.Slice(vs, func(a, b int) bool {
 		x, y := vs[a], vs[b]
 		if x.cat != y.cat {
@@ -77,7 +80,7 @@ func sortVictims(vs []victim) {
 		if x.t.rank != y.t.rank {
 			return x.t.rank < y.t.rank
 		}
-		if x.lost != y.lost {
+		if byLoss && x.lost != y.lost {
 			return x.lost < y.lost
 		}
 		if !x.t.startedAt.Equal(y.t.startedAt) {

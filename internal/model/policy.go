@@ -48,7 +48,20 @@ type Policy struct {
 	// RestartCostSeconds is the wall time a preempted task spends restarting,
 	// charged per GPU as lost work when choosing victims.
 	RestartCostSeconds *int64 `yaml:"restartCostSeconds,omitempty" json:"restartCostSeconds,omitempty"`
+	// VictimOrder is LeastLostWork (the default: least work since the last
+	// checkpoint first) or MostRecentlyStarted (Kueue's order, kept for
+	// comparisons in the simulator).
+	VictimOrder VictimOrder `yaml:"victimOrder,omitempty" json:"victimOrder,omitempty"`
 }
+
+// VictimOrder orders preemption candidates of equal priority.
+type VictimOrder string
+
+// The victim orders.
+const (
+	LeastLostWork       VictimOrder = "LeastLostWork"
+	MostRecentlyStarted VictimOrder = "MostRecentlyStarted"
+)
 
 // Policy defaults.
 const (
@@ -81,6 +94,9 @@ func (p Policy) WithDefaults() Policy {
 	}
 	if p.RestartCostSeconds == nil {
 		p.RestartCostSeconds = ptr(int64(DefaultRestartCostSeconds))
+	}
+	if p.VictimOrder == "" {
+		p.VictimOrder = LeastLostWork
 	}
 	return p
 }

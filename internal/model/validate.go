@@ -110,6 +110,11 @@ func (p Policy) validate(f string) Errors {
 	default:
 		errs = append(errs, fieldErr(f+".idleComputeAllocation", "use FirstComeFirstServe or FairShare", "unknown value %q", p.IdleComputeAllocation))
 	}
+	switch p.VictimOrder {
+	case "", LeastLostWork, MostRecentlyStarted:
+	default:
+		errs = append(errs, fieldErr(f+".victimOrder", "use LeastLostWork or MostRecentlyStarted", "unknown value %q", p.VictimOrder))
+	}
 	seen := map[string]bool{}
 	for i, pc := range p.PriorityClasses {
 		pf := fmt.Sprintf("%s.priorityClasses[%d]", f, i)

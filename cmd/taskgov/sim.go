@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/taskgov/taskgov/internal/config"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sim"
+)
+
+func simCmd() *cobra.Command {
+	c := &cobra.Command{Use: "sim", Short: "Replay traces through the scheduling core in virtual time; compare policies"}
+	c.AddCommand(simRunCmd(), simGenCmd(), simCompareCmd(), simKueueCmd())
+	return c
+}
+
+// simInputs are the flags shared by sim run and sim compare.
+type simInputs struct {
+	cluster, trace, policy, slowdown string
+	seed                             int64
+	teams                            int
+	mtbf, repair                     float64
+}
+
+func (in *simInputs) add(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVar(&in.cluster, "cluster", "", "cluster file (not needed with an alibaba: trace)")
+	f.StringVar(&in.trace, "trace", "", "trace: a .csv or .jsonl file, or alibaba:DIR for the Alibaba v2023 trace")
+	f.StringVar(&in.policy, "policy", "", "policy YAML that replaces the cluster file's policy")
+	f.StringVar(&in.slowdown, "slowdown", "", "run-time factors by spread level 0..4, e.g. 1,1,1.05,1.1,1.2")
+	f.Int64Var(&in.seed, "seed", 1, "seed (node failures, importer team assignment)")
+	f.IntVar(&in.teams, "teams", 6, "teams to assign Alibaba pods to")
+	f.Float64Var(&in.mtbf, "node-mtbf-hours", 0, "mean time between node failures (0: none)")
+	f.Float64Var(&in.repair, "repair-s", 3600, "seconds a failed node stays down")
+}
+
+// load resolves the cluster, trace and options.
+func (in *simInputs) load(out io.Writer) (sim.Options, []sim.Job, error) {
+	var o sim.Options
+	var jobs []sim.Job
+	var err error
+	if dir, ok := strings.CutPrefix(in.trace, "alibaba:"); ok {
+		var st sim.AlibabaStats
+		o.Cluster, jobs, st, err = sim.ImportAlibaba(dir, in.teams, in.seed)
+		if err != nil {
+			return o, nil, err
+		}
+		fmt.Fprintf(out, "alibaba v2023: %d nodes in %d instance types; %d of %d pods imported (%d without GPU left out, %d fractional GPUs rounded up)\n",
+			st.Nodes, st.InstanceTypes, st.Imported, st.Pods, st.SkippedCPUOnly, st.FractionalRounds)
+	} else {
+		if in.trace == "" || in.cluster == "" {
+			return o, nil, &model.FieldError{Field: "--trace/--cluster", Problem: "both are needed", Fix: "pass --cluster cluster.yaml --trace trace.csv (or --trace alibaba:DIR)"}
+		}
+		if o.Cluster, err = config.LoadCluster(in.cluster); err != nil {
+			return o, nil, err
+		}
+		if jobs, err = sim.ReadTrace(in.trace); err != nil {
+			return o, nil, err
+		}
+	}
+	if in.cluster != "" && strings.HasPrefix(in.trace, "alibaba:") {
+		c, err := config.LoadCluster(in.cluster)
+		if err != nil {
+			return o, nil, err
+		}
+		o.Cluster.Policy, o.Cluster.Teams = c.Policy, c.Teams
+	}
+	if in.policy != "" {
+		b, err := os.ReadFile(in.policy)
+		if err != nil {
+			return o, nil, err
+		}
+		var p model.Policy
+		if err := config.Decode(b, &p); err != nil {
+			return o, nil, err
+		}
+		o.Cluster.Policy = p
+	}
+	if in.slowdown != "" {
+		for _, part := range strings.Split(in.slowdown, ",") {
+			f, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+			if err != nil || f <= 0 {
+				return o, nil, &model.FieldError{Field: "--slowdown", Problem: fmt.Sprintf("%q is not a positive factor", part), Fix: "use factors like 1,1,1.05,1.1,1.2"}
+			}
+			o.SlowdownBySpread = append(o.SlowdownBySpread, f)
+		}
+	}
+	o.Seed, o.NodeMTBFHours, o.RepairS = in.seed, in.mtbf, in.repair
+	return o, jobs, nil
+}
+
+func simRunCmd() *cobra.Command {
+	var in simInputs
+	var outDir string
+	c := &cobra.Command{Use: "run", Short: "Replay a trace; write DIR/report.json and a self-contained DIR/report.html", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if outDir == "" {
+				return &model.FieldError{Field: "--out", Problem: "no output directory", Fix: "pass --out DIR"}
+			}
+			o, jobs, err := in.load(cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			r, err := sim.Run(jobs, o)
+			if err != nil {
+				return err
+			}
+			if err := writeReport(outDir, "taskgov simulation: "+filepath.Base(in.trace), r); err != nil {
+				return err
+			}
+			summary(cmd.OutOrStdout(), r)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s\n", filepath.Join(outDir, "report.json"), filepath.Join(outDir, "report.html"))
+			return nil
+		}}
+	in.add(c)
+	c.Flags().StringVar(&outDir, "out", "", "directory for report.json and report.html")
+	return c
+}
+
+func writeReport(dir, title string, r *sim.Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "report.html"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return sim.WriteHTML(f, title, r)
+}
+
+func summary(w io.Writer, r *sim.Report) {
+	fmt.Fprintf(w, "tasks %d/%d completed; makespan %.0f s (bound %.0f); GPU allocation %.1f%% (useful %.1f%%, bound %.1f%%)\n",
+		r.Tasks.Completed, r.Tasks.Submitted, r.MakespanS, r.Bounds.MakespanLowerS, 100*r.Utilization.GPUAllocatedMean,
+		100*r.Utilization.UsefulMean, 100*r.Utilization.UpperBound)
+	fmt.Fprintf(w, "JCT mean %.0f s (bound %.0f), p99 %.0f s; wait mean %.0f s, p99 %.0f s; preemptions %d (%.1f GPU-h lost); Jain %.3f; locality %.3f; %d decisions in %.2f s\n",
+		r.JCT.MeanS, r.Bounds.JCTMeanLowerS, r.JCT.P99S, r.Wait.MeanS, r.Wait.P99S, r.Preemptions.Count, r.Preemptions.LostGPUHours,
+		r.Fairness.JainWeighted, r.Topology.LocalityOptimality, r.Scheduler.Decisions, r.Scheduler.WallS)
+}
+
+func simGenCmd() *cobra.Command {
+	var g sim.GenOptions
+	var trace, cluster string
+	c := &cobra.Command{Use: "gen", Short: "Generate a synthetic trace and its cluster file", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, jobs := sim.Generate(g)
+			f, err := os.Create(trace)
+			if err != nil {
+				return err
+			}
+			if err := sim.WriteCSV(f, jobs); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+			b, err := yaml.Marshal(cl)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(cluster, b, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d jobs to %s and the cluster (%d GPUs, %d teams) to %s\n", len(jobs), trace, g.GPUs, g.Teams, cluster)
+			return nil
+		}}
+	f := c.Flags()
+	f.Int64Var(&g.Seed, "seed", 1, "seed")
+	f.IntVar(&g.Teams, "teams", 4, "teams")
+	f.IntVar(&g.Jobs, "jobs", 1000, "jobs")
+	f.IntVar(&g.GPUs, "gpus", 256, "cluster GPUs (ml.p5.48xlarge, 8 per node, three-layer topology)")
+	f.Float64Var(&g.Load, "load", 0.8, "offered load")
+	f.IntVar(&g.MaxNodes, "max-nodes", 16, "largest gang, in nodes")
+	f.StringVar(&trace, "trace", "trace.csv", "where to write the trace")
+	f.StringVar(&cluster, "cluster", "cluster.yaml", "where to write the cluster file")
+	return c
+}

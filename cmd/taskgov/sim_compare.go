@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sim"
+)
+
+// variant is one policy of a comparison.
+type variant struct {
+	Name   string
+	Change func(p *model.Policy)
+}
+
+var variants = []variant{
+	{"as configured", func(p *model.Policy) {}},
+	{"FirstComeFirstServe tasks", func(p *model.Policy) { p.TaskPrioritization = model.FirstComeFirstServe }},
+	{"TaskRanking tasks", func(p *model.Policy) { p.TaskPrioritization = model.TaskRanking }},
+	{"idle compute FCFS", func(p *model.Policy) { p.IdleComputeAllocation = model.IdleFirstComeFirstServe }},
+	{"fair share, no rebalance", func(p *model.Policy) {
+		p.IdleComputeAllocation = model.FairShare
+		p.FairShareRebalance = new(bool)
+	}},
+	{"victims: most recently started", func(p *model.Policy) { p.VictimOrder = model.MostRecentlyStarted }},
+}
+
+func simCompareCmd() *cobra.Command {
+	var in simInputs
+	var outDir string
+	c := &cobra.Command{Use: "compare", Short: "Replay one trace under several policies and print a side-by-side table", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, jobs, err := in.load(cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			var reports []*sim.Report
+			for _, v := range variants {
+				vo := o
+				p := o.Cluster.Policy
+				p.PriorityClasses = append([]model.PriorityClass(nil), p.PriorityClasses...)
+				v.Change(&p)
+				vo.Cluster.Policy = p
+				r, err := sim.Run(jobs, vo)
+				if err != nil {
+					return fmt.Errorf("%s: %w", v.Name, err)
+				}
+				r.Timeline = nil
+				reports = append(reports, r)
+			}
+			table := compareTable(reports)
+			fmt.Fprint(cmd.OutOrStdout(), table)
+			if outDir != "" {
+				if err := os.MkdirAll(outDir, 0o755); err != nil {
+					return err
+				}
+				named := map[string]*sim.Report{}
+				for i, v := range variants {
+					named[v.Name] = reports[i]
+				}
+				b, _ := json.MarshalIndent(named, "", "  ")
+				if err := os.WriteFile(filepath.Join(outDir, "compare.json"), b, 0o644); err != nil {
+					return err
+				}
+				return os.WriteFile(filepath.Join(outDir, "compare.md"), []byte(table), 0o644)
+			}
+			return nil
+		}}
+	in.add(c)
+	c.Flags().StringVar(&outDir, "out", "", "also write compare.json and compare.md here")
+	return c
+}
+
+// compareTable renders the reports as one Markdown table, a column each.
+func compareTable(rs []*sim.Report) string {
+	var b strings.Builder
+	row := func(name string, f func(r *sim.Report) string) {
+		cells := []string{name}
+		for _, r := range rs {
+			cells = append(cells, f(r))
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
+	}
+	head := []string{"measure"}
+	for _, v := range variants {
+		head = append(head, v.Name)
+	}
+	fmt.Fprintf(&b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	row("completed", func(r *sim.Report) string { return fmt.Sprintf("%d/%d", r.Tasks.Completed, r.Tasks.Submitted) })
+	row("makespan s (bound)", func(r *sim.Report) string { return fmt.Sprintf("%.0f (%.0f)", r.MakespanS, r.Bounds.MakespanLowerS) })
+	row("GPU allocation", func(r *sim.Report) string { return fmt.Sprintf("%.1f%%", 100*r.Utilization.GPUAllocatedMean) })
+	row("JCT mean s (bound)", func(r *sim.Report) string { return fmt.Sprintf("%.0f (%.0f)", r.JCT.MeanS, r.Bounds.JCTMeanLowerS) })
+	row("JCT p99 s", func(r *sim.Report) string { return fmt.Sprintf("%.0f", r.JCT.P99S) })
+	row("wait mean / p99 s", func(r *sim.Report) string { return fmt.Sprintf("%.0f / %.0f", r.Wait.MeanS, r.Wait.P99S) })
+	row("preemptions", func(r *sim.Report) string { return fmt.Sprintf("%d", r.Preemptions.Count) })
+	row("lost GPU-hours", func(r *sim.Report) string { return fmt.Sprintf("%.1f", r.Preemptions.LostGPUHours) })
+	row("Jain (weighted)", func(r *sim.Report) string { return fmt.Sprintf("%.3f", r.Fairness.JainWeighted) })
+	row("guarantee violation GPU·h", func(r *sim.Report) string { return fmt.Sprintf("%.1f", r.Fairness.GuaranteeViolationGPUSecs/3600) })
+	row("locality optimality", func(r *sim.Report) string { return fmt.Sprintf("%.3f", r.Topology.LocalityOptimality) })
+	row("scheduler wall s", func(r *sim.Report) string { return fmt.Sprintf("%.2f", r.Scheduler.WallS) })
+	return b.String()
+}
