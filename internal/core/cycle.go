@@ -24,7 +24,8 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	s.now = now
 	s.cycle++
 	s.nextWake = never
-	s.cc = cycleCache{borrowed: make([][]*task, len(s.types)), failed: map[attemptKey]failedAttempt{}, buf: s.cc.buf}
+	s.cc = cycleCache{borrowed: make([][]*task, len(s.types)), failed: map[attemptKey]failedAttempt{}, buf: s.cc.buf,
+		noRoom: map[placeKey]bool{}}
 	holds := s.holdChanges
 	d := model.Decision{Time: now, Preemptions: s.evictions}
 	s.evictions = nil

@@ -1,5 +1,7 @@
 package core
 
+import "github.com/taskgov/taskgov/internal/resource"
+
 // keyFor is the smallest free-capacity bucket a pod of t fits in.
 func keyFor(t *task) int {
 	if t.spec.PerNode.WholeNode() {
@@ -43,8 +45,20 @@ func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 	if avail := ix.atLeast(k0); avail < need {
 		return nil, avail
 	}
+	// A gang that found no room earlier in this cycle finds none now either,
+	// unless something was freed since (a preemption clears the memo).
+	memo := !ignoreHolds && !s.cc.quick && s.cc.only == nil && it.holds == 0 && len(t.held) == 0
+	key := placeKey{typ: it.idx, pod: t.pod, nodes: need, whole: t.spec.PerNode.WholeNode(), req: t.reqLevel}
+	if memo && s.cc.noRoom[key] {
+		return nil, ix.atLeast(k0)
+	}
 	out := s.cc.buf[:0]
-	defer func() { s.cc.buf = out[:0] }()
+	defer func() {
+		s.cc.buf = out[:0]
+		if memo && len(out) < need {
+			s.cc.noRoom[key] = true
+		}
+	}()
 	ok := false
 	if d := s.cc.only; d != nil {
 		s.cc.bestSpread = len(s.levels) - d.level
@@ -65,7 +79,23 @@ func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 		}
 		return out, need
 	}
-	if need > 1 && it.topo.labeled > 0 {
+	if need > 1 && it.topo.labeled > 0 && s.cc.quick {
+		// A yes/no answer for victim search: any domain of the required
+		// level that takes the gang will do, and without a requirement the
+		// whole type is the last resort anyway, so the flat check below decides.
+		if t.reqLevel >= 0 {
+			for _, d := range it.topo.levels[t.reqLevel] {
+				if d.fit(k0) < need {
+					continue
+				}
+				out = out[:0]
+				if out, ok = s.selectIn(t, d, k0, need, ignoreHolds, out); ok {
+					return out, need
+				}
+			}
+			return nil, ix.atLeast(k0)
+		}
+	} else if need > 1 && it.topo.labeled > 0 {
 		m := len(s.levels)
 		top := max(t.reqLevel, 0)
 		s.cc.bestSpread = m + 1
@@ -161,4 +191,13 @@ func (s *Scheduler) selectIn(t *task, d *domain, k0, need int, ignoreHolds bool,
 		}
 	}
 	return out, false
+}
+
+// placeKey identifies a placement question within a cycle.
+type placeKey struct {
+	typ   int
+	pod   resource.Vector
+	nodes int
+	whole bool
+	req   int
 }

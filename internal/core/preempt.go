@@ -47,6 +47,11 @@ type cycleCache struct {
 	bestSpread int
 	// only, when set, confines place to one domain (topology-aware preemption).
 	only *domain
+	// quick makes place answer only whether a gang fits, not where best; the
+	// victim search uses it, and the final placement is made without it.
+	quick bool
+	// noRoom remembers placements that failed this cycle (see place).
+	noRoom map[placeKey]bool
 }
 
 func (s *Scheduler) cycleBorrowed(i int) []*task {
@@ -96,11 +101,13 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 		allowed = func(v victim) bool { return mine <= s.share(v.t.team, -1, resource.Zero) }
 	}
 	var victims []victim
+	s.cc.quick = true
 	if t.reqLevel >= 0 && t.typ.topo.labeled > 0 {
 		victims = s.chooseInDomain(t, cands, allowed, feasible)
 	} else {
 		victims = s.chooseVictims(cands, allowed, feasible)
 	}
+	s.cc.quick = false
 	if victims == nil {
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes}
 		return false
@@ -115,6 +122,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 		s.afterPreempt(v.t)
 	}
 	s.cc.borrowed[i] = nil
+	clear(s.cc.noRoom) // victims freed room
 	s.admit(t, nodes, d)
 	d.Admissions[len(d.Admissions)-1].WaitFor = wait
 	return true
