@@ -115,6 +115,12 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 // cannot start as things are: reclaim and within-team priority to run within
 // quota, then replacing its own team's lower-priority work, then fair share.
 func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool {
+	if delay := s.policy.PreemptionDelaySeconds; delay > 0 {
+		if ready := t.pendingSince.Add(time.Duration(delay * float64(time.Second))); s.now.Before(ready) {
+			s.wakeAt(ready)
+			return false
+		}
+	}
 	tm := t.team
 	rank := s.rankPreemption(tm)
 	fairShare := s.policy.IdleComputeAllocation == model.FairShare && *s.policy.FairShareRebalance

@@ -48,6 +48,11 @@ type Policy struct {
 	// RestartCostSeconds is the wall time a preempted task spends restarting,
 	// charged per GPU as lost work when choosing victims.
 	RestartCostSeconds *int64 `yaml:"restartCostSeconds,omitempty" json:"restartCostSeconds,omitempty"`
+	// PreemptionDelaySeconds is how long a task waits for room to free up
+	// on its own before it may preempt (default 0: at once). Capacity often
+	// frees within seconds; a short delay avoids preemptions that would lose
+	// work for nothing.
+	PreemptionDelaySeconds float64 `yaml:"preemptionDelaySeconds,omitempty" json:"preemptionDelaySeconds,omitempty"`
 	// VictimOrder is LeastLostWork (the default: least work since the last
 	// checkpoint first) or MostRecentlyStarted (Kueue's order, kept for
 	// comparisons in the simulator).

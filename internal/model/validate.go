@@ -110,6 +110,9 @@ func (p Policy) validate(f string) Errors {
 	default:
 		errs = append(errs, fieldErr(f+".idleComputeAllocation", "use FirstComeFirstServe or FairShare", "unknown value %q", p.IdleComputeAllocation))
 	}
+	if p.PreemptionDelaySeconds < 0 || p.PreemptionDelaySeconds > 86400 {
+		errs = append(errs, fieldErr(f+".preemptionDelaySeconds", "use 0 to 86400 seconds", "%v is out of range", p.PreemptionDelaySeconds))
+	}
 	switch p.VictimOrder {
 	case "", LeastLostWork, MostRecentlyStarted:
 	default:
