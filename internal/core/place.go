@@ -1,6 +1,11 @@
 package core
 
-import "github.com/taskgov/taskgov/internal/resource"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/taskgov/taskgov/internal/resource"
+)
 
 // keyFor is the smallest free-capacity bucket a pod of t fits in.
 func keyFor(t *task) int {
@@ -101,12 +106,13 @@ func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 		s.cc.bestSpread = m + 1
 		found := false
 		for l := m - 1; l >= top; l-- {
-			for _, d := range s.fitting(it, l, k0, need) {
+			for _, fd := range s.fitting(it, l, k0, need) { // selectIn never calls fitting
+
 				if !found {
 					s.cc.bestSpread, found = m-l, true
 				}
 				out = out[:0]
-				if out, ok = s.selectIn(t, d, k0, need, ignoreHolds, out); ok {
+				if out, ok = s.selectIn(t, fd.d, k0, need, ignoreHolds, out); ok {
 					return out, need
 				}
 			}
@@ -157,35 +163,31 @@ func (s *Scheduler) selectIn(t *task, d *domain, k0, need int, ignoreHolds bool,
 		}
 		return out, need == 0
 	}
-	kids := make([]*domain, 0, len(d.children))
+	var buf [16]fitDomain
+	kids := buf[:0]
 	for _, c := range d.children {
 		if child := it.topo.levels[d.level+1][c]; child.fit(k0) > 0 {
-			kids = append(kids, child)
+			kids = append(kids, fitDomain{child, child.fit(k0)})
 		}
 	}
-	byFit := func(asc bool) {
-		if asc {
-			sortDomains(kids, func(a, b *domain) bool { return a.fit(k0) < b.fit(k0) })
-		} else {
-			sortDomains(kids, func(a, b *domain) bool { return a.fit(k0) > b.fit(k0) })
-		}
-	}
-	byFit(true)
+	// A child that holds the rest, tightest first.
+	slices.SortStableFunc(kids, func(a, b fitDomain) int { return cmp.Compare(a.fit, b.fit) })
 	for _, c := range kids {
-		if c.fit(k0) < need {
+		if c.fit < need {
 			continue
 		}
 		start := len(out)
 		var ok bool
-		if out, ok = s.selectIn(t, c, k0, need, ignoreHolds, out); ok {
+		if out, ok = s.selectIn(t, c.d, k0, need, ignoreHolds, out); ok {
 			return out, true
 		}
 		out = out[:start]
 	}
-	byFit(false)
+	// Otherwise the roomiest children first.
+	slices.SortStableFunc(kids, func(a, b fitDomain) int { return cmp.Compare(b.fit, a.fit) })
 	for _, c := range kids {
 		before := len(out)
-		out, _ = s.selectIn(t, c, k0, min(c.fit(k0), need), ignoreHolds, out)
+		out, _ = s.selectIn(t, c.d, k0, min(c.fit, need), ignoreHolds, out)
 		if need -= len(out) - before; need == 0 {
 			return out, true
 		}

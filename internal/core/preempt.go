@@ -52,6 +52,8 @@ type cycleCache struct {
 	quick bool
 	// noRoom remembers placements that failed this cycle (see place).
 	noRoom map[placeKey]bool
+	fits   []fitDomain // scratch of fitting
+
 }
 
 func (s *Scheduler) cycleBorrowed(i int) []*task {

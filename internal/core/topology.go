@@ -1,6 +1,9 @@
 package core
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // Topology. Each instance type keeps a tree of domains, one level per
 // topology label key (top layer first); a domain is one network node,
@@ -127,22 +130,25 @@ func (s *Scheduler) levelOf(key string) int {
 	return -1
 }
 
-// fitting returns the domains of level l that could take need pods of key
-// k, tightest first (best fit), lowest id among equals.
-func (s *Scheduler) fitting(it *itype, l, k, need int) []*domain {
-	var out []*domain
-	for _, d := range it.topo.levels[l] {
-		if d.fit(k) >= need {
-			out = append(out, d)
-		}
-	}
-	sortDomains(out, func(a, b *domain) bool { return a.fit(k) < b.fit(k) })
-	return out
+// fitDomain is a domain with its fit for the pod being placed.
+type fitDomain struct {
+	d   *domain
+	fit int
 }
 
-// sortDomains sorts stably by less, so equal domains keep id order.
-func sortDomains(ds []*domain, less func(a, b *domain) bool) {
-	sort.SliceStable(ds, func(a, b int) bool { return less(ds[a], ds[b]) })
+// fitting returns the domains of level l that could take need pods of key
+// k, tightest first (best fit), lowest id among equals. The slice is
+// scratch owned by the cycle, valid until the next call.
+func (s *Scheduler) fitting(it *itype, l, k, need int) []fitDomain {
+	out := s.cc.fits[:0]
+	for _, d := range it.topo.levels[l] {
+		if f := d.fit(k); f >= need {
+			out = append(out, fitDomain{d, f})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b fitDomain) int { return cmp.Compare(a.fit, b.fit) })
+	s.cc.fits = out
+	return out
 }
 
 // largestFit is the most nodes any level-l domain could offer a pod of key k.
