@@ -94,3 +94,32 @@ func TestLiveDemo(t *testing.T) {
 		}
 	}
 }
+
+// TestSimCommands runs sim gen, run and compare end to end and checks the
+// report files.
+func TestSimCommands(t *testing.T) {
+	dir := t.TempDir()
+	trace, cluster, out := filepath.Join(dir, "t.csv"), filepath.Join(dir, "c.yaml"), filepath.Join(dir, "out")
+	mustCLI(t, "sim", "gen", "--jobs", "200", "--gpus", "64", "--trace", trace, "--cluster", cluster)
+	text := mustCLI(t, "sim", "run", "--cluster", cluster, "--trace", trace, "--out", out)
+	if !strings.Contains(text, "tasks 200/200 completed") {
+		t.Fatalf("sim run: %s", text)
+	}
+	for _, f := range []string{"report.json", "report.html"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil || len(b) < 500 {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if f == "report.html" && (strings.Contains(string(b), "<script") || strings.Contains(string(b), "http://") && !strings.Contains(string(b), "xmlns=\"http://www.w3.org/2000/svg\"")) {
+			t.Fatalf("report.html is not self-contained")
+		}
+	}
+	cmp := mustCLI(t, "sim", "compare", "--cluster", cluster, "--trace", trace)
+	if !strings.Contains(cmp, "victims: most recently started") || !strings.Contains(cmp, "| completed | 200/200") {
+		t.Fatalf("sim compare:\n%s", cmp)
+	}
+	_, errs, code := cli(t, "sim", "run", "--cluster", cluster, "--trace", filepath.Join(dir, "missing.csv"), "--out", out)
+	if code == 0 || !strings.Contains(errs, "missing.csv") {
+		t.Fatalf("missing trace: %d %s", code, errs)
+	}
+}
