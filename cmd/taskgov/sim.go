@@ -28,7 +28,8 @@ type simInputs struct {
 	cluster, trace, policy, slowdown string
 	seed                             int64
 	teams                            int
-	mtbf, repair                     float64
+	mtbf, repair, arrivalScale       float64
+	clusterScale                     float64
 }
 
 func (in *simInputs) add(c *cobra.Command) {
@@ -41,6 +42,8 @@ func (in *simInputs) add(c *cobra.Command) {
 	f.IntVar(&in.teams, "teams", 6, "teams to assign Alibaba pods to")
 	f.Float64Var(&in.mtbf, "node-mtbf-hours", 0, "mean time between node failures (0: none)")
 	f.Float64Var(&in.repair, "repair-s", 3600, "seconds a failed node stays down")
+	f.Float64Var(&in.arrivalScale, "arrival-scale", 1, "multiply every submit time by this (below 1 compresses the trace to raise the load)")
+	f.Float64Var(&in.clusterScale, "cluster-scale", 1, "multiply every node group's size and every count quota by this (at least 1 node each)")
 }
 
 // load resolves the cluster, trace and options.
@@ -93,6 +96,18 @@ func (in *simInputs) load(out io.Writer) (sim.Options, []sim.Job, error) {
 			}
 			o.SlowdownBySpread = append(o.SlowdownBySpread, f)
 		}
+	}
+	if in.arrivalScale <= 0 {
+		return o, nil, &model.FieldError{Field: "--arrival-scale", Problem: "must be above 0", Fix: "use e.g. 0.01 to compress arrivals a hundredfold"}
+	}
+	for i := range jobs {
+		jobs[i].SubmitS *= in.arrivalScale
+	}
+	if in.clusterScale <= 0 {
+		return o, nil, &model.FieldError{Field: "--cluster-scale", Problem: "must be above 0", Fix: "use e.g. 0.25 for a quarter of the nodes"}
+	}
+	if in.clusterScale != 1 {
+		scaleCluster(&o.Cluster, in.clusterScale)
 	}
 	o.Seed, o.NodeMTBFHours, o.RepairS = in.seed, in.mtbf, in.repair
 	return o, jobs, nil
@@ -191,4 +206,26 @@ func simGenCmd() *cobra.Command {
 	f.StringVar(&trace, "trace", "trace.csv", "where to write the trace")
 	f.StringVar(&cluster, "cluster", "cluster.yaml", "where to write the cluster file")
 	return c
+}
+
+// scaleCluster shrinks or grows node groups and count quotas by f, keeping
+// at least one node per group; a team keeps a nonzero quota where it had one.
+func scaleCluster(c *model.Cluster, f float64) {
+	scale := func(n int64) int64 {
+		if n == 0 {
+			return 0
+		}
+		return max(1, int64(float64(n)*f+0.5))
+	}
+	for i := range c.NodeGroups {
+		c.NodeGroups[i].Count = int(scale(int64(c.NodeGroups[i].Count)))
+	}
+	for i := range c.Teams {
+		for k, q := range c.Teams[i].Quotas {
+			if q.Count != nil {
+				v := scale(*q.Count)
+				c.Teams[i].Quotas[k].Count = &v
+			}
+		}
+	}
 }

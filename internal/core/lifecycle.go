@@ -159,8 +159,9 @@ func (s *Scheduler) Interrupt(name string, now time.Time) error {
 	return nil
 }
 
-// NextWake is when a time-based rule next needs a cycle even without input.
-func (s *Scheduler) NextWake() time.Time { return s.nextWake }
+// NextWake is when a time-based rule next needs a cycle even without input;
+// ok is false when none is pending.
+func (s *Scheduler) NextWake() (at time.Time, ok bool) { return s.nextWake, s.nextWake.Before(never) }
 
 // Dirty reports whether an input arrived since the last full cycle.
 func (s *Scheduler) Dirty() bool { return s.dirty || len(s.evictions) > 0 }

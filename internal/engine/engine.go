@@ -175,8 +175,11 @@ func (e *Engine) untilWake() time.Duration {
 	if e.sched.Dirty() {
 		return 0
 	}
-	d := e.sched.NextWake().Sub(e.now())
-	return max(min(d, time.Hour), time.Millisecond)
+	wake, ok := e.sched.NextWake()
+	if !ok {
+		return time.Hour
+	}
+	return max(min(wake.Sub(e.now()), time.Hour), time.Millisecond)
 }
 
 // step applies a batch, runs a cycle, commits everything once, answers, acts.

@@ -29,7 +29,8 @@ type AlibabaStats struct {
 //   - a pod needs num_gpu whole GPUs (a fractional gpu_milli rounds up to 1);
 //     pods with no GPU are left out;
 //   - its instance type is drawn, seeded by the pod's name, among the types
-//     with enough GPUs, in proportion to their GPU capacity;
+//     with enough GPUs where its team holds quota, in proportion to their
+//     GPU capacity;
 //   - qos LS → class latency-sensitive (80), BE → best-effort (20), others →
 //     standard (50);
 //   - team = team-<fnv32(name, seed) mod teams>; teams share every type's
@@ -115,11 +116,13 @@ func ImportAlibaba(dir string, teams int, seed int64) (model.Cluster, []Job, Ali
 		h := fnv.New32a()
 		fmt.Fprintf(h, "%s/%d", p["name"], seed)
 		sum := h.Sum32()
-		// Pick a type with enough GPUs, weighted by GPU capacity.
+		// Pick a type with enough GPUs where the team holds quota (a team
+		// cannot borrow what it has no quota for), weighted by GPU capacity.
+		team := int(sum % uint32(teams))
 		var fits []shape
 		total := 0
 		for _, s := range shapes {
-			if s.gpus >= n {
+			if s.gpus >= n && count[s]/teams+boolInt(team < count[s]%teams) > 0 {
 				fits = append(fits, s)
 				total += count[s] * int(s.gpus)
 			}
@@ -136,13 +139,20 @@ func ImportAlibaba(dir string, teams int, seed int64) (model.Cluster, []Job, Ali
 			}
 			x -= count[s] * int(s.gpus)
 		}
-		jobs = append(jobs, Job{SubmitS: created, Name: p["name"], Team: fmt.Sprintf("team-%d", int(sum%uint32(teams))),
+		jobs = append(jobs, Job{SubmitS: created, Name: p["name"], Team: fmt.Sprintf("team-%d", team),
 			Priority: prio, InstanceType: typeName(pick.model, pick.gpus, pick.cpuMilli), Nodes: 1, GPUsPerNode: n,
 			DurationS: max(1, deleted-start)})
 	}
 	st.Imported = len(jobs)
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].SubmitS < jobs[b].SubmitS })
 	return c, jobs, st, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func typeName(model string, gpus, cpuMilli int64) string {

@@ -58,6 +58,16 @@ type Report struct {
 	// AdmissionWait is the mean time to first admission per priority class.
 	Timeline []Sample `json:"timeline"`
 	Refused  []string `json:"refused,omitempty"`
+	// Unfinished lists the tasks still waiting when no event was left, and why.
+	Unfinished []Unfinished `json:"unfinished,omitempty"`
+}
+
+// Unfinished is a task the run could never admit.
+type Unfinished struct {
+	Task   string `json:"task"`
+	Team   string `json:"team"`
+	Reason string `json:"reason"`
+	Why    string `json:"why"`
 }
 
 // Stats summarises durations.

@@ -142,8 +142,10 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		if len(fails) > 0 && (next < len(order) || m.active() > 0) {
 			t = math.Min(t, fails[0].at)
 		}
-		if w := secs(s.NextWake()); w > now && w < 1e15 && m.waiting > 0 {
-			t = math.Min(t, w)
+		if wake, ok := s.NextWake(); ok && m.waiting > 0 {
+			if w := secs(wake); w > now {
+				t = math.Min(t, w)
+			}
 		}
 		if math.IsInf(t, 1) {
 			break
@@ -222,9 +224,14 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			heap.Push(&done, completion{at: j.runStart + (j.DurationS-j.base)*j.slow, name: j.Name, runID: j.runID})
 		}
 		m.waiting = len(d.Waiting)
+		m.lastWaiting = d.Waiting
 		m.sample(now)
 	}
-	return m.report(order, time.Since(wall).Seconds()), nil
+	r := m.report(order, time.Since(wall).Seconds())
+	for _, w := range m.lastWaiting {
+		r.Unfinished = append(r.Unfinished, Unfinished{Task: w.Task, Team: w.Team, Reason: string(w.Reason.Code), Why: w.Reason.Message()})
+	}
+	return r, nil
 }
 
 func restartCost(s *core.Scheduler) float64 { return float64(*s.Policy().RestartCostSeconds) }
