@@ -45,6 +45,8 @@ func randomPolicy(r *rand.Rand) model.Policy {
 		FairShareRebalance:         bp(r.Intn(4) > 0),
 		FairShareMinRuntimeSeconds: i64(int64(r.Intn(3) * 300)),
 		StarvationBoundSeconds:     i64(int64(600 + r.Intn(3)*600)),
+		VictimOrder:                []model.VictimOrder{model.LeastLostWork, model.MostRecentlyStarted}[r.Intn(2)],
+		PreemptionDelaySeconds:     float64(r.Intn(2) * 120),
 	}
 	return p
 }
@@ -135,6 +137,10 @@ func randomRun(t *testing.T, seed int64, ops int) uint64 {
 			tm := c.Teams[r.Intn(len(c.Teams))]
 			nt := randomTeam(r, tm.Name)
 			_ = s.SetTeam(nt)
+		case k < 97 && len(names) > 0:
+			_ = s.Suspend(names[r.Intn(len(names))], now)
+		case len(names) > 0:
+			_ = s.Resume(names[r.Intn(len(names))], now)
 		}
 		checkCycle(t, seed, op, s, now, h)
 	}
