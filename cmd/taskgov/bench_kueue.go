@@ -5,16 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,37 +40,16 @@ func benchKueue(ctx context.Context, out io.Writer, delay float64) error {
 	}
 	cl, jobs := sim.KueueBaseline(false)
 	cl.Policy.PreemptionDelaySeconds = delay
-	dir, err := os.MkdirTemp("", "taskgov-kueue-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
 	b, err := yaml.Marshal(cl)
 	if err != nil {
 		return err
 	}
-	cfg := filepath.Join(dir, "cluster.yaml")
-	if err := os.WriteFile(cfg, b, 0o644); err != nil {
-		return err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := startChildServer("taskgov-kueue-", b)
 	if err != nil {
 		return err
 	}
-	addr := l.Addr().String()
-	l.Close()
-	self, _ := os.Executable()
-	srv := exec.Command(self, "server", "--config", cfg, "--data-dir", dir, "--listen", addr)
-	srv.Stderr = io.Discard
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = srv.Process.Signal(syscall.SIGTERM); _ = srv.Wait() }()
-	token, err := waitReady("http://"+addr, dir)
-	if err != nil {
-		return err
-	}
-	c := client.New("http://"+addr, token)
+	defer srv.stop()
+	c := client.New(srv.base, srv.token)
 	c.HTTP = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}, Timeout: time.Minute}
 	fmt.Fprintf(out, "submitting %d workloads at their arrival times...\n", len(jobs))
 	start := time.Now()

@@ -6,16 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,39 +44,15 @@ the server's resident memory.`,
 }
 
 func loadtest(out io.Writer, clients, tasks, stored, pending int) error {
-	dir, err := os.MkdirTemp("", "taskgov-loadtest-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	cfg := filepath.Join(dir, "cluster.yaml")
 	// One node and a team with no quota: every task stays pending, so the
 	// figures measure the API, the scheduler cycle and storage, not processes.
-	if err := os.WriteFile(cfg, []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
-		"teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}]\n"), 0o644); err != nil {
-		return err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := startChildServer("taskgov-loadtest-", []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
+		"teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}]\n"))
 	if err != nil {
 		return err
 	}
-	addr := l.Addr().String()
-	l.Close()
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	srv := exec.Command(self, "server", "--config", cfg, "--data-dir", dir, "--listen", addr)
-	srv.Stderr = io.Discard
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = srv.Process.Signal(syscall.SIGTERM); _ = srv.Wait() }()
-	base := "http://" + addr
-	token, err := waitReady(base, dir)
-	if err != nil {
-		return err
-	}
+	defer srv.stop()
+	base, token := srv.base, srv.token
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
 	post := func(path string, body any) (time.Duration, error) {
 		b, _ := json.Marshal(body)
@@ -123,7 +96,7 @@ func loadtest(out io.Writer, clients, tasks, stored, pending int) error {
 		return err
 	}
 	time.Sleep(time.Second)
-	rss, err := residentKiB(srv.Process.Pid)
+	rss, err := residentKiB(srv.cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
