@@ -50,6 +50,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 		s.pushNext(&h, e.tm)
 	}
 	// 4. Report every pending task's place and reason.
+	s.cc.noRoom = nil // the memo holds within this cycle only
 	d.Waiting = s.collectWaiting()
 	s.lastWaiting = d.Waiting
 	// A cycle that changed nothing is a fixed point: until an input arrives or

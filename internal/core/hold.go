@@ -46,6 +46,7 @@ func (s *Scheduler) releaseHold(t *task) {
 		return
 	}
 	s.holdChanges++
+	clear(s.cc.noRoom) // the released nodes may fit placements that failed
 	for _, ni := range t.held {
 		s.nodes[ni].heldFor = nil
 	}

@@ -52,7 +52,7 @@ func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 	}
 	// A gang that found no room earlier in this cycle finds none now either,
 	// unless something was freed since (a preemption clears the memo).
-	memo := !ignoreHolds && !s.cc.quick && s.cc.only == nil && it.holds == 0 && len(t.held) == 0
+	memo := s.cc.noRoom != nil && !ignoreHolds && !s.cc.quick && s.cc.only == nil && len(t.held) == 0
 	key := placeKey{typ: it.idx, pod: t.pod, nodes: need, whole: t.spec.PerNode.WholeNode(), req: t.reqLevel}
 	if memo && s.cc.noRoom[key] {
 		return nil, ix.atLeast(k0)

@@ -32,10 +32,14 @@ type attemptKey struct {
 type failedAttempt struct {
 	pod   [3]int64
 	nodes int
+	req   int // required topology level; -1 (none) is the loosest
 }
 
+// covers reports whether t is at least as hard to place as the failed one:
+// as large a pod, as many nodes, a constraint at least as tight.
 func (f failedAttempt) covers(t *task) bool {
-	return t.pod.GPUs >= f.pod[0] && t.pod.MilliCPU >= f.pod[1] && t.pod.MemMiB >= f.pod[2] && t.spec.Nodes >= f.nodes
+	return t.pod.GPUs >= f.pod[0] && t.pod.MilliCPU >= f.pod[1] && t.pod.MemMiB >= f.pod[2] && t.spec.Nodes >= f.nodes &&
+		t.reqLevel >= f.req
 }
 
 // cycleCache holds what one cycle computes lazily and reuses.
@@ -84,7 +88,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 	}
 	cands, reasons := s.candidates(t, mode, quotaShort)
 	if len(cands) == 0 {
-		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes}
+		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
 	}
 	tm, i := t.team, t.typ.idx
@@ -111,10 +115,13 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 	}
 	s.cc.quick = false
 	if victims == nil {
-		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes}
+		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
 	}
-	feasible() // recompute nodes for the final victim set
+	clear(s.cc.noRoom) // victims freed room: earlier failures no longer hold
+	if !feasible() {   // the final placement, with the victims gone
+		panic("core: victims chosen but the task does not place")
+	}
 	s.cc.only = nil
 	wait := make([]string, 0, len(victims))
 	for _, v := range victims {
@@ -124,7 +131,6 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 		s.afterPreempt(v.t)
 	}
 	s.cc.borrowed[i] = nil
-	clear(s.cc.noRoom) // victims freed room
 	s.admit(t, nodes, d)
 	d.Admissions[len(d.Admissions)-1].WaitFor = wait
 	return true
