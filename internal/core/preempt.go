@@ -145,8 +145,8 @@ func (s *Scheduler) afterPreempt(v *task) {
 	s.enqueue(v)
 }
 
-// candidates lists who t may preempt in this mode, cheapest first, and how
-// each victim's preemption is reported.
+// candidates lists who t may preempt in this mode (chooseVictims orders
+// them), and how each victim's preemption is reported.
 func (s *Scheduler) candidates(t *task, mode preemptMode, quotaShort bool) ([]victim, func(victim) model.PreemptReason) {
 	tm, i := t.team, t.typ.idx
 	var out []victim
@@ -193,7 +193,6 @@ func (s *Scheduler) candidates(t *task, mode preemptMode, quotaShort bool) ([]vi
 			}
 		}
 	}
-	s.sortVictims(out)
 	reason := func(v victim) model.PreemptReason {
 		switch {
 		case mode == modeFairShare:
@@ -221,7 +220,6 @@ func (s *Scheduler) enforceLimits(d *model.Decision) {
 			for _, v := range tm.run[i] {
 				cands = append(cands, victim{t: v, lost: s.lostWork(v, s.now)})
 			}
-			s.sortVictims(cands)
 			victims := s.chooseVictims(cands, nil, func() bool { return tm.usage[i].LessEq(limit) })
 			for _, v := range victims {
 				d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: tm.spec.Name,

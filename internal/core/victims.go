@@ -90,11 +90,24 @@ func (s *Scheduler) sortVictims(vs []victim) {
 	})
 }
 
-// chooseVictims simulates preempting candidates in order until feasible()
-// holds, skipping any that allowed() rejects once removed, then gives back
-// (most costly first) every victim not needed. It returns the victims, still
-// removed, or nil with the state exactly as before.
+// chooseVictims simulates preempting candidates, cheapest first, until
+// feasible() holds, skipping any that allowed() rejects once removed, then
+// gives back (most costly first) every victim not needed. It returns the
+// victims, still removed, or nil with the state exactly as before. It first
+// checks that removing every candidate would be enough; most attempts fail
+// there, at the cost of one feasibility check.
 func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, feasible func() bool) []victim {
+	for _, v := range cands {
+		s.unassign(v.t)
+	}
+	enough := feasible()
+	for k := len(cands) - 1; k >= 0; k-- {
+		s.reassign(cands[k].t)
+	}
+	if !enough {
+		return nil
+	}
+	s.sortVictims(cands)
 	var chosen []victim
 	ok := false
 	for _, v := range cands {
