@@ -74,6 +74,8 @@ func policyTable(tw *tabwriter.Writer, p model.Policy) {
 	row(tw, "Fair-share minimum runtime:", fmt.Sprintf("%ds", derefInt(p.FairShareMinRuntimeSeconds)))
 	row(tw, "Starvation bound:", fmt.Sprintf("%ds", derefInt(p.StarvationBoundSeconds)))
 	row(tw, "Restart cost:", fmt.Sprintf("%ds", derefInt(p.RestartCostSeconds)))
+	row(tw, "Preemption delay:", fmt.Sprintf("%gs", p.PreemptionDelaySeconds))
+	row(tw, "Victim order:", p.VictimOrder)
 	for _, c := range p.PriorityClasses {
 		row(tw, "Priority class:", fmt.Sprintf("%s (weight %d)", c.Name, c.Weight))
 	}
