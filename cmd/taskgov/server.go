@@ -97,7 +97,7 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is another server running there?)", o.listen, err)
 	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() {
 		if o.tlsCert != "" {
