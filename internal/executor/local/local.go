@@ -43,6 +43,7 @@ type Executor struct {
 
 type taskProcs struct {
 	procs    []*exec.Cmd
+	alive    int // pods not yet reaped, guarded by Executor.mu
 	ckptSeen time.Time
 	ckptDir  string
 }
@@ -100,6 +101,7 @@ func (e *Executor) Start(spec executor.StartSpec) error {
 		}
 		tp.procs = append(tp.procs, cmd)
 	}
+	tp.alive = len(tp.procs)
 	e.mu.Lock()
 	e.tasks[spec.Task] = tp
 	e.mu.Unlock()
@@ -155,13 +157,7 @@ func (e *Executor) wait(task string, rank int, cmd *exec.Cmd) {
 	}
 	e.mu.Lock()
 	if tp := e.tasks[task]; tp != nil {
-		alive := false
-		for _, c := range tp.procs {
-			if c.ProcessState == nil {
-				alive = true
-			}
-		}
-		if !alive {
+		if tp.alive--; tp.alive == 0 {
 			delete(e.tasks, task)
 		}
 	}
