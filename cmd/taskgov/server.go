@@ -15,12 +15,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/executor/local"
 	"github.com/taskgov/taskgov/internal/httpapi"
+	"github.com/taskgov/taskgov/internal/metrics"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
 )
@@ -84,7 +86,9 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	defer st.Close()
 	exec := local.New(o.dataDir, time.Now)
 	defer exec.Close()
-	eng, err := engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillStrays: exec.KillStrays})
+	var eng *engine.Engine
+	m := metrics.New(func() metrics.Snapshot { return eng.MetricsSnapshot() })
+	eng, err = engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillStrays: exec.KillStrays, Observer: m})
 	if err != nil {
 		return err
 	}
@@ -92,7 +96,7 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		return err
 	}
 	var isReady atomic.Bool
-	api := httpapi.New(eng, log, isReady.Load)
+	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is another server running there?)", o.listen, err)

@@ -30,6 +30,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		r.Message = msg
 		e.persist(r, w)
 		e.event(r, "Preempted", msg, w)
+		e.obs.Preempted(string(p.Reason), p.LostGPUSeconds)
 		e.stopRun(p.Task, string(p.Reason), w)
 	}
 	for _, a := range d.Admissions {
@@ -37,6 +38,11 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		if r == nil {
 			continue
 		}
+		firstWait := time.Duration(-1)
+		if r.Resumes == 0 && r.Retries == 0 {
+			firstWait = d.Time.Sub(r.SubmittedAt)
+		}
+		e.obs.Admitted(a.Team, a.Borrowed, firstWait)
 		r.State, r.StartedAt, r.Placement, r.Message = store.Running, d.Time, a.Pods, ""
 		e.persist(r, w)
 		nodes := make([]string, len(a.Pods))

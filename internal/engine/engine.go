@@ -20,6 +20,7 @@ type Engine struct {
 	exec  executor.Executor
 	now   func() time.Time
 	log   *slog.Logger
+	obs   Observer
 
 	inbox    chan *op
 	internal chan *op // ops the engine sends itself (start results)
@@ -83,7 +84,24 @@ type Options struct {
 	// KillStrays stops processes a crashed earlier server left behind; it
 	// returns how many it stopped.
 	KillStrays func() int
+	// Observer, if set, is told of every decision (metrics).
+	Observer Observer
 }
+
+// Observer is told of decisions as the engine applies them.
+type Observer interface {
+	// Admitted: firstWait is the wait before a task's first run, negative
+	// for a resumed or retried run.
+	Admitted(team string, borrowed bool, firstWait time.Duration)
+	Preempted(reason string, lostGPUSeconds float64)
+	Cycle(d time.Duration)
+}
+
+type noObserver struct{}
+
+func (noObserver) Admitted(string, bool, time.Duration) {}
+func (noObserver) Preempted(string, float64)            {}
+func (noObserver) Cycle(time.Duration)                  {}
 
 // Open recovers state from the store, requeues tasks that were running when
 // the previous server stopped, and starts the loop.
@@ -94,7 +112,10 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	e := &Engine{store: o.Store, exec: o.Executor, now: o.Now, log: o.Log,
+	if o.Observer == nil {
+		o.Observer = noObserver{}
+	}
+	e := &Engine{store: o.Store, exec: o.Executor, now: o.Now, log: o.Log, obs: o.Observer,
 		inbox: make(chan *op, 4096), internal: make(chan *op, 1024), quit: make(chan struct{}), stopped: make(chan struct{}),
 		records: map[string]*store.TaskRecord{}, runs: map[string]*run{}, subs: map[*Subscription]struct{}{}}
 	if err := e.recover(ctx, o); err != nil {
@@ -200,7 +221,9 @@ func (e *Engine) step(batch []*op) error {
 			w.put(func(tx *store.Tx) error { return tx.Audit(a) })
 		}
 	}
+	started := time.Now()
 	d := e.sched.Schedule(e.now())
+	e.obs.Cycle(time.Since(started))
 	e.apply(d, w)
 	e.waiting = d.Waiting
 	e.mu.Unlock()

@@ -13,11 +13,29 @@ var openAPI []byte
 
 // Server is the HTTP API.
 type Server struct {
-	eng    *engine.Engine
-	log    *slog.Logger
-	tokens authCache
-	mux    *http.ServeMux
-	ready  func() bool
+	eng     *engine.Engine
+	log     *slog.Logger
+	tokens  authCache
+	mux     *http.ServeMux
+	ready   func() bool
+	metrics http.Handler
+}
+
+// WithMetrics serves h at GET /metrics to admins and cluster-wide viewers.
+func (s *Server) WithMetrics(h http.Handler) *Server {
+	s.metrics = h
+	return s
+}
+
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p principal) error {
+	if s.metrics == nil {
+		return &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "metrics are not enabled on this server"}
+	}
+	if p.readableTeams() != nil {
+		return errForbidden
+	}
+	s.metrics.ServeHTTP(w, r)
+	return nil
 }
 
 // New returns the API handler. ready reports whether the server can take
@@ -87,6 +105,7 @@ func (s *Server) apiRoutes() []route {
 		{"GET /api/v1/tokens", s.listTokens},
 		{"DELETE /api/v1/tokens/{id}", s.revokeToken},
 		{"GET /api/v1/audit", s.auditLog},
+		{"GET /metrics", s.serveMetrics},
 	}
 }
 

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/taskgov/taskgov/internal/apitypes"
+)
+
+func scrape(t *testing.T, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", os.Getenv("TASKGOV_SERVER")+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func metricValue(t *testing.T, text, series string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no series %s in:\n%s", series, text)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
+}
+
+// TestMetricsMatchTheAPI scrapes /metrics while work runs and waits, and
+// checks the values against the API's own answers.
+func TestMetricsMatchTheAPI(t *testing.T) {
+	cliServer(t)
+	admin := os.Getenv("TASKGOV_TOKEN")
+	mustCLI(t, "start-job", "--job-name", "run", "-n", "ml-engineers", "--node-count", "2", "--command", "sleep 30", "--instance-type", "ml.p5.48xlarge")
+	waitJob(t, "run", "Running")
+	mustCLI(t, "start-job", "--job-name", "waits", "-n", "ml-engineers", "--node-count", "4", "--command", "true", "--instance-type", "ml.p5.48xlarge")
+	waitJob(t, "waits", "Pending")
+	code, text := scrape(t, admin)
+	if code != 200 {
+		t.Fatalf("scrape: %d %s", code, text)
+	}
+	var q struct{ Pending []apitypes.Task }
+	cl, err := apiClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Do(context.Background(), "GET", "/api/v1/queue", nil, &q); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{}
+	for _, p := range q.Pending {
+		want[p.Team+"/"+string(p.Reason.Code)]++
+	}
+	for k, n := range want {
+		team, reason, _ := strings.Cut(k, "/")
+		if got := metricValue(t, text, `taskgov_pending_tasks{reason="`+reason+`",team="`+team+`"}`); got != n {
+			t.Errorf("pending %s: metrics %v, API %v", k, got, n)
+		}
+	}
+	var u struct{ Usage []apitypes.Usage }
+	if err := cl.Do(context.Background(), "GET", "/api/v1/usage", nil, &u); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range u.Usage {
+		lbl := `{instance_type="` + row.InstanceType + `",team="` + row.Team + `"}`
+		if got := metricValue(t, text, "taskgov_team_used_gpus"+lbl); got != float64(row.UsedGPUs) {
+			t.Errorf("used %s: metrics %v, API %v", row.Team, got, row.UsedGPUs)
+		}
+		if got := metricValue(t, text, "taskgov_team_quota_gpus"+lbl); got != float64(row.QuotaGPUs) {
+			t.Errorf("quota %s: metrics %v, API %v", row.Team, got, row.QuotaGPUs)
+		}
+	}
+	if got := metricValue(t, text, `taskgov_allocated_gpus{instance_type="ml.p5.48xlarge"}`); got != 16 {
+		t.Errorf("allocated GPUs %v, want 16", got)
+	}
+	if got := metricValue(t, text, `taskgov_admissions_total{borrowed="false",team="ml-engineers"}`); got != 1 {
+		t.Errorf("admissions %v, want 1", got)
+	}
+	if !strings.Contains(text, "taskgov_scheduling_cycle_seconds_count") || !strings.Contains(text, "taskgov_admission_wait_seconds_count 1") {
+		t.Errorf("histograms missing:\n%s", text)
+	}
+	member := strings.TrimSpace(mustCLI(t, "token", "create", "--role", "member", "--team", "product"))
+	if code, _ := scrape(t, member); code != 403 {
+		t.Fatalf("a member scraped metrics: %d", code)
+	}
+}

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"sort"
+
+	"github.com/taskgov/taskgov/internal/metrics"
+)
+
+// MetricsSnapshot reads what the metrics gauges show: pending tasks by team
+// and reason, every team's quota and usage, and capacity by instance type.
+func (e *Engine) MetricsSnapshot() metrics.Snapshot {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var s metrics.Snapshot
+	counts := map[[2]string]int{}
+	for _, w := range e.waiting {
+		counts[[2]string{w.Team, string(w.Reason.Code)}]++
+	}
+	for k, n := range counts {
+		s.Pending = append(s.Pending, metrics.Pending{Team: k[0], Reason: k[1], N: n})
+	}
+	sort.Slice(s.Pending, func(a, b int) bool {
+		if s.Pending[a].Team != s.Pending[b].Team {
+			return s.Pending[a].Team < s.Pending[b].Team
+		}
+		return s.Pending[a].Reason < s.Pending[b].Reason
+	})
+	for _, u := range e.sched.Usage() {
+		s.Usage = append(s.Usage, metrics.Usage{Team: u.Team, InstanceType: u.InstanceType, Quota: float64(u.Quota.GPUs),
+			Used: float64(u.Used.GPUs), Borrowed: float64(u.Borrowed.GPUs), Lent: float64(u.Lent.GPUs)})
+	}
+	byType := map[string]*metrics.Capacity{}
+	var order []string
+	for _, n := range e.sched.Nodes() {
+		c := byType[n.Spec.InstanceType]
+		if c == nil {
+			c = &metrics.Capacity{InstanceType: n.Spec.InstanceType}
+			byType[n.Spec.InstanceType] = c
+			order = append(order, n.Spec.InstanceType)
+		}
+		c.Nodes++
+		if n.Healthy {
+			c.HealthyNodes++
+		}
+		if n.Schedulable {
+			c.GPUs += float64(n.GPUs)
+		}
+		c.AllocatedGPUs += float64(n.GPUs - n.FreeGPUs)
+	}
+	sort.Strings(order)
+	for _, t := range order {
+		s.Capacity = append(s.Capacity, *byType[t])
+	}
+	return s
+}

@@ -1,0 +1,134 @@
+// Package metrics exposes taskgov's Prometheus metrics (taskgov_*): counters
+// and histograms the engine feeds as it decides, and gauges read from the
+// engine's state at scrape time.
+//
+// It imports only the Prometheus client. The engine reports to it through the
+// Observer interface; it must never import the engine.
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Snapshot is the state the gauges show, read at scrape time.
+type Snapshot struct {
+	Pending  []Pending
+	Usage    []Usage
+	Capacity []Capacity
+}
+
+// Pending counts waiting tasks of a team by reason.
+type Pending struct {
+	Team, Reason string
+	N            int
+}
+
+// Usage is a team's standing on an instance type, in GPUs.
+type Usage struct {
+	Team, InstanceType          string
+	Quota, Used, Borrowed, Lent float64
+}
+
+// Capacity is an instance type's schedulable and allocated GPUs.
+type Capacity struct {
+	InstanceType        string
+	GPUs, AllocatedGPUs float64
+	Nodes, HealthyNodes int
+}
+
+// Metrics holds the registry and the instruments.
+type Metrics struct {
+	Registry      *prometheus.Registry
+	admissions    *prometheus.CounterVec
+	preemptions   *prometheus.CounterVec
+	lostGPUHours  *prometheus.CounterVec
+	admissionWait prometheus.Histogram
+	cycle         prometheus.Histogram
+}
+
+// New builds the metrics; snapshot is called on every scrape.
+func New(snapshot func() Snapshot) *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		admissions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "taskgov_admissions_total",
+			Help: "Tasks admitted (each run counts), by team and whether they borrow."}, []string{"team", "borrowed"}),
+		preemptions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "taskgov_preemptions_total",
+			Help: "Running tasks stopped and requeued, by reason."}, []string{"reason"}),
+		lostGPUHours: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "taskgov_preemption_lost_gpu_hours_total",
+			Help: "GPU-hours of work lost to preemption (since the last checkpoint, plus restart cost), by reason."}, []string{"reason"}),
+		admissionWait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "taskgov_admission_wait_seconds",
+			Help:    "Time from submission to first admission.",
+			Buckets: []float64{1, 5, 15, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600, 24 * 3600, 7 * 24 * 3600}}),
+		cycle: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "taskgov_scheduling_cycle_seconds",
+			Help:    "Duration of one scheduling decision (a cycle of the core).",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 4, 10)}),
+	}
+	m.Registry.MustRegister(m.admissions, m.preemptions, m.lostGPUHours, m.admissionWait, m.cycle, &stateCollector{snapshot: snapshot})
+	return m
+}
+
+// Admitted records one admission; firstWait is the wait of a first run, or
+// negative for a resumed run.
+func (m *Metrics) Admitted(team string, borrowed bool, firstWait time.Duration) {
+	b := "false"
+	if borrowed {
+		b = "true"
+	}
+	m.admissions.WithLabelValues(team, b).Inc()
+	if firstWait >= 0 {
+		m.admissionWait.Observe(firstWait.Seconds())
+	}
+}
+
+// Preempted records one preemption.
+func (m *Metrics) Preempted(reason string, lostGPUSeconds float64) {
+	m.preemptions.WithLabelValues(reason).Inc()
+	m.lostGPUHours.WithLabelValues(reason).Add(lostGPUSeconds / 3600)
+}
+
+// Cycle records one scheduling decision's duration.
+func (m *Metrics) Cycle(d time.Duration) { m.cycle.Observe(d.Seconds()) }
+
+var (
+	pendingDesc = prometheus.NewDesc("taskgov_pending_tasks", "Pending tasks by team and wait reason.", []string{"team", "reason"}, nil)
+	quotaDesc   = prometheus.NewDesc("taskgov_team_quota_gpus", "A team's GPU quota by instance type.", []string{"team", "instance_type"}, nil)
+	usedDesc    = prometheus.NewDesc("taskgov_team_used_gpus", "GPUs a team's running tasks hold, by instance type.", []string{"team", "instance_type"}, nil)
+	borrowDesc  = prometheus.NewDesc("taskgov_team_borrowed_gpus", "GPUs a team uses beyond its quota, by instance type.", []string{"team", "instance_type"}, nil)
+	lentDesc    = prometheus.NewDesc("taskgov_team_lent_gpus", "A team's idle quota offered to its group, by instance type.", []string{"team", "instance_type"}, nil)
+	capDesc     = prometheus.NewDesc("taskgov_capacity_gpus", "Schedulable GPUs by instance type.", []string{"instance_type"}, nil)
+	allocDesc   = prometheus.NewDesc("taskgov_allocated_gpus", "GPUs allocated to running tasks by instance type.", []string{"instance_type"}, nil)
+	nodesDesc   = prometheus.NewDesc("taskgov_nodes", "Nodes by instance type and health.", []string{"instance_type", "healthy"}, nil)
+)
+
+// stateCollector turns a Snapshot into gauges at scrape time.
+type stateCollector struct{ snapshot func() Snapshot }
+
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{pendingDesc, quotaDesc, usedDesc, borrowDesc, lentDesc, capDesc, allocDesc, nodesDesc} {
+		ch <- d
+	}
+}
+
+func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.snapshot()
+	g := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	for _, p := range s.Pending {
+		g(pendingDesc, float64(p.N), p.Team, p.Reason)
+	}
+	for _, u := range s.Usage {
+		g(quotaDesc, u.Quota, u.Team, u.InstanceType)
+		g(usedDesc, u.Used, u.Team, u.InstanceType)
+		g(borrowDesc, u.Borrowed, u.Team, u.InstanceType)
+		g(lentDesc, u.Lent, u.Team, u.InstanceType)
+	}
+	for _, k := range s.Capacity {
+		g(capDesc, k.GPUs, k.InstanceType)
+		g(allocDesc, k.AllocatedGPUs, k.InstanceType)
+		g(nodesDesc, float64(k.HealthyNodes), k.InstanceType, "true")
+		g(nodesDesc, float64(k.Nodes-k.HealthyNodes), k.InstanceType, "false")
+	}
+}
