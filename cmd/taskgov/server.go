@@ -95,6 +95,10 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	if err := ensureAdminToken(ctx, st, o.dataDir); err != nil {
 		return err
 	}
+	session, err := st.StartSession(ctx, time.Now().UTC())
+	if err != nil {
+		return err
+	}
 	var isReady atomic.Bool
 	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
 	ln, err := net.Listen("tcp", o.listen)
@@ -127,7 +131,10 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(sctx)
-	return eng.Shutdown(sctx)
+	if err := eng.Shutdown(sctx); err != nil {
+		return err
+	}
+	return st.StopSession(context.Background(), session, time.Now().UTC())
 }
 
 // ensureAdminToken creates the first admin token on a fresh database and

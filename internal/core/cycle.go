@@ -147,7 +147,9 @@ func (s *Scheduler) rankPreemption(tm *team) bool {
 // admit starts t on nodes and records the admission.
 func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	i := t.typ.idx
-	borrowed := !t.team.usage[i].Add(t.total).LessEq(t.team.quota[i])
+	after := t.team.usage[i].Add(t.total)
+	borrowed := !after.LessEq(t.team.quota[i])
+	borrowedGPUs := min(max(after.GPUs-t.team.quota[i].GPUs, 0), t.total.GPUs)
 	best := s.cc.bestSpread
 	s.releaseHold(t)
 	s.assign(t, nodes)
@@ -156,6 +158,6 @@ func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	t.wait = model.WaitReason{}
 	t.team.queueSorted = false
 	d.Admissions = append(d.Admissions, model.Admission{Task: t.spec.Name, Team: t.spec.Team,
-		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed,
+		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed, BorrowedGPUs: borrowedGPUs,
 		Spread: s.spreadOf(t.typ, nodes), BestSpread: best})
 }

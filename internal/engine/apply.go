@@ -31,6 +31,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		e.persist(r, w)
 		e.event(r, "Preempted", msg, w)
 		e.obs.Preempted(string(p.Reason), p.LostGPUSeconds)
+		e.endRun(p.Task, d.Time, "preempted: "+string(p.Reason), w)
 		e.stopRun(p.Task, string(p.Reason), w)
 	}
 	for _, a := range d.Admissions {
@@ -43,6 +44,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 			firstWait = d.Time.Sub(r.SubmittedAt)
 		}
 		e.obs.Admitted(a.Team, a.Borrowed, firstWait)
+		e.startRun(r, a, d.Time, w)
 		r.State, r.StartedAt, r.Placement, r.Message = store.Running, d.Time, a.Pods, ""
 		e.persist(r, w)
 		nodes := make([]string, len(a.Pods))
@@ -196,6 +198,7 @@ func (e *Engine) finish(task string, code int, why string, w *writes) {
 	r := e.records[task]
 	now := e.now()
 	if code == 0 {
+		e.endRun(task, now, "succeeded", w)
 		_ = e.sched.Complete(task)
 		r.State, r.FinishedAt, r.Message = store.Succeeded, now, "completed"
 		e.persist(r, w)
@@ -207,6 +210,7 @@ func (e *Engine) finish(task string, code int, why string, w *writes) {
 	if err != nil {
 		return
 	}
+	e.endRun(task, now, "failed: "+why, w)
 	if requeued {
 		info, _ := e.sched.Task(task)
 		r.State, r.Resumes, r.Retries, r.Placement = store.Pending, info.Resumes, info.Retries, nil
@@ -229,6 +233,7 @@ func (e *Engine) interrupt(task, why string, w *writes) {
 	}
 	info, _ := e.sched.Task(task)
 	r.State, r.Resumes, r.Placement, r.Message = store.Pending, info.Resumes, nil, why
+	e.endRun(task, e.now(), "interrupted: server shutdown", w)
 	e.persist(r, w)
 	e.event(r, "Interrupted", why, w)
 	e.stopRun(task, "shutdown", w)
@@ -272,4 +277,19 @@ func (e *Engine) gracePeriod(r *store.TaskRecord) time.Duration {
 		}
 	}
 	return time.Duration(secs) * time.Second
+}
+
+// startRun opens a usage-report run for an admission.
+func (e *Engine) startRun(r *store.TaskRecord, a model.Admission, at time.Time, w *writes) {
+	it := e.sched.Catalog()[a.InstanceType]
+	pod := model.PodVector(r.Spec.PerNode, it)
+	n := int64(len(a.Pods))
+	run := store.Run{Task: r.Name, Team: r.Team, InstanceType: a.InstanceType, Priority: r.Spec.Priority, GPUs: pod.GPUs * n,
+		VCPU: float64(pod.MilliCPU) / 1000 * float64(n), BorrowedGPUs: a.BorrowedGPUs, StartedAt: at}
+	w.put(func(tx *store.Tx) error { return tx.StartRun(run) })
+}
+
+// endRun closes a task's open usage-report run.
+func (e *Engine) endRun(task string, at time.Time, outcome string, w *writes) {
+	w.put(func(tx *store.Tx) error { return tx.EndRun(task, at, outcome) })
 }

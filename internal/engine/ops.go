@@ -59,6 +59,9 @@ func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string
 			if err := e.sched.Cancel(name); err != nil {
 				return nil, err
 			}
+			if r.State == store.Running {
+				e.endRun(name, now, "cancelled", w)
+			}
 			e.stopRun(name, "cancelled", w)
 			r.State, r.FinishedAt, r.Placement, r.Message = store.Cancelled, now, nil, "cancelled by "+actor
 			delete(e.records, name)
@@ -254,3 +257,10 @@ func (e *Engine) Store() *store.Store { return e.store }
 
 // Logs returns a pod's captured output.
 func (e *Engine) Logs(task string, rank int) (io.ReadCloser, error) { return e.exec.Logs(task, rank) }
+
+// ClusterName is the configured cluster name.
+func (e *Engine) ClusterName() string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.cluster.Name
+}

@@ -46,6 +46,18 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	w := &writes{}
 	cl := e.cluster
 	w.put(func(tx *store.Tx) error { return tx.PutCluster(cl) })
+	// Runs left open by a crash end at the last thing the old server recorded.
+	lastSeen, err := e.store.LastEventAt(ctx)
+	if err != nil {
+		return err
+	}
+	if lastSeen.IsZero() || lastSeen.After(now) {
+		lastSeen = now
+	}
+	w.put(func(tx *store.Tx) error {
+		_, err := tx.CloseOpenRuns(lastSeen, "interrupted: server stopped")
+		return err
+	})
 	for i := range live {
 		r := &live[i]
 		wasRunning := r.State == store.Running || r.State == store.Interrupted

@@ -8,6 +8,9 @@ type InstanceType struct {
 	GPUs      int64   `yaml:"gpus" json:"gpus"`
 	VCPU      float64 `yaml:"vcpu" json:"vcpu"`
 	MemoryGiB float64 `yaml:"memoryGiB" json:"memoryGiB"`
+	// PricePerHour is the cost of one instance-hour, for usage reports
+	// (0: unknown).
+	PricePerHour float64 `yaml:"pricePerHour,omitempty" json:"pricePerHour,omitempty"`
 }
 
 // Capacity is what one node of this type offers.
@@ -64,6 +67,8 @@ var DefaultTopologyLevels = []string{LabelLayer1, LabelLayer2, LabelLayer3}
 
 // Cluster is the whole cluster file: the input the core is built from.
 type Cluster struct {
+	// Name appears in usage reports (default "taskgov").
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// TopologyLevels lists the node label keys of the network hierarchy, top
 	// layer first; the node itself is the implicit last level. Default: the
 	// three HyperPod network-node layers.

@@ -18,8 +18,10 @@ type Admission struct {
 	InstanceType string         `json:"instanceType"`
 	Pods         []PodPlacement `json:"pods"`
 	// Borrowed is true when the task runs beyond its team's quota.
-	Borrowed bool     `json:"borrowed,omitempty"`
-	WaitFor  []string `json:"waitFor,omitempty"`
+	Borrowed bool `json:"borrowed,omitempty"`
+	// BorrowedGPUs is the part of the task's GPUs beyond its team's quota.
+	BorrowedGPUs int64    `json:"borrowedGPUs,omitempty"`
+	WaitFor      []string `json:"waitFor,omitempty"`
 	// Spread is how far apart the pods are: 0 one node, then one more for
 	// each topology level climbed (1: one layer-3 network node, 2: one
 	// layer-2, 3: one layer-1, 4: crosses layer 1). -1 when the nodes carry

@@ -90,6 +90,25 @@ var migrations = []string{
 		action TEXT NOT NULL,
 		target TEXT NOT NULL,
 		result TEXT NOT NULL);`,
+	// 2: run history for usage reports, and server sessions for their gaps.
+	`CREATE TABLE runs(
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		task TEXT NOT NULL,
+		team TEXT NOT NULL,
+		instance_type TEXT NOT NULL,
+		priority TEXT NOT NULL DEFAULT '',
+		gpus INTEGER NOT NULL,
+		vcpu REAL NOT NULL,
+		borrowed_gpus INTEGER NOT NULL,
+		started_at INTEGER NOT NULL,
+		ended_at INTEGER NOT NULL DEFAULT 0,
+		outcome TEXT NOT NULL DEFAULT '');
+	CREATE INDEX runs_open ON runs(task, ended_at);
+	CREATE INDEX runs_time ON runs(started_at, ended_at);
+	CREATE TABLE sessions(
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		started_at INTEGER NOT NULL,
+		stopped_at INTEGER NOT NULL DEFAULT 0);`,
 }
 
 func (s *Store) migrate() error {

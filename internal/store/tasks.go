@@ -229,3 +229,10 @@ func (s *Store) Cluster(ctx context.Context) (c model.Cluster, ok bool, err erro
 	}
 	return c, true, json.Unmarshal([]byte(doc), &c)
 }
+
+// LastEventAt is the time of the newest stored event (zero if none).
+func (s *Store) LastEventAt(ctx context.Context) (time.Time, error) {
+	var n int64
+	err := s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(at), 0) FROM events`).Scan(&n)
+	return fromNanos(n), err
+}

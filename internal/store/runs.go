@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Run is one execution window of a task, for usage reports.
+type Run struct {
+	ID           int64     `json:"id"`
+	Task         string    `json:"task"`
+	Team         string    `json:"team"`
+	InstanceType string    `json:"instanceType"`
+	Priority     string    `json:"priority,omitempty"`
+	GPUs         int64     `json:"gpus"`
+	VCPU         float64   `json:"vcpu"`
+	BorrowedGPUs int64     `json:"borrowedGpus"` // GPUs beyond the team's quota`
+	StartedAt    time.Time `json:"startedAt"`
+	EndedAt      time.Time `json:"endedAt,omitzero"` // zero while it runs
+	Outcome      string    `json:"outcome,omitempty"`
+}
+
+// StartRun opens a run.
+func (t *Tx) StartRun(r Run) error {
+	_, err := t.tx.Exec(`INSERT INTO runs(task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Task, r.Team, r.InstanceType, r.Priority, r.GPUs, r.VCPU, r.BorrowedGPUs, nanos(r.StartedAt))
+	return err
+}
+
+// EndRun closes a task's open run, if any.
+func (t *Tx) EndRun(task string, at time.Time, outcome string) error {
+	_, err := t.tx.Exec(`UPDATE runs SET ended_at=?, outcome=? WHERE task=? AND ended_at=0`, nanos(at), outcome, task)
+	return err
+}
+
+// CloseOpenRuns ends every open run at at (used at start, for runs the
+// previous server left open), returning how many it closed.
+func (t *Tx) CloseOpenRuns(at time.Time, outcome string) (int64, error) {
+	res, err := t.tx.Exec(`UPDATE runs SET ended_at=?, outcome=? WHERE ended_at=0`, nanos(at), outcome)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Runs returns the runs that overlap [from, to), oldest first.
+func (s *Store) Runs(ctx context.Context, from, to time.Time) ([]Run, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at, ended_at, outcome
+		FROM runs WHERE started_at < ? AND (ended_at = 0 OR ended_at > ?) ORDER BY started_at, id`, nanos(to), nanos(from))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		var r Run
+		var st, en int64
+		if err := rows.Scan(&r.ID, &r.Task, &r.Team, &r.InstanceType, &r.Priority, &r.GPUs, &r.VCPU, &r.BorrowedGPUs, &st, &en, &r.Outcome); err != nil {
+			return nil, err
+		}
+		r.StartedAt, r.EndedAt = fromNanos(st), fromNanos(en)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Session is one period a server ran.
+type Session struct {
+	StartedAt, StoppedAt time.Time // StoppedAt zero: crashed or still running
+}
+
+// StartSession records a server start and returns its id.
+func (s *Store) StartSession(ctx context.Context, at time.Time) (int64, error) {
+	var id int64
+	err := s.Commit(ctx, func(tx *Tx) error {
+		res, err := tx.tx.Exec(`INSERT INTO sessions(started_at) VALUES (?)`, nanos(at))
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	return id, err
+}
+
+// StopSession records a clean stop.
+func (s *Store) StopSession(ctx context.Context, id int64, at time.Time) error {
+	return s.Commit(ctx, func(tx *Tx) error {
+		_, err := tx.tx.Exec(`UPDATE sessions SET stopped_at=? WHERE id=?`, nanos(at), id)
+		return err
+	})
+}
+
+// Sessions lists server sessions, oldest first.
+func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT started_at, stopped_at FROM sessions ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		var a, b int64
+		if err := rows.Scan(&a, &b); err != nil {
+			return nil, err
+		}
+		out = append(out, Session{fromNanos(a), fromNanos(b)})
+	}
+	return out, rows.Err()
+}
