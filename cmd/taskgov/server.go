@@ -30,6 +30,7 @@ import (
 // serverOptions are the flags of `taskgov server`; keep them stable.
 type serverOptions struct {
 	config, dataDir, listen, tlsCert, tlsKey string
+	auditRetentionDays                       int
 	logTo                                    io.Writer // default stderr
 }
 
@@ -54,6 +55,7 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
 	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file (serve HTTPS)")
 	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
+	c.Flags().IntVar(&o.auditRetentionDays, "audit-retention-days", 90, "delete audit entries and task events older than this many days (0: keep all)")
 	return c
 }
 
@@ -98,6 +100,9 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	session, err := st.StartSession(ctx, time.Now().UTC())
 	if err != nil {
 		return err
+	}
+	if o.auditRetentionDays > 0 {
+		go pruneAudit(ctx, st, time.Duration(o.auditRetentionDays)*24*time.Hour, log)
 	}
 	var isReady atomic.Bool
 	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
@@ -150,4 +155,20 @@ func ensureAdminToken(ctx context.Context, st *store.Store, dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "admin.token"), []byte(secret+"\n"), 0o600)
+}
+
+// pruneAudit deletes old audit entries and events now and every hour.
+func pruneAudit(ctx context.Context, st *store.Store, keep time.Duration, log *slog.Logger) {
+	for {
+		if n, err := st.PruneAudit(ctx, time.Now().Add(-keep)); err != nil {
+			log.Warn("pruning the audit log failed", "err", err)
+		} else if n > 0 {
+			log.Info("pruned the audit log", "entries", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Hour):
+		}
+	}
 }

@@ -31,6 +31,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		e.persist(r, w)
 		e.event(r, "Preempted", msg, w)
 		e.obs.Preempted(string(p.Reason), p.LostGPUSeconds)
+		e.decisionAudit("preempt:"+string(p.Reason), r, msg, w)
 		e.endRun(p.Task, d.Time, "preempted: "+string(p.Reason), w)
 		e.stopRun(p.Task, string(p.Reason), w)
 	}
@@ -59,6 +60,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 			msg += fmt.Sprintf(", spread level %d", a.Spread)
 		}
 		e.event(r, "Admitted", msg, w)
+		e.decisionAudit("admit", r, msg, w)
 		e.deferred = append(e.deferred, a)
 	}
 	e.startReady(w)
@@ -292,4 +294,11 @@ func (e *Engine) startRun(r *store.TaskRecord, a model.Admission, at time.Time, 
 // endRun closes a task's open usage-report run.
 func (e *Engine) endRun(task string, at time.Time, outcome string, w *writes) {
 	w.put(func(tx *store.Tx) error { return tx.EndRun(task, at, outcome) })
+}
+
+// decisionAudit records a scheduling decision in the audit log (actor
+// "scheduler"), so that it is searchable beside the calls that caused it.
+func (e *Engine) decisionAudit(action string, r *store.TaskRecord, msg string, w *writes) {
+	a := store.AuditEntry{At: e.now(), Actor: "scheduler", Action: action, Team: r.Team, Target: r.Name, Result: msg}
+	w.put(func(tx *store.Tx) error { return tx.Audit(a) })
 }

@@ -16,7 +16,7 @@ import (
 // Submit validates and queues a task; it returns once the task is durable.
 func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) (store.TaskRecord, error) {
 	spec.SubmitTime = time.Time{} // the server's clock orders the queue
-	v, err := e.do(ctx, audit(actor, "task.submit", spec.Team+"/"+spec.Name), func(w *writes) (any, error) {
+	v, err := e.do(ctx, auditTeam(actor, "task.submit", spec.Team, spec.Name), func(w *writes) (any, error) {
 		if err := e.sched.Submit(spec, e.now()); err != nil {
 			return nil, err
 		}
@@ -48,7 +48,13 @@ const (
 // TaskAction changes a live task: cancel, suspend, resume, priority (arg is
 // the class) or checkpoint (the task reports one now).
 func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string) (store.TaskRecord, error) {
-	v, err := e.do(ctx, audit(actor, "task."+action, name), func(w *writes) (any, error) {
+	team := ""
+	e.mu.RLock()
+	if r := e.records[name]; r != nil {
+		team = r.Team
+	}
+	e.mu.RUnlock()
+	v, err := e.do(ctx, auditTeam(actor, "task."+action, team, name), func(w *writes) (any, error) {
 		r := e.records[name]
 		if r == nil {
 			return nil, fmt.Errorf("task %q is not live (finished or never submitted): %w", name, model.ErrNotFound)
@@ -103,7 +109,7 @@ func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string
 
 // SetTeam creates or updates a team, live.
 func (e *Engine) SetTeam(ctx context.Context, actor string, t model.Team) error {
-	_, err := e.do(ctx, audit(actor, "team.set", t.Name), func(w *writes) (any, error) {
+	_, err := e.do(ctx, auditTeam(actor, "team.set", t.Name, t.Name), func(w *writes) (any, error) {
 		if err := e.sched.SetTeam(t); err != nil {
 			return nil, err
 		}
@@ -115,7 +121,7 @@ func (e *Engine) SetTeam(ctx context.Context, actor string, t model.Team) error 
 
 // DeleteTeam removes a team without live tasks.
 func (e *Engine) DeleteTeam(ctx context.Context, actor, name string) error {
-	_, err := e.do(ctx, audit(actor, "team.delete", name), func(w *writes) (any, error) {
+	_, err := e.do(ctx, auditTeam(actor, "team.delete", name, name), func(w *writes) (any, error) {
 		if err := e.sched.DeleteTeam(name); err != nil {
 			return nil, err
 		}
@@ -179,6 +185,10 @@ func (e *Engine) Audit(ctx context.Context, actor, action, target, result string
 
 func audit(actor, action, target string) *store.AuditEntry {
 	return &store.AuditEntry{Actor: actor, Action: action, Target: target}
+}
+
+func auditTeam(actor, action, team, target string) *store.AuditEntry {
+	return &store.AuditEntry{Actor: actor, Action: action, Team: team, Target: target}
 }
 
 // saveCluster persists the configuration as the core now holds it: teams,

@@ -239,8 +239,21 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, p principal) e
 	if !p.admin() {
 		return errForbidden
 	}
-	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
-	entries, err := s.eng.Store().AuditLog(r.Context(), after, 1000)
+	q := r.URL.Query()
+	f := store.AuditFilter{Team: q.Get("team"), Target: q.Get("task"), Actor: q.Get("actor")}
+	f.AfterID, _ = strconv.ParseInt(q.Get("after"), 10, 64)
+	var err error
+	if v := q.Get("from"); v != "" {
+		if f.From, err = parseTime("from", v); err != nil {
+			return err
+		}
+	}
+	if v := q.Get("to"); v != "" {
+		if f.To, err = parseTime("to", v); err != nil {
+			return err
+		}
+	}
+	entries, err := s.eng.Store().AuditLog(r.Context(), f)
 	if err != nil {
 		return err
 	}

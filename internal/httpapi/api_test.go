@@ -110,3 +110,28 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 		t.Fatalf("the resumed run did not continue from step %d:\n%s", saved, text)
 	}
 }
+
+// TestAuditTrailIsSearchable: calls and scheduling decisions are in the
+// audit log, searchable by task, team and actor.
+func TestAuditTrailIsSearchable(t *testing.T) {
+	e := newEnv(t, testCluster)
+	e.mustDo("POST", "/api/v1/tasks", e.admin, spec("audited", "alpha", "true"), 201, nil)
+	e.waitState("audited", store.Succeeded, 10*time.Second)
+	var out struct{ Entries []store.AuditEntry }
+	e.mustDo("GET", "/api/v1/audit?task=audited", e.admin, nil, 200, &out)
+	var actions []string
+	for _, a := range out.Entries {
+		actions = append(actions, a.Actor+":"+a.Action)
+	}
+	if len(out.Entries) != 2 || out.Entries[0].Action != "task.submit" || out.Entries[1].Actor != "scheduler" || out.Entries[1].Action != "admit" ||
+		out.Entries[1].Team != "alpha" {
+		t.Fatalf("entries for the task: %v", actions)
+	}
+	e.mustDo("GET", "/api/v1/audit?actor=scheduler&team=beta", e.admin, nil, 200, &out)
+	if len(out.Entries) != 0 {
+		t.Fatalf("team filter: %+v", out.Entries)
+	}
+	if code, body := e.do("GET", "/api/v1/audit?from=yesterday", e.admin, nil); code != 400 || !strings.Contains(string(body), "from") {
+		t.Fatalf("bad from: %d %s", code, body)
+	}
+}

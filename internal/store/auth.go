@@ -76,25 +76,62 @@ func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
 }
 
 // AuditEntry records one mutating API call.
+// AuditEntry records one mutating API call or one scheduling decision
+// (actor "scheduler").
 type AuditEntry struct {
 	ID     int64     `json:"id"`
 	At     time.Time `json:"at"`
 	Actor  string    `json:"actor"`
 	Action string    `json:"action"`
+	Team   string    `json:"team,omitempty"`
 	Target string    `json:"target"`
 	Result string    `json:"result"`
 }
 
 // Audit appends an audit entry.
 func (t *Tx) Audit(e AuditEntry) error {
-	_, err := t.tx.Exec(`INSERT INTO audit(at, actor, action, target, result) VALUES (?, ?, ?, ?, ?)`,
-		nanos(e.At), e.Actor, e.Action, e.Target, e.Result)
+	_, err := t.tx.Exec(`INSERT INTO audit(at, actor, action, team, target, result) VALUES (?, ?, ?, ?, ?, ?)`,
+		nanos(e.At), e.Actor, e.Action, e.Team, e.Target, e.Result)
 	return err
 }
 
-// AuditLog returns audit entries after id afterID, oldest first.
-func (s *Store) AuditLog(ctx context.Context, afterID int64, limit int) ([]AuditEntry, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, at, actor, action, target, result FROM audit WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+// AuditFilter selects audit entries; empty fields match everything.
+type AuditFilter struct {
+	Team, Target, Actor string
+	From, To            time.Time
+	AfterID             int64
+	Limit               int
+}
+
+// AuditLog returns matching audit entries, oldest first.
+func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	q := `SELECT id, at, actor, action, team, target, result FROM audit WHERE id > ?`
+	args := []any{f.AfterID}
+	add := func(cond string, v any) {
+		q += " AND " + cond
+		args = append(args, v)
+	}
+	if f.Team != "" {
+		add("team = ?", f.Team)
+	}
+	if f.Target != "" {
+		add("target = ?", f.Target)
+	}
+	if f.Actor != "" {
+		add("actor = ?", f.Actor)
+	}
+	if !f.From.IsZero() {
+		add("at >= ?", nanos(f.From))
+	}
+	if !f.To.IsZero() {
+		add("at < ?", nanos(f.To))
+	}
+	if f.Limit <= 0 {
+		f.Limit = 1000
+	}
+	q += " ORDER BY id LIMIT ?"
+	args = append(args, f.Limit)
+	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -103,11 +140,27 @@ func (s *Store) AuditLog(ctx context.Context, afterID int64, limit int) ([]Audit
 	for rows.Next() {
 		var e AuditEntry
 		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Result); err != nil {
+		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Team, &e.Target, &e.Result); err != nil {
 			return nil, err
 		}
 		e.At = fromNanos(at)
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// PruneAudit deletes audit entries and task events older than before; it
+// returns how many audit entries went.
+func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.Commit(ctx, func(tx *Tx) error {
+		res, err := tx.tx.Exec(`DELETE FROM audit WHERE at < ?`, nanos(before))
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		_, err = tx.tx.Exec(`DELETE FROM events WHERE at < ?`, nanos(before))
+		return err
+	})
+	return n, err
 }

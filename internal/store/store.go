@@ -109,6 +109,9 @@ var migrations = []string{
 		id INTEGER PRIMARY KEY AUTOINCREMENT,
 		started_at INTEGER NOT NULL,
 		stopped_at INTEGER NOT NULL DEFAULT 0);`,
+	// 3: audit entries carry the team they concern, for search.
+	`ALTER TABLE audit ADD COLUMN team TEXT NOT NULL DEFAULT '';
+	CREATE INDEX audit_at ON audit(at);`,
 }
 
 func (s *Store) migrate() error {

@@ -72,3 +72,28 @@ func TestDurableAcrossReopen(t *testing.T) {
 		t.Fatalf("filtered page: %+v", page)
 	}
 }
+
+// TestPruneAudit deletes only entries older than the retention cut.
+func TestPruneAudit(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	old, recent := time.Now().Add(-100*24*time.Hour), time.Now()
+	_ = s.Commit(ctx, func(tx *Tx) error {
+		_ = tx.Audit(AuditEntry{At: old, Actor: "x", Action: "a", Target: "t", Result: "ok"})
+		_ = tx.AddEvent(Event{Task: "t", Team: "a", At: old, Kind: "Submitted", Message: "queued"})
+		return tx.Audit(AuditEntry{At: recent, Actor: "x", Action: "b", Team: "a", Target: "t", Result: "ok"})
+	})
+	n, err := s.PruneAudit(ctx, time.Now().Add(-90*24*time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("pruned %d, %v", n, err)
+	}
+	left, _ := s.AuditLog(ctx, AuditFilter{})
+	evs, _ := s.Events(ctx, "t", 0, 10)
+	if len(left) != 1 || left[0].Action != "b" || len(evs) != 0 {
+		t.Fatalf("left %+v, events %+v", left, evs)
+	}
+}
