@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/taskgov/taskgov/internal/engine"
+	"github.com/taskgov/taskgov/internal/ui"
 )
 
 //go:embed openapi.json
@@ -61,6 +62,8 @@ func (s *Server) routes() {
 		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})
+	s.mux.Handle("GET /ui/", ui.Handler("/ui/"))
+	s.mux.HandleFunc("GET /ui", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ui/", http.StatusFound) })
 	s.mux.HandleFunc("GET /api/v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(openAPI)
