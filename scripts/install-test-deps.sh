@@ -10,6 +10,10 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
-chromium --version
+# A failed install must not fail CI by itself: the browser test then skips
+# and says why.
+if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null; }; then
+  echo "install-test-deps: could not install Chromium; the dashboard's browser test will be skipped" >&2
+  exit 0
+fi
+chromium --version 2>/dev/null || true
