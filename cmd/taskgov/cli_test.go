@@ -36,7 +36,8 @@ func cliServer(t *testing.T) (dir string) {
 	errc := make(chan error, 1)
 	logf, _ := os.Create(filepath.Join(dir, "server.log"))
 	go func() {
-		errc <- runServer(ctx, serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf}, func(a string) { addrc <- a })
+		errc <- runServer(ctx, serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf, sampleInterval: 100 * time.Millisecond},
+			func(a string) { addrc <- a })
 	}()
 	var addr string
 	select {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 )
@@ -92,5 +93,33 @@ func TestMetricsMatchTheAPI(t *testing.T) {
 	member := strings.TrimSpace(mustCLI(t, "token", "create", "--role", "member", "--team", "product"))
 	if code, _ := scrape(t, member); code != 403 {
 		t.Fatalf("a member scraped metrics: %d", code)
+	}
+}
+
+// TestTrendsAreSampled: the sampler stores utilisation and the API serves it.
+func TestTrendsAreSampled(t *testing.T) {
+	cliServer(t)
+	mustCLI(t, "start-job", "--job-name", "busy", "-n", "ml-engineers", "--command", "sleep 30", "--instance-type", "ml.p5.48xlarge")
+	waitJob(t, "busy", "Running")
+	cl, _ := apiClient()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var tr struct {
+			Samples []struct {
+				InstanceType   string
+				GPUs, GPUsUsed float64
+			}
+		}
+		if err := cl.Do(context.Background(), "GET", "/api/v1/trends?window=1h", nil, &tr); err != nil {
+			t.Fatal(err)
+		}
+		n := len(tr.Samples)
+		if n >= 2 && tr.Samples[n-1].GPUs == 32 && tr.Samples[n-1].GPUsUsed == 8 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("samples: %+v", tr.Samples)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -25,12 +25,14 @@ import (
 	"github.com/taskgov/taskgov/internal/metrics"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/trends"
 )
 
 // serverOptions are the flags of `taskgov server`; keep them stable.
 type serverOptions struct {
 	config, dataDir, listen, tlsCert, tlsKey string
 	auditRetentionDays                       int
+	sampleInterval                           time.Duration
 	logTo                                    io.Writer // default stderr
 }
 
@@ -56,6 +58,7 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file (serve HTTPS)")
 	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
 	c.Flags().IntVar(&o.auditRetentionDays, "audit-retention-days", 90, "delete audit entries and task events older than this many days (0: keep all)")
+	c.Flags().DurationVar(&o.sampleInterval, "sample-interval", time.Minute, "how often to sample utilisation for the dashboard's trends")
 	return c
 }
 
@@ -104,6 +107,7 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	if o.auditRetentionDays > 0 {
 		go pruneAudit(ctx, st, time.Duration(o.auditRetentionDays)*24*time.Hour, log)
 	}
+	go (&trends.Sampler{Store: st, Read: eng.UtilisationSample, Interval: o.sampleInterval, Log: log}).Run(ctx)
 	var isReady atomic.Bool
 	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
 	ln, err := net.Listen("tcp", o.listen)

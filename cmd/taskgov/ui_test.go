@@ -125,6 +125,10 @@ func TestDashboardInChromium(t *testing.T) {
 	if !strings.Contains(text("#topology"), "layer-3") || !strings.Contains(text("#nodes-table"), "p5-0") {
 		t.Error("topology or nodes missing on the cluster page")
 	}
+	// The utilisation trend draws once samples exist (sampled every 100 ms here).
+	if err := chromedp.Run(ctx, chromedp.WaitVisible("svg.trend polyline", chromedp.ByQuery), shot("cluster-trend")); err != nil {
+		t.Fatalf("trend chart: %v", err)
+	}
 	// The teams page: the chart renders and usage matches the API.
 	var usage struct{ Usage []apitypes.Usage }
 	_ = cl.Do(ctx, "GET", "/api/v1/usage", nil, &usage)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
 )
 
 // Suspend takes a task out of scheduling until Resume. A running task is
@@ -115,7 +116,7 @@ func (s *Scheduler) Nodes() []NodeInfo {
 	out := make([]NodeInfo, len(s.nodes))
 	for i, n := range s.nodes {
 		out[i] = NodeInfo{Spec: n.spec, Healthy: n.healthy, Schedulable: n.schedulable,
-			FreeGPUs: n.free.GPUs, GPUs: n.typ.capacity.GPUs}
+			FreeGPUs: n.free.GPUs, GPUs: n.typ.capacity.GPUs, Capacity: n.typ.capacity, Free: n.free}
 		if n.heldFor != nil {
 			out[i].HeldFor = n.heldFor.spec.Name
 		}
@@ -130,6 +131,8 @@ type NodeInfo struct {
 	Schedulable bool
 	GPUs        int64
 	FreeGPUs    int64
+	Capacity    resource.Vector // of the node
+	Free        resource.Vector
 	HeldFor     string
 }
 

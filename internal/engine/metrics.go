@@ -2,8 +2,10 @@ package engine
 
 import (
 	"sort"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/metrics"
+	"github.com/taskgov/taskgov/internal/store"
 )
 
 // MetricsSnapshot reads what the metrics gauges show: pending tasks by team
@@ -52,4 +54,37 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 		s.Capacity = append(s.Capacity, *byType[t])
 	}
 	return s
+}
+
+// UtilisationSample reads the capacity and use of every instance type, over
+// schedulable nodes, for the trends sampler.
+func (e *Engine) UtilisationSample(at time.Time) []store.Sample {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	byType := map[string]*store.Sample{}
+	var order []string
+	for _, n := range e.sched.Nodes() {
+		if !n.Schedulable {
+			continue
+		}
+		x := byType[n.Spec.InstanceType]
+		if x == nil {
+			x = &store.Sample{At: at, InstanceType: n.Spec.InstanceType}
+			byType[n.Spec.InstanceType] = x
+			order = append(order, n.Spec.InstanceType)
+		}
+		used := n.Capacity.Sub(n.Free)
+		x.GPUs += float64(n.Capacity.GPUs)
+		x.GPUsUsed += float64(used.GPUs)
+		x.VCPU += float64(n.Capacity.MilliCPU) / 1000
+		x.VCPUUsed += float64(used.MilliCPU) / 1000
+		x.MemGiB += float64(n.Capacity.MemMiB) / 1024
+		x.MemUsedGiB += float64(used.MemMiB) / 1024
+	}
+	sort.Strings(order)
+	out := make([]store.Sample, 0, len(order))
+	for _, t := range order {
+		out = append(out, *byType[t])
+	}
+	return out
 }

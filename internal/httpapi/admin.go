@@ -10,6 +10,7 @@ import (
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/trends"
 )
 
 func (s *Server) listTeams(w http.ResponseWriter, r *http.Request, p principal) error {
@@ -258,5 +259,32 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, p principal) e
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"entries": entries})
+	return nil
+}
+
+// trendsView serves GET /api/v1/trends?window=1h|1d|1w: utilisation samples
+// per instance type, fine for up to a day, hourly means beyond.
+func (s *Server) trendsView(w http.ResponseWriter, r *http.Request, p principal) error {
+	windows := map[string]time.Duration{"1h": time.Hour, "1d": 24 * time.Hour, "1w": 7 * 24 * time.Hour}
+	name := r.URL.Query().Get("window")
+	if name == "" {
+		name = "1h"
+	}
+	win, ok := windows[name]
+	if !ok {
+		return &model.FieldError{Field: "window", Problem: "unknown window " + strconv.Quote(name), Fix: "use 1h, 1d or 1w"}
+	}
+	res := trends.Fine
+	if win > 24*time.Hour {
+		res = trends.Coarse
+	}
+	ss, err := s.eng.Store().Samples(r.Context(), res, time.Now().Add(-win))
+	if err != nil {
+		return err
+	}
+	if ss == nil {
+		ss = []store.Sample{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"window": name, "resolutionSeconds": res.Seconds(), "samples": ss})
 	return nil
 }

@@ -100,6 +100,7 @@ func (s *Server) apiRoutes() []route {
 		{"DELETE /api/v1/teams/{name}", s.deleteTeam},
 		{"GET /api/v1/usage", s.usage},
 		{"GET /api/v1/usage/report", s.usageReport},
+		{"GET /api/v1/trends", s.trendsView},
 		{"GET /api/v1/policy", s.getPolicy},
 		{"PUT /api/v1/policy", s.putPolicy},
 		{"GET /api/v1/nodes", s.listNodes},

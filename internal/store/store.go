@@ -112,6 +112,15 @@ var migrations = []string{
 	// 3: audit entries carry the team they concern, for search.
 	`ALTER TABLE audit ADD COLUMN team TEXT NOT NULL DEFAULT '';
 	CREATE INDEX audit_at ON audit(at);`,
+	// 4: utilisation samples per instance type, at two resolutions.
+	`CREATE TABLE samples(
+		resolution INTEGER NOT NULL,
+		at INTEGER NOT NULL,
+		instance_type TEXT NOT NULL,
+		gpus REAL NOT NULL, gpus_used REAL NOT NULL,
+		vcpu REAL NOT NULL, vcpu_used REAL NOT NULL,
+		mem_gib REAL NOT NULL, mem_used_gib REAL NOT NULL,
+		PRIMARY KEY (resolution, at, instance_type));`,
 }
 
 func (s *Store) migrate() error {

@@ -1,6 +1,6 @@
 // The dashboard: a page per hash route, refreshed every few seconds.
 import { api, token, setToken } from './api.js';
-import { bars } from './charts.js';
+import { bars, lines } from './charts.js';
 
 const main = document.getElementById('main');
 const loginForm = main.innerHTML;
@@ -8,9 +8,21 @@ const esc = s => String(s ?? '').replace(/[&<>"]/g, c => ({ '&': '&amp;', '<': '
 const ns = team => 'hyperpod-ns-' + team;
 let timer = null;
 
+async function trendCard() {
+  const win = sessionStorage.getItem('taskgov-window') || '1h';
+  const { samples } = await api('/api/v1/trends?window=' + win);
+  const byType = {};
+  for (const s of samples) (byType[s.instanceType] ||= []).push([new Date(s.at).getTime(), s.gpus ? 100 * s.gpusUsed / s.gpus : (s.vcpu ? 100 * s.vcpuUsed / s.vcpu : 0)]);
+  const series = Object.entries(byType).map(([name, points]) => ({ name, points }));
+  const chart = series.length ? lines(`Utilisation over the last ${win} (GPUs, or vCPU for CPU-only types)`, series, 100, '%')
+    : '<p class="muted" id="trend-empty">No samples yet: the server samples utilisation every minute.</p>';
+  return `<div class="card"><p>Window <select id="trend-window">${['1h', '1d', '1w'].map(w => `<option ${w === win ? 'selected' : ''}>${w}</option>`).join('')}</select></p>${chart}</div>`;
+}
+
 async function cluster() {
   const { nodes } = await api('/api/v1/nodes');
   const topo = await api('/api/v1/topology?format=text');
+  const trend = await trendCard();
   const byType = {};
   for (const n of nodes) {
     const t = byType[n.instanceType] ||= { gpus: 0, free: 0, nodes: 0, healthy: 0 };
@@ -26,6 +38,7 @@ async function cluster() {
     <div class="kpi">utilisation <b id="kpi-util">${total ? Math.round(100 * used / total) : 0}%</b></div>
     <div class="kpi">nodes healthy <b id="kpi-nodes">${nodes.filter(n => n.healthy).length}/${nodes.length}</b></div></div>
   <div class="card">${bars('GPUs by instance group', ['allocated', 'free'], Object.entries(byType).map(([k, t]) => ({ label: k, values: [t.gpus - t.free, t.free] })))}</div>
+  ${trend}
   <div class="card"><h2>Nodes</h2><table id="nodes-table"><tr><th>node</th><th>instance type</th><th>health</th><th>GPUs free</th><th>layer-3</th></tr>
   ${nodes.map(n => `<tr><td>${esc(n.name)}</td><td>${esc(n.instanceType)}</td><td>${!n.healthy ? 'unhealthy' : n.cordoned ? 'cordoned' : 'ready'}</td>
   <td class="num">${n.freeGPUs}/${n.gpus}</td><td>${esc((n.labels || {})['topology.k8s.aws/network-node-layer-3'] || '-')}</td></tr>`).join('')}</table></div>
@@ -121,6 +134,9 @@ async function render() {
 }
 
 function wire(page) {
+  if (page === 'cluster') {
+    document.getElementById('trend-window').onchange = ev => { sessionStorage.setItem('taskgov-window', ev.target.value); render(); };
+  }
   if (page === 'tasks') {
     for (const id of ['f-team', 'f-state']) {
       document.getElementById(id).onchange = () => {

@@ -1,0 +1,60 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Sample is the capacity and use of one instance type at one time.
+type Sample struct {
+	At           time.Time `json:"at"`
+	InstanceType string    `json:"instanceType"`
+	GPUs         float64   `json:"gpus"`
+	GPUsUsed     float64   `json:"gpusUsed"`
+	VCPU         float64   `json:"vcpu"`
+	VCPUUsed     float64   `json:"vcpuUsed"`
+	MemGiB       float64   `json:"memGiB"`
+	MemUsedGiB   float64   `json:"memUsedGiB"`
+}
+
+// AddSamples stores samples at a resolution (seconds per point).
+func (s *Store) AddSamples(ctx context.Context, resolution time.Duration, ss []Sample) error {
+	return s.Commit(ctx, func(tx *Tx) error {
+		for _, x := range ss {
+			if _, err := tx.tx.Exec(`INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, int64(resolution.Seconds()),
+				nanos(x.At), x.InstanceType, x.GPUs, x.GPUsUsed, x.VCPU, x.VCPUUsed, x.MemGiB, x.MemUsedGiB); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Samples returns the samples of a resolution since from, oldest first.
+func (s *Store) Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]Sample, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT at, instance_type, gpus, gpus_used, vcpu, vcpu_used, mem_gib, mem_used_gib
+		FROM samples WHERE resolution = ? AND at >= ? ORDER BY at, instance_type`, int64(resolution.Seconds()), nanos(from))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Sample
+	for rows.Next() {
+		var x Sample
+		var at int64
+		if err := rows.Scan(&at, &x.InstanceType, &x.GPUs, &x.GPUsUsed, &x.VCPU, &x.VCPUUsed, &x.MemGiB, &x.MemUsedGiB); err != nil {
+			return nil, err
+		}
+		x.At = fromNanos(at)
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
+// PruneSamples deletes samples of a resolution older than before.
+func (s *Store) PruneSamples(ctx context.Context, resolution time.Duration, before time.Time) error {
+	return s.Commit(ctx, func(tx *Tx) error {
+		_, err := tx.tx.Exec(`DELETE FROM samples WHERE resolution = ? AND at < ?`, int64(resolution.Seconds()), nanos(before))
+		return err
+	})
+}
