@@ -94,7 +94,10 @@ func randomTask(r *rand.Rand, name string, c *model.Cluster) model.TaskSpec {
 
 // randomRun drives one seed through ops operations and checks every
 // invariant after every cycle. It returns a digest of all decisions.
-func randomRun(t *testing.T, seed int64, ops int) uint64 {
+func randomRun(t *testing.T, seed int64, ops int) uint64 { return randomRunKeep(t, seed, ops, nil) }
+
+// randomRunKeep is randomRun that hands the final scheduler and time to keep.
+func randomRunKeep(t *testing.T, seed int64, ops int, keep func(*Scheduler, time.Time)) uint64 {
 	r := rand.New(rand.NewSource(seed))
 	c := randomCluster(r)
 	s, err := New(c, seed)
@@ -143,6 +146,9 @@ func randomRun(t *testing.T, seed int64, ops int) uint64 {
 			_ = s.Resume(names[r.Intn(len(names))], now)
 		}
 		checkCycle(t, seed, op, s, now, h)
+	}
+	if keep != nil {
+		keep(s, now)
 	}
 	return h.Sum64()
 }

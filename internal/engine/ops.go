@@ -274,3 +274,27 @@ func (e *Engine) ClusterName() string {
 	defer e.mu.RUnlock()
 	return e.cluster.Name
 }
+
+// Preview shows what a policy or team change would do now, without doing
+// it: it applies the change to a clone of the scheduler and runs one cycle.
+func (e *Engine) Preview(p *model.Policy, teams []model.Team) (model.Decision, error) {
+	e.mu.RLock()
+	c, err := e.sched.Clone()
+	e.mu.RUnlock()
+	if err != nil {
+		return model.Decision{}, err
+	}
+	if p != nil {
+		if err := c.SetPolicy(*p); err != nil {
+			return model.Decision{}, err
+		}
+	}
+	for _, t := range teams {
+		if err := c.SetTeam(t); err != nil {
+			return model.Decision{}, err
+		}
+	}
+	d := c.Schedule(e.now())
+	d.Waiting = nil
+	return d, nil
+}

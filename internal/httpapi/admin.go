@@ -288,3 +288,27 @@ func (s *Server) trendsView(w http.ResponseWriter, r *http.Request, p principal)
 	writeJSON(w, http.StatusOK, map[string]any{"window": name, "resolutionSeconds": res.Seconds(), "samples": ss})
 	return nil
 }
+
+// preview serves POST /api/v1/preview {"policy": ..., "teams": [...]}: the
+// preemptions and admissions the change would cause now (admin).
+func (s *Server) preview(w http.ResponseWriter, r *http.Request, p principal) error {
+	if !p.admin() {
+		return errForbidden
+	}
+	var body struct {
+		Policy *model.Policy `json:"policy"`
+		Teams  []model.Team  `json:"teams"`
+	}
+	if err := decode(w, r, &body); err != nil {
+		return err
+	}
+	d, err := s.eng.Preview(body.Policy, body.Teams)
+	if err != nil {
+		return err
+	}
+	if d.Preemptions == nil {
+		d.Preemptions = []model.Preemption{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"preemptions": d.Preemptions, "admissions": d.Admissions})
+	return nil
+}

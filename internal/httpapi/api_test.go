@@ -135,3 +135,41 @@ func TestAuditTrailIsSearchable(t *testing.T) {
 		t.Fatalf("bad from: %d %s", code, body)
 	}
 }
+
+// TestPreviewChangesNothing: a preview of switching to TaskRanking shows the
+// within-team preemption it would cause, and the server state is unchanged.
+func TestPreviewChangesNothing(t *testing.T) {
+	e := newEnv(t, `
+nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]
+policy:
+  taskPrioritization: FirstComeFirstServe
+  priorityClasses: [{name: inference, weight: 90}, {name: training, weight: 70}]
+teams: [{name: alpha, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
+`)
+	e.mustDo("POST", "/api/v1/tasks", e.admin, spec("train", "alpha", "sleep", "30"), 201, nil)
+	e.waitState("train", store.Running, 5*time.Second)
+	serve := spec("serve", "alpha", "sleep", "30")
+	serve.Priority = "inference"
+	e.mustDo("POST", "/api/v1/tasks", e.admin, serve, 201, nil)
+	e.waitState("serve", store.Pending, 5*time.Second)
+	var prev struct {
+		Preemptions []struct{ Task, Reason, For string }
+	}
+	body := map[string]any{"policy": map[string]any{"taskPrioritization": "TaskRanking",
+		"priorityClasses": []any{map[string]any{"name": "inference", "weight": 90}, map[string]any{"name": "training", "weight": 70}}}}
+	e.mustDo("POST", "/api/v1/preview", e.admin, body, 200, &prev)
+	if len(prev.Preemptions) != 1 || prev.Preemptions[0].Task != "train" || prev.Preemptions[0].Reason != "WithinTeamPriority" || prev.Preemptions[0].For != "serve" {
+		t.Fatalf("preview %+v", prev.Preemptions)
+	}
+	time.Sleep(200 * time.Millisecond)
+	e.waitState("train", store.Running, time.Second)
+	var pol struct{ TaskPrioritization string }
+	e.mustDo("GET", "/api/v1/policy", e.admin, nil, 200, &pol)
+	if pol.TaskPrioritization != "FirstComeFirstServe" {
+		t.Fatalf("the preview changed the policy: %s", pol.TaskPrioritization)
+	}
+	member := e.token(store.RoleMember, "alpha")
+	if code, _ := e.do("POST", "/api/v1/preview", member, body); code != 403 {
+		t.Fatalf("a member previewed: %d", code)
+	}
+}

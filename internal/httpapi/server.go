@@ -101,6 +101,7 @@ func (s *Server) apiRoutes() []route {
 		{"GET /api/v1/usage", s.usage},
 		{"GET /api/v1/usage/report", s.usageReport},
 		{"GET /api/v1/trends", s.trendsView},
+		{"POST /api/v1/preview", s.preview},
 		{"GET /api/v1/policy", s.getPolicy},
 		{"PUT /api/v1/policy", s.putPolicy},
 		{"GET /api/v1/nodes", s.listNodes},

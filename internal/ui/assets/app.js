@@ -98,7 +98,8 @@ async function policies() {
   const p = await api('/api/v1/policy');
   return `<div class="card"><h2>Cluster policy</h2><p class="muted">Admins can edit it here; the change applies live.</p>
   <textarea id="policy-json" rows="22" cols="90">${esc(JSON.stringify(p, null, 2))}</textarea><br>
-  <button id="policy-save" type="button">Save</button> <span id="policy-result"></span></div>`;
+  <button id="policy-preview" type="button">Preview</button> <button id="policy-save" type="button">Save</button> <span id="policy-result"></span>
+  <div id="preview"></div></div>`;
 }
 
 async function usage() {
@@ -146,6 +147,15 @@ function wire(page) {
     }
   }
   if (page === 'policies') {
+    document.getElementById('policy-preview').onclick = async () => {
+      const box = document.getElementById('preview');
+      try {
+        const r = await api('/api/v1/preview', { method: 'POST', body: JSON.stringify({ policy: JSON.parse(document.getElementById('policy-json').value) }) });
+        box.innerHTML = `<h3>If saved now</h3><p id="preview-count">${r.preemptions.length} preemption(s), ${(r.admissions || []).length} admission(s)</p>
+          <ul>${r.preemptions.map(p => `<li>preempt ${esc(p.task)} (${esc(p.team)}): ${esc(p.reason)}${p.for ? ' for ' + esc(p.for) : ''}</li>`).join('')}
+          ${(r.admissions || []).map(a => `<li>admit ${esc(a.task)} (${esc(a.team)})</li>`).join('')}</ul>`;
+      } catch (e) { box.innerHTML = `<p class="error">${esc(e.message)}</p>`; }
+    };
     document.getElementById('policy-save').onclick = async () => {
       const out = document.getElementById('policy-result');
       try { await api('/api/v1/policy', { method: 'PUT', body: document.getElementById('policy-json').value }); out.textContent = 'saved'; }

@@ -1,0 +1,59 @@
+package core
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Clone returns an independent scheduler in the same state: the same nodes
+// (health, cordons), teams, policy, and tasks with their queue places,
+// counters, checkpoints, holds, and running tasks on the same nodes and
+// GPUs. A preview applies a change to the clone and runs a cycle, leaving
+// the original untouched.
+func (s *Scheduler) Clone() (*Scheduler, error) {
+	c := model.Cluster{TopologyLevels: s.levels, Policy: s.policy, Teams: s.Teams()}
+	for _, it := range s.types {
+		c.InstanceTypes = append(c.InstanceTypes, it.spec)
+	}
+	for _, n := range s.nodes {
+		c.Nodes = append(c.Nodes, n.spec)
+	}
+	out, err := New(c, s.seed)
+	if err != nil {
+		return nil, fmt.Errorf("cloning the scheduler: %w", err)
+	}
+	for _, n := range s.nodes {
+		if !n.healthy {
+			_ = out.SetNodeHealth(n.spec.Name, false, time.Time{})
+		}
+	}
+	for _, t := range s.sortedTasks() {
+		if err := out.Submit(t.spec, t.pendingSince); err != nil {
+			return nil, fmt.Errorf("cloning task %s: %w", t.spec.Name, err)
+		}
+		ct := out.tasks[t.spec.Name]
+		ct.seq, ct.resumes, ct.retries = t.seq, t.resumes, t.retries
+		ct.startedAt, ct.checkpointAt, ct.pendingSince, ct.wait = t.startedAt, t.checkpointAt, t.pendingSince, t.wait
+		switch t.state {
+		case running:
+			ct.pods = append([]placedPod(nil), t.pods...)
+			out.reassign(ct) // exactly the same nodes and GPU indices
+		case suspended:
+			ct.state = suspended
+		}
+		for _, ni := range t.held {
+			out.nodes[ni].heldFor = ct
+			ct.held = append(ct.held, ni)
+		}
+		ct.typ.holds += len(ct.held)
+	}
+	out.seq = s.seq
+	for _, tm := range out.teams {
+		tm.queueSorted = false
+	}
+	out.evictions = append([]model.Preemption(nil), s.evictions...)
+	out.limitsDirty = s.limitsDirty
+	return out, nil
+}
