@@ -172,7 +172,15 @@ func TestCLIEndToEnd(t *testing.T) {
 	waitJob(t, "pretrain", "Suspended")
 	mustCLI(t, "patch-job", "unsuspend", "--job-name", "pretrain")
 	waitJob(t, "pretrain", "Running")
-	logs := mustCLI(t, "get-log", "--job-name", "pretrain", "--pod", "pretrain-1")
+	// Running is committed before the pods start, so the second run's log
+	// lines may trail the state by a moment.
+	var logs string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		logs = mustCLI(t, "get-log", "--job-name", "pretrain", "--pod", "pretrain-1")
+		if strings.Count(logs, "rank=1 of 2") >= 2 && strings.Contains(logs, "run 2 of pretrain") {
+			break
+		}
+	}
 	if !strings.Contains(logs, "rank=1 of 2") || !strings.Contains(logs, "run 2 of pretrain") {
 		t.Fatalf("logs of pod 1 across two runs:\n%s", logs)
 	}

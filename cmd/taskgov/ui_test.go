@@ -125,6 +125,19 @@ func TestDashboardInChromium(t *testing.T) {
 	if !strings.Contains(text("#topology"), "layer-3") || !strings.Contains(text("#nodes-table"), "p5-0") {
 		t.Error("topology or nodes missing on the cluster page")
 	}
+	// Device utilisation: measured where nvidia-smi runs, otherwise the page
+	// says it is unavailable.
+	var dev struct{ Available bool }
+	if err := cl.Do(ctx, "GET", "/api/v1/devices", nil, &dev); err != nil {
+		t.Fatal(err)
+	}
+	if dev.Available {
+		if err := chromedp.Run(ctx, chromedp.WaitVisible("#devices svg.chart", chromedp.ByQuery)); err != nil {
+			t.Fatalf("device chart: %v", err)
+		}
+	} else if got := text("#devices-unavailable"); !strings.Contains(got, "unavailable") || !strings.Contains(got, "nvidia-smi") {
+		t.Errorf("device card says %q, want that utilisation is unavailable and why", got)
+	}
 	// The utilisation trend draws once samples exist (sampled every 100 ms here).
 	if err := chromedp.Run(ctx, chromedp.WaitVisible("svg.trend polyline", chromedp.ByQuery), shot("cluster-trend")); err != nil {
 		t.Fatalf("trend chart: %v", err)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/taskgov/taskgov/internal/devices"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/ui"
 )
@@ -20,6 +21,7 @@ type Server struct {
 	mux     *http.ServeMux
 	ready   func() bool
 	metrics http.Handler
+	devices *devices.Sampler
 }
 
 // WithMetrics serves h at GET /metrics to admins and cluster-wide viewers.
@@ -42,7 +44,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p principa
 // New returns the API handler. ready reports whether the server can take
 // traffic (for /readyz).
 func New(eng *engine.Engine, log *slog.Logger, ready func() bool) *Server {
-	s := &Server{eng: eng, log: log, mux: http.NewServeMux(), ready: ready}
+	s := &Server{eng: eng, log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}}
 	s.routes()
 	return s
 }
@@ -101,6 +103,7 @@ func (s *Server) apiRoutes() []route {
 		{"GET /api/v1/usage", s.usage},
 		{"GET /api/v1/usage/report", s.usageReport},
 		{"GET /api/v1/trends", s.trendsView},
+		{"GET /api/v1/devices", s.deviceUse},
 		{"POST /api/v1/preview", s.preview},
 		{"GET /api/v1/policy", s.getPolicy},
 		{"PUT /api/v1/policy", s.putPolicy},

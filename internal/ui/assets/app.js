@@ -19,8 +19,19 @@ async function trendCard() {
   return `<div class="card"><p>Window <select id="trend-window">${['1h', '1d', '1w'].map(w => `<option ${w === win ? 'selected' : ''}>${w}</option>`).join('')}</select></p>${chart}</div>`;
 }
 
+// deviceCard shows nvidia-smi's per-GPU utilisation, or says it is
+// unavailable (the page then shows allocation only).
+async function deviceCard() {
+  const d = await api('/api/v1/devices');
+  if (!d.available) return `<div class="card"><h2>Device utilisation</h2><p class="muted" id="devices-unavailable">${esc(d.reason)}. The figures above are allocation, not measured use.</p></div>`;
+  return `<div class="card" id="devices">${bars('Measured GPU utilisation (nvidia-smi)', ['busy', 'idle'], d.gpus.map(g => ({ label: 'GPU ' + g.index, values: [g.utilPercent, 100 - g.utilPercent] })))}
+  <table id="device-tasks"><tr><th>task</th><th>team</th><th>GPUs</th><th>mean utilisation</th></tr>
+  ${d.tasks.map(t => `<tr><td>${esc(t.task)}</td><td>${esc(t.team)}</td><td>${esc(t.gpus.join(','))}</td><td class="num">${t.meanUtilPercent < 0 ? '-' : t.meanUtilPercent + '%'}</td></tr>`).join('')}</table></div>`;
+}
+
 async function cluster() {
   const { nodes } = await api('/api/v1/nodes');
+  const devices = await deviceCard();
   const topo = await api('/api/v1/topology?format=text');
   const trend = await trendCard();
   const byType = {};
@@ -39,6 +50,7 @@ async function cluster() {
     <div class="kpi">nodes healthy <b id="kpi-nodes">${nodes.filter(n => n.healthy).length}/${nodes.length}</b></div></div>
   <div class="card">${bars('GPUs by instance group', ['allocated', 'free'], Object.entries(byType).map(([k, t]) => ({ label: k, values: [t.gpus - t.free, t.free] })))}</div>
   ${trend}
+  ${devices}
   <div class="card"><h2>Nodes</h2><table id="nodes-table"><tr><th>node</th><th>instance type</th><th>health</th><th>GPUs free</th><th>layer-3</th></tr>
   ${nodes.map(n => `<tr><td>${esc(n.name)}</td><td>${esc(n.instanceType)}</td><td>${!n.healthy ? 'unhealthy' : n.cordoned ? 'cordoned' : 'ready'}</td>
   <td class="num">${n.freeGPUs}/${n.gpus}</td><td>${esc((n.labels || {})['topology.k8s.aws/network-node-layer-3'] || '-')}</td></tr>`).join('')}</table></div>

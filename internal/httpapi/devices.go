@@ -1,0 +1,34 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/devices"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// deviceUse serves GET /api/v1/devices: nvidia-smi's per-GPU utilisation and
+// each readable running task's share, or available=false with the reason.
+func (s *Server) deviceUse(w http.ResponseWriter, r *http.Request, p principal) error {
+	snap := s.devices.Sample(r.Context(), time.Now())
+	tasks := []devices.TaskUse{}
+	if snap.Available {
+		f := store.TaskFilter{States: []string{store.Running}, Limit: 1000}
+		if allowed := p.readableTeams(); allowed != nil {
+			for t := range allowed {
+				f.Teams = append(f.Teams, t)
+			}
+		}
+		recs, err := s.eng.Store().ListTasks(r.Context(), f)
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			tasks = append(tasks, devices.Attribute(snap, rec.Name, rec.Team, rec.Placement))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"available": snap.Available, "reason": snap.Reason,
+		"sampledAt": snap.SampledAt, "gpus": snap.GPUs, "tasks": tasks})
+	return nil
+}
