@@ -154,6 +154,45 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("team %s used shown %s, API %d", u.Team, got, u.UsedGPUs)
 		}
 	}
+	// Filtering by team leaves only that team's rows; without nvidia-smi the
+	// page says measured utilisation is unavailable.
+	if !dev.Available && !strings.Contains(text("#teams-devices-unavailable"), "unavailable") {
+		t.Error("the teams page does not say device utilisation is unavailable")
+	}
+	choose := func(id, value string) chromedp.Action {
+		return chromedp.Evaluate(fmt.Sprintf(`{const e = document.getElementById(%q); e.value = %q; e.dispatchEvent(new Event('change'));}`, id, value), nil)
+	}
+	count := func(js string) int {
+		var n int
+		if err := chromedp.Run(ctx, chromedp.Evaluate(js, &n)); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := chromedp.Run(ctx, choose("f-uteam", "product")); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); count(`document.querySelectorAll('#teams-table tr[data-team]:not([data-team="product"])').length`) > 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the team filter left other teams' rows")
+		}
+	}
+	if count(`document.querySelectorAll('#teams-table tr[data-team="product"]').length`) == 0 {
+		t.Error("the team filter hid the chosen team too")
+	}
+	// The usage page's detailed view lists runs per task, as the API does.
+	if err := chromedp.Run(ctx, chromedp.Navigate(base+"/ui/#usage"), chromedp.WaitVisible(`#usage-table[data-view="summary"]`, chromedp.ByQuery),
+		choose("usage-view", "detailed"), chromedp.WaitVisible(`#usage-table[data-view="detailed"]`, chromedp.ByQuery), shot("usage-detailed")); err != nil {
+		t.Fatal(err)
+	}
+	var detail struct{ Detailed []struct{ Task string } }
+	from, to := time.Now().Add(-7*24*time.Hour).UTC().Format(time.RFC3339), time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	if err := cl.Do(ctx, "GET", "/api/v1/usage/report?type=detailed&from="+from+"&to="+to, nil, &detail); err != nil {
+		t.Fatal(err)
+	}
+	if len(detail.Detailed) == 0 || !strings.Contains(text("#usage-table"), detail.Detailed[0].Task) {
+		t.Errorf("detailed usage view lacks the API's runs %+v:\n%s", detail.Detailed, text("#usage-table"))
+	}
 	for _, page := range []string{"policies", "usage"} {
 		if err := chromedp.Run(ctx, chromedp.Navigate(base+"/ui/#"+page)); err != nil {
 			t.Fatal(err)

@@ -57,13 +57,35 @@ async function cluster() {
   <div class="card"><h2>Topology</h2><pre id="topology">${esc(topo)}</pre></div>`;
 }
 
+// measuredByTeam averages nvidia-smi utilisation over each team's running
+// tasks, weighted by their GPU count; null when no device data exists.
+function measuredByTeam(d) {
+  if (!d.available) return null;
+  const acc = {};
+  for (const t of d.tasks) {
+    if (t.meanUtilPercent < 0) continue;
+    const a = acc[t.team] ||= { sum: 0, n: 0 };
+    a.sum += t.meanUtilPercent * t.gpus.length; a.n += t.gpus.length;
+  }
+  return Object.fromEntries(Object.entries(acc).map(([k, a]) => [k, Math.round(a.sum / a.n)]));
+}
+
 async function teams() {
-  const [{ teams }, { usage }] = await Promise.all([api('/api/v1/teams'), api('/api/v1/usage')]);
-  const rows = (usage || []).map(u => ({ label: `${u.team} ${u.instanceType}`, values: [u.quotaGPUs, u.usedGPUs, u.borrowedGPUs, u.lentGPUs] }));
-  return `<div class="card">${bars('GPUs per team and instance type', ['quota', 'used', 'borrowed', 'lent'], rows)}</div>
-  <div class="card"><table id="teams-table"><tr><th>team</th><th>instance type</th><th>quota</th><th>used</th><th>borrowed</th><th>lent</th></tr>
-  ${(usage || []).map(u => `<tr data-team="${esc(u.team)}"><td>${esc(u.team)}</td><td>${esc(u.instanceType)}</td><td class="num">${u.quotaGPUs}</td>
-  <td class="num used">${u.usedGPUs}</td><td class="num">${u.borrowedGPUs}</td><td class="num">${u.lentGPUs}</td></tr>`).join('')}</table></div>
+  const [{ teams }, { usage }, dev] = await Promise.all([api('/api/v1/teams'), api('/api/v1/usage'), api('/api/v1/devices')]);
+  const filter = JSON.parse(sessionStorage.getItem('taskgov-teams-filter') || '{}');
+  const all = usage || [];
+  const shown = all.filter(u => (!filter.team || u.team === filter.team) && (!filter.type || u.instanceType === filter.type));
+  const measured = measuredByTeam(dev);
+  const opts = (id, label, values, sel) => `${label} <select id="${id}"><option value="">all</option>${values.map(v => `<option ${v === sel ? 'selected' : ''}>${esc(v)}</option>`).join('')}</select>`;
+  const rows = shown.map(u => ({ label: `${u.team} ${u.instanceType}`, values: [u.quotaGPUs, u.usedGPUs, u.borrowedGPUs, u.lentGPUs] }));
+  return `<div class="card">${opts('f-uteam', 'Team', [...new Set(all.map(u => u.team))].sort(), filter.team)}
+    ${opts('f-utype', 'Instance type', [...new Set(all.map(u => u.instanceType))].sort(), filter.type)}
+    ${measured ? '' : `<p class="muted" id="teams-devices-unavailable">${esc(dev.reason)}: the table shows allocation only.</p>`}</div>
+  <div class="card">${bars('GPUs per team and instance type', ['quota', 'used', 'borrowed', 'lent'], rows)}</div>
+  <div class="card"><table id="teams-table"><tr><th>team</th><th>instance type</th><th>quota</th><th>used</th><th>borrowed</th><th>lent</th><th>measured GPU utilisation</th></tr>
+  ${shown.map(u => `<tr data-team="${esc(u.team)}" data-type="${esc(u.instanceType)}"><td>${esc(u.team)}</td><td>${esc(u.instanceType)}</td><td class="num">${u.quotaGPUs}</td>
+  <td class="num used">${u.usedGPUs}</td><td class="num">${u.borrowedGPUs}</td><td class="num">${u.lentGPUs}</td>
+  <td class="num">${measured && measured[u.team] !== undefined ? measured[u.team] + '%' : '-'}</td></tr>`).join('')}</table></div>
   <div class="card"><table><tr><th>team</th><th>weight</th><th>lending</th><th>borrow limit</th><th>preempt team tasks</th></tr>
   ${teams.map(t => `<tr><td>${esc(t.name)}</td><td class="num">${t.fairShareWeight}</td><td>${esc(t.lending)}</td><td class="num">${t.borrowLimitPercent}%</td><td>${esc(t.preemptTeamTasks)}</td></tr>`).join('')}</table></div>`;
 }
@@ -114,16 +136,31 @@ async function policies() {
   <div id="preview"></div></div>`;
 }
 
+// usageColumns are the CSV and table columns of each report view.
+const usageColumns = {
+  summary: [['date', 'date'], ['team', 'team'], ['instance_type', 'instanceType'], ['gpu_hours', 'gpuHours'], ['borrowed_gpu_hours', 'borrowedGpuHours'], ['vcpu_hours', 'vcpuHours'], ['cost', 'cost']],
+  detailed: [['task', 'task'], ['team', 'team'], ['instance_type', 'instanceType'], ['priority', 'priority'], ['start', 'start'], ['end', 'end'], ['status', 'status'],
+    ['gpu_hours', 'gpuHours'], ['borrowed_gpu_hours', 'borrowedGpuHours'], ['vcpu_hours', 'vcpuHours'], ['cost', 'cost']],
+};
+
+function usageCell(key, v) {
+  if (typeof v === 'number') return `<td class="num">${key === 'cost' ? v.toFixed(2) : v.toFixed(3)}</td>`;
+  if (key === 'start' || key === 'end') return `<td>${v ? new Date(v).toLocaleString() : '-'}</td>`;
+  return `<td>${esc(v || '-')}</td>`;
+}
+
 async function usage() {
+  const view = sessionStorage.getItem('taskgov-usage-view') || 'summary';
   const to = new Date(Date.now() + 3600e3).toISOString(), from = new Date(Date.now() - 7 * 86400e3).toISOString();
-  const rep = await api(`/api/v1/usage/report?from=${from}&to=${to}&type=summary`);
-  const rows = rep.summary || [];
-  window.taskgovUsage = rows;
+  const rep = await api(`/api/v1/usage/report?from=${from}&to=${to}&type=${view}`);
+  const rows = (view === 'detailed' ? rep.detailed : rep.summary) || [];
+  const cols = usageColumns[view];
+  window.taskgovUsage = { cols, rows };
   return `<div class="card"><p>${esc(rep.header.cluster)} · ${esc(rep.header.type)} · last 7 days · missing periods: ${rep.header.missingPeriods.length}</p>
+  View <select id="usage-view">${['summary', 'detailed'].map(v => `<option ${v === view ? 'selected' : ''}>${v}</option>`).join('')}</select>
   <button id="usage-csv" type="button">Export CSV</button>
-  <table id="usage-table"><tr><th>date</th><th>team</th><th>instance type</th><th>GPU-hours</th><th>borrowed GPU-hours</th><th>vCPU-hours</th><th>cost</th></tr>
-  ${rows.map(r => `<tr><td>${r.date}</td><td>${esc(r.team)}</td><td>${esc(r.instanceType)}</td><td class="num">${r.gpuHours.toFixed(3)}</td>
-  <td class="num">${r.borrowedGpuHours.toFixed(3)}</td><td class="num">${r.vcpuHours.toFixed(3)}</td><td class="num">${r.cost.toFixed(2)}</td></tr>`).join('')}</table></div>`;
+  <table id="usage-table" data-view="${view}"><tr>${cols.map(([h]) => `<th>${h.replace(/_/g, ' ')}</th>`).join('')}</tr>
+  ${rows.map(r => `<tr>${cols.map(([, k]) => usageCell(k, r[k])).join('')}</tr>`).join('')}</table></div>`;
 }
 
 const pages = { cluster, teams, tasks, policies, usage };
@@ -150,6 +187,14 @@ function wire(page) {
   if (page === 'cluster') {
     document.getElementById('trend-window').onchange = ev => { sessionStorage.setItem('taskgov-window', ev.target.value); render(); };
   }
+  if (page === 'teams') {
+    for (const id of ['f-uteam', 'f-utype']) {
+      document.getElementById(id).onchange = () => {
+        sessionStorage.setItem('taskgov-teams-filter', JSON.stringify({ team: document.getElementById('f-uteam').value, type: document.getElementById('f-utype').value }));
+        render();
+      };
+    }
+  }
   if (page === 'tasks') {
     for (const id of ['f-team', 'f-state']) {
       document.getElementById(id).onchange = () => {
@@ -175,9 +220,12 @@ function wire(page) {
     };
   }
   if (page === 'usage') {
+    document.getElementById('usage-view').onchange = ev => { sessionStorage.setItem('taskgov-usage-view', ev.target.value); render(); };
     document.getElementById('usage-csv').onclick = () => {
-      const head = 'date,team,instance_type,gpu_hours,borrowed_gpu_hours,vcpu_hours,cost\n';
-      const body = window.taskgovUsage.map(r => [r.date, r.team, r.instanceType, r.gpuHours, r.borrowedGpuHours, r.vcpuHours, r.cost].join(',')).join('\n');
+      const { cols, rows } = window.taskgovUsage;
+      const quote = v => /[",\n]/.test(String(v ?? '')) ? '"' + String(v).replace(/"/g, '""') + '"' : String(v ?? '');
+      const head = cols.map(([h]) => h).join(',') + '\n';
+      const body = rows.map(r => cols.map(([, k]) => quote(r[k])).join(',')).join('\n');
       const a = document.createElement('a');
       a.href = URL.createObjectURL(new Blob([head + body + '\n'], { type: 'text/csv' }));
       a.download = 'taskgov-usage.csv'; a.click();
