@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Go, from Debian's packages:
-# Chromium, for the dashboard's browser tests. Safe to run again.
+# Chromium, for the dashboard's browser tests, and etcd, for the Kubernetes
+# executor's real API server. Safe to run again.
 set -euo pipefail
-if command -v chromium >/dev/null 2>&1; then
+if command -v chromium >/dev/null 2>&1 && command -v etcd >/dev/null 2>&1; then
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
-  echo "install-test-deps: Chromium is missing and this is not root; run: sudo apt-get install -y chromium" >&2
+  echo "install-test-deps: Chromium or etcd is missing and this is not root; run: sudo apt-get install -y chromium etcd-server" >&2
   exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
-# A failed install must not fail CI by itself: the browser test then skips
-# and says why.
-if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null; }; then
-  echo "install-test-deps: could not install Chromium; the dashboard's browser test will be skipped" >&2
+# A failed install must not fail CI by itself: the tests that need the
+# package then skip and say why.
+if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core etcd-server >/dev/null; }; then
+  echo "install-test-deps: could not install Chromium and etcd; the browser and Kubernetes tests will be skipped" >&2
   exit 0
 fi
+# Debian's package enables an etcd service; the tests start their own.
+systemctl disable --now etcd >/dev/null 2>&1 || true
 chromium --version 2>/dev/null || true

@@ -15,8 +15,8 @@ func (s *Scheduler) CheckInvariants() error {
 	free := make([]resource.Vector, len(s.nodes))
 	gpus := make([]uint64, len(s.nodes))
 	for i, n := range s.nodes {
-		free[i] = n.typ.capacity
-		gpus[i] = fullMask(n.typ.capacity.GPUs)
+		free[i] = n.capacity
+		gpus[i] = fullMask(n.capacity.GPUs)
 	}
 	for _, tm := range s.teams {
 		for i := range s.types {

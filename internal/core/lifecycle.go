@@ -116,7 +116,7 @@ func (s *Scheduler) Nodes() []NodeInfo {
 	out := make([]NodeInfo, len(s.nodes))
 	for i, n := range s.nodes {
 		out[i] = NodeInfo{Spec: n.spec, Healthy: n.healthy, Schedulable: n.schedulable,
-			FreeGPUs: n.free.GPUs, GPUs: n.typ.capacity.GPUs, Capacity: n.typ.capacity, Free: n.free}
+			FreeGPUs: n.free.GPUs, GPUs: n.capacity.GPUs, Capacity: n.capacity, Free: n.free}
 		if n.heldFor != nil {
 			out[i].HeldFor = n.heldFor.spec.Name
 		}

@@ -60,8 +60,16 @@ func (s *Scheduler) AddNode(spec model.Node) error {
 		return &model.FieldError{Field: "name", Problem: fmt.Sprintf("node %q already exists or is empty", spec.Name), Fix: "use a new, unique node name"}
 	}
 	it := s.types[ti]
+	capacity := it.capacity
+	if a := spec.Allocatable; a != nil {
+		if !resource.Zero.LessEq(*a) {
+			return &model.FieldError{Field: "allocatable", Problem: fmt.Sprintf("node %q has negative allocatable %v", spec.Name, *a),
+				Fix: "report what the node can hold, zero or more of each resource"}
+		}
+		capacity = a.Min(it.capacity)
+	}
 	n := &node{idx: int32(len(s.nodes)), pos: int32(len(it.nodes)), spec: spec, typ: it, healthy: true,
-		free: it.capacity, freeGPUs: fullMask(it.capacity.GPUs)}
+		capacity: capacity, free: capacity, freeGPUs: fullMask(capacity.GPUs)}
 	s.nodes = append(s.nodes, n)
 	s.nodeIdx[spec.Name] = n.idx
 	it.nodes = append(it.nodes, n.idx)

@@ -46,9 +46,9 @@ func (s *Scheduler) setSchedulable(n *node, on bool) {
 	}
 	n.schedulable = on
 	if on {
-		n.typ.sched = n.typ.sched.Add(n.typ.capacity)
+		n.typ.sched = n.typ.sched.Add(n.capacity)
 	} else {
-		n.typ.sched = n.typ.sched.Sub(n.typ.capacity)
+		n.typ.sched = n.typ.sched.Sub(n.capacity)
 	}
 	s.reindex(n)
 }

@@ -20,7 +20,7 @@ func usable(n *node, t *task, ignoreHolds bool) bool {
 	if n.heldFor != nil && n.heldFor != t && !ignoreHolds {
 		return false
 	}
-	return t.pod.LessEq(n.free) && (!t.spec.PerNode.WholeNode() || n.free == t.typ.capacity)
+	return t.pod.LessEq(n.free) && (!t.spec.PerNode.WholeNode() || n.free == n.capacity)
 }
 
 // place finds nodes for every pod of t's gang, one pod per node. For a gang

@@ -67,6 +67,7 @@ type node struct {
 	typ         *itype
 	schedulable bool // healthy and not cordoned
 	healthy     bool
+	capacity    resource.Vector // the type's, or less (model.Node.Allocatable)
 	free        resource.Vector
 	freeGPUs    uint64  // mask of free GPU indices
 	dom         []int32 // its domain at each topology level, -1 if unlabelled

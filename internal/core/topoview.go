@@ -29,7 +29,7 @@ func (s *Scheduler) TopologyView() model.TopologyView {
 	root := &model.TopoDomain{}
 	for _, n := range s.nodes {
 		parent := root
-		gpus, free := n.typ.capacity.GPUs, n.free.GPUs
+		gpus, free := n.capacity.GPUs, n.free.GPUs
 		for _, level := range s.levels {
 			name := n.spec.Labels[level]
 			if name == "" {

@@ -42,6 +42,11 @@ type Node struct {
 	Labels       map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
 	// Unschedulable marks a cordoned or unhealthy node: nothing new lands on it.
 	Unschedulable bool `yaml:"unschedulable,omitempty" json:"unschedulable,omitempty"`
+	// Allocatable, when set, is what this node offers if less than its
+	// instance type's capacity: a Kubernetes node's allocatable minus what
+	// pods taskgov does not manage request. Each kind is capped at the
+	// type's. Cluster files leave it unset.
+	Allocatable *resource.Vector `yaml:"-" json:"allocatable,omitempty"`
 }
 
 // Topology label keys, from the top layer down, as HyperPod sets them.

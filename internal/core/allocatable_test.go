@@ -1,0 +1,58 @@
+package core
+
+import (
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// A node that offers less than its type (Kubernetes allocatable, less what
+// DaemonSets request) takes only what it has: a whole-node task skips it and
+// a task that fits its remainder lands there.
+func TestAllocatableCapsANode(t *testing.T) {
+	c := model.Cluster{Policy: model.Policy{PriorityClasses: []model.PriorityClass{{Name: "training", Weight: 1}}}}
+	s, err := New(c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seven := resource.New(7, 180, 1900)
+	if err := s.AddNode(model.Node{Name: "short", InstanceType: "ml.p5.48xlarge", Allocatable: &seven}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddNode(model.Node{Name: "full", InstanceType: "ml.p5.48xlarge"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetTeam(model.Team{Name: "a", Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: new(int64(2))}}}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(0, 0)
+	whole := model.TaskSpec{Name: "whole", Team: "a", InstanceType: "ml.p5.48xlarge", Priority: "training"}
+	part := model.TaskSpec{Name: "seven", Team: "a", InstanceType: "ml.p5.48xlarge", Priority: "training", PerNode: model.Request{GPUs: 7}}
+	for _, sp := range []model.TaskSpec{whole, part} {
+		if err := s.Submit(sp, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := s.Schedule(now)
+	where := map[string]string{}
+	for _, a := range d.Admissions {
+		where[a.Task] = a.Pods[0].Node
+	}
+	if where["whole"] != "full" || where["seven"] != "short" {
+		t.Fatalf("placed %v, want whole on full and seven on short", where)
+	}
+	for _, n := range s.Nodes() {
+		if n.Spec.Name == "short" && (n.GPUs != 7 || n.FreeGPUs != 0) {
+			t.Fatalf("short node shows %d GPUs, %d free; want 7 and 0", n.GPUs, n.FreeGPUs)
+		}
+	}
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	bad := resource.New(-1, 0, 0)
+	if err := s.AddNode(model.Node{Name: "bad", InstanceType: "ml.p5.48xlarge", Allocatable: &bad}); err == nil {
+		t.Fatal("a negative allocatable was accepted")
+	}
+}
