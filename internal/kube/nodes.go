@@ -1,0 +1,107 @@
+// Package kube is the Kubernetes side of taskgov: it reads nodes (and the
+// pods taskgov does not manage) from a real API server through client-go
+// informers and turns them into the scheduler's model.Node.
+//
+// It imports model and resource; the scheduling core never imports it.
+package kube
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// Labels and resource names taskgov reads from nodes and writes on objects.
+const (
+	LabelInstanceType = "node.kubernetes.io/instance-type"
+	// LabelNodeHealth is HyperPod's health label; when present, only
+	// "Schedulable" lets new pods land.
+	LabelNodeHealth = "sagemaker.amazonaws.com/node-health-status"
+	ResourceGPU     = corev1.ResourceName("nvidia.com/gpu")
+	// LabelManagedBy marks the namespaces and pods taskgov owns.
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	ManagedByValue = "taskgov"
+)
+
+// topologyLabels are copied from the Kubernetes node onto model.Node.
+var topologyLabels = []string{model.LabelLayer1, model.LabelLayer2, model.LabelLayer3, model.LabelUltraServer}
+
+// Schedulable reports whether new pods may land on n: Ready, not cordoned,
+// and not marked otherwise by HyperPod's health label.
+func Schedulable(n *corev1.Node) bool {
+	if n.Spec.Unschedulable {
+		return false
+	}
+	if h, ok := n.Labels[LabelNodeHealth]; ok && h != "Schedulable" {
+		return false
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// NodeFromAPI converts a Kubernetes node. others is what pods taskgov does
+// not manage (DaemonSets, system pods) request on it; it is subtracted from
+// the node's allocatable. A node without an instance-type label is an error
+// that says how to fix it.
+func NodeFromAPI(n *corev1.Node, others resource.Vector) (model.Node, error) {
+	typ := n.Labels[LabelInstanceType]
+	if typ == "" {
+		return model.Node{}, &model.FieldError{Field: "node " + n.Name, Problem: "has no " + LabelInstanceType + " label",
+			Fix: fmt.Sprintf("label it: kubectl label node %s %s=<type>", n.Name, LabelInstanceType)}
+	}
+	labels := map[string]string{}
+	for _, k := range topologyLabels {
+		if v, ok := n.Labels[k]; ok {
+			labels[k] = v
+		}
+	}
+	alloc := Vector(n.Status.Allocatable).SubClamped(others)
+	return model.Node{Name: n.Name, InstanceType: typ, Labels: labels, Unschedulable: !Schedulable(n), Allocatable: &alloc}, nil
+}
+
+// Vector reads GPUs, CPU and memory from a resource list.
+func Vector(l corev1.ResourceList) resource.Vector {
+	var v resource.Vector
+	if q, ok := l[ResourceGPU]; ok {
+		v.GPUs = q.Value()
+	}
+	if q, ok := l[corev1.ResourceCPU]; ok {
+		v.MilliCPU = q.MilliValue()
+	}
+	if q, ok := l[corev1.ResourceMemory]; ok {
+		v.MemMiB = q.Value() >> 20
+	}
+	return v
+}
+
+// PodRequests is what a pod holds on its node while it runs: the larger of
+// its containers' summed requests and its largest init container, plus
+// overhead, as the Kubernetes scheduler counts it.
+func PodRequests(p *corev1.Pod) resource.Vector {
+	var sum, initMax resource.Vector
+	for _, c := range p.Spec.Containers {
+		sum = sum.Add(Vector(c.Resources.Requests))
+	}
+	for _, c := range p.Spec.InitContainers {
+		initMax = initMax.Max(Vector(c.Resources.Requests))
+	}
+	return sum.Max(initMax).Add(Vector(p.Spec.Overhead))
+}
+
+// sortedNames returns m's keys in order, for deterministic output.
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

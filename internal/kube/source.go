@@ -1,0 +1,102 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	listerv1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// NodeSource watches nodes and pods through shared informers and answers
+// what the cluster offers taskgov now. Changed is signalled (without
+// blocking) whenever a node or a pod changes, so the engine can re-read.
+type NodeSource struct {
+	factory informers.SharedInformerFactory
+	nodes   listerv1.NodeLister
+	pods    listerv1.PodLister
+	synced  []cache.InformerSynced
+	Changed chan struct{}
+}
+
+// NewNodeSource prepares informers on client; Start runs them.
+func NewNodeSource(client kubernetes.Interface, resync time.Duration) *NodeSource {
+	f := informers.NewSharedInformerFactory(client, resync)
+	ni, pi := f.Core().V1().Nodes(), f.Core().V1().Pods()
+	s := &NodeSource{factory: f, nodes: ni.Lister(), pods: pi.Lister(), Changed: make(chan struct{}, 1)}
+	poke := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { s.poke() },
+		UpdateFunc: func(any, any) { s.poke() },
+		DeleteFunc: func(any) { s.poke() },
+	}
+	if _, err := ni.Informer().AddEventHandler(poke); err != nil {
+		panic(err) // only fails on a stopped informer, which a new one is not
+	}
+	if _, err := pi.Informer().AddEventHandler(poke); err != nil {
+		panic(err)
+	}
+	s.synced = []cache.InformerSynced{ni.Informer().HasSynced, pi.Informer().HasSynced}
+	return s
+}
+
+func (s *NodeSource) poke() {
+	select {
+	case s.Changed <- struct{}{}:
+	default:
+	}
+}
+
+// Start runs the informers until ctx ends and waits for their first full
+// list; it fails when that does not arrive before ctx's deadline.
+func (s *NodeSource) Start(ctx context.Context) error {
+	s.factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
+		return fmt.Errorf("kubernetes: node and pod caches did not sync: %w", context.Cause(ctx))
+	}
+	return nil
+}
+
+// Snapshot lists the nodes in name order as the scheduler should see them,
+// and one error per node it had to leave out (with the fix). Safe from any
+// goroutine: it reads the informers' thread-safe caches.
+func (s *NodeSource) Snapshot() ([]model.Node, []error) {
+	nodes, err := s.nodes.List(labels.Everything())
+	if err != nil {
+		return nil, []error{err}
+	}
+	pods, err := s.pods.List(labels.Everything())
+	if err != nil {
+		return nil, []error{err}
+	}
+	others := map[string]resource.Vector{}
+	for _, p := range pods {
+		if p.Spec.NodeName == "" || p.Labels[LabelManagedBy] == ManagedByValue ||
+			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		others[p.Spec.NodeName] = others[p.Spec.NodeName].Add(PodRequests(p))
+	}
+	byName := map[string]*corev1.Node{}
+	for _, n := range nodes {
+		byName[n.Name] = n
+	}
+	var out []model.Node
+	var errs []error
+	for _, name := range sortedNames(byName) {
+		n, err := NodeFromAPI(byName[name], others[name])
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, n)
+	}
+	return out, errs
+}
