@@ -105,7 +105,7 @@ func (e *Engine) startReady(w *writes) {
 			keep = append(keep, a)
 			continue
 		}
-		spec := executor.StartSpec{Task: a.Task, Team: a.Team, Command: r.Spec.Command, Env: r.Spec.Env, Resumes: r.Resumes}
+		spec := executor.StartSpec{Task: a.Task, Team: a.Team, Command: r.Spec.Command, Env: r.Spec.Env, Image: r.Spec.Image, Resumes: r.Resumes}
 		rn := &run{alive: len(a.Pods)}
 		for _, p := range a.Pods {
 			spec.Pods = append(spec.Pods, executor.Pod{Rank: p.Rank, Node: p.Node, GPUs: p.GPUs})

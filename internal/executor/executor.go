@@ -27,6 +27,7 @@ type StartSpec struct {
 	Pods    []Pod
 	Command []string
 	Env     map[string]string
+	Image   string // container image (Kubernetes only)
 	// Resumes counts earlier runs of this task; the checkpoint directory is
 	// the same for every run.
 	Resumes int

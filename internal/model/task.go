@@ -48,6 +48,9 @@ type TaskSpec struct {
 	// What runs (the executor's business; the core ignores these).
 	Command []string          `yaml:"command,omitempty" json:"command,omitempty"`
 	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Image is the container image on Kubernetes; the local executor
+	// ignores it.
+	Image string `yaml:"image,omitempty" json:"image,omitempty"`
 	// GracePeriodSeconds is how long a preempted pod has between SIGTERM and
 	// SIGKILL to save a checkpoint; 0 means the default (30).
 	GracePeriodSeconds int `yaml:"gracePeriodSeconds,omitempty" json:"gracePeriodSeconds,omitempty"`

@@ -1,0 +1,267 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	listerv1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/taskgov/taskgov/internal/executor"
+)
+
+// Labels on the pods taskgov creates.
+const (
+	LabelTask = "taskgov.io/task"
+	LabelRank = "taskgov.io/rank"
+	LabelRun  = "taskgov.io/run"
+	// SchedulerName marks pods that taskgov, not kube-scheduler, places.
+	SchedulerName = "taskgov"
+	// MasterPort is the rendezvous port behind the task's headless Service.
+	MasterPort = 29500
+)
+
+// Namespace is the team's namespace, as HyperPod names it.
+func Namespace(team string) string { return "hyperpod-ns-" + team }
+
+// Executor runs task pods on Kubernetes: one pod per planned node, bound
+// there through the binding subresource, rank 0 behind a headless Service
+// for MASTER_ADDR. Pod phases come back as executor events. It implements
+// executor.Executor.
+type Executor struct {
+	client       kubernetes.Interface
+	defaultImage string
+	pods         listerv1.PodLister
+	synced       cache.InformerSynced
+	factory      informers.SharedInformerFactory
+	events       chan executor.Event
+
+	mu       sync.Mutex
+	reported map[string]bool // pod UIDs whose exit was sent
+}
+
+// NewExecutor watches the pods taskgov manages. defaultImage runs tasks
+// that name no image. Run must be called before Start.
+func NewExecutor(client kubernetes.Interface, defaultImage string) *Executor {
+	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.LabelSelector = LabelManagedBy + "=" + ManagedByValue
+	}))
+	pi := f.Core().V1().Pods()
+	e := &Executor{client: client, defaultImage: defaultImage, pods: pi.Lister(), synced: pi.Informer().HasSynced,
+		factory: f, events: make(chan executor.Event, 1024), reported: map[string]bool{}}
+	_, err := pi.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { e.observe(o, false) },
+		UpdateFunc: func(_, o any) { e.observe(o, false) },
+		DeleteFunc: func(o any) { e.observe(o, true) },
+	})
+	if err != nil {
+		panic(err) // only fails on a stopped informer, which a new one is not
+	}
+	return e
+}
+
+// Run starts the pod informer until ctx ends and waits for its first list.
+func (e *Executor) Run(ctx context.Context) error {
+	e.factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), e.synced) {
+		return fmt.Errorf("kubernetes: pod cache did not sync: %w", context.Cause(ctx))
+	}
+	return nil
+}
+
+// observe turns a terminal phase or a deletion into one Exited event per pod.
+func (e *Executor) observe(o any, deleted bool) {
+	if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+		o = t.Obj
+	}
+	p, ok := o.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	code, done := exitCode(p)
+	if !done && !deleted {
+		return
+	}
+	if !done {
+		code = -1 // gone before it finished: killed
+	}
+	e.mu.Lock()
+	if e.reported[string(p.UID)] {
+		e.mu.Unlock()
+		return
+	}
+	e.reported[string(p.UID)] = true
+	e.mu.Unlock()
+	rank, _ := strconv.Atoi(p.Labels[LabelRank])
+	e.events <- executor.Event{Task: p.Labels[LabelTask], Rank: rank, At: time.Now(), Exited: true, ExitCode: code}
+}
+
+// exitCode reports a finished pod's exit code (its first container's).
+func exitCode(p *corev1.Pod) (int, bool) {
+	if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+		return 0, false
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Terminated != nil {
+			return int(cs.State.Terminated.ExitCode), true
+		}
+	}
+	if p.Status.Phase == corev1.PodSucceeded {
+		return 0, true
+	}
+	return 1, true
+}
+
+// Start creates the namespace and Service if missing, then each pod, and
+// binds it to its planned node. On any failure it deletes the pods it made.
+func (e *Executor) Start(spec executor.StartSpec) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ns := Namespace(spec.Team)
+	if err := e.ensure(ctx, ns, spec.Task); err != nil {
+		return err
+	}
+	var made []string
+	for _, pod := range spec.Pods {
+		p := e.podFor(spec, pod, ns)
+		if _, err := e.client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			e.remove(ns, made)
+			return fmt.Errorf("kubernetes: creating pod %s/%s: %w", ns, p.Name, err)
+		}
+		made = append(made, p.Name)
+		b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns},
+			Target: corev1.ObjectReference{Kind: "Node", Name: pod.Node}}
+		if err := e.client.CoreV1().Pods(ns).Bind(ctx, b, metav1.CreateOptions{}); err != nil {
+			e.remove(ns, made)
+			return fmt.Errorf("kubernetes: binding pod %s/%s to node %s: %w", ns, p.Name, pod.Node, err)
+		}
+	}
+	return nil
+}
+
+// ensure creates the team's namespace (labelled as taskgov's) and the
+// task's headless Service, accepting ones that exist.
+func (e *Executor) ensure(ctx context.Context, ns, task string) error {
+	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{LabelManagedBy: ManagedByValue}}}
+	if _, err := e.client.CoreV1().Namespaces().Create(ctx, n, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("kubernetes: creating namespace %s: %w", ns, err)
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: task, Namespace: ns, Labels: map[string]string{LabelManagedBy: ManagedByValue, LabelTask: task}},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelTask: task, LabelRank: "0"},
+			Ports: []corev1.ServicePort{{Name: "rendezvous", Port: MasterPort}}}}
+	if _, err := e.client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("kubernetes: creating service %s/%s: %w", ns, task, err)
+	}
+	return nil
+}
+
+// podFor builds one pod: taskgov's scheduler name, the local executor's
+// environment, and a GPU request of the GPUs the core assigned.
+func (e *Executor) podFor(spec executor.StartSpec, pod executor.Pod, ns string) *corev1.Pod {
+	image := spec.Image
+	if image == "" {
+		image = e.defaultImage
+	}
+	env := []corev1.EnvVar{
+		{Name: "TASKGOV_TASK", Value: spec.Task}, {Name: "TASKGOV_TEAM", Value: spec.Team}, {Name: "TASKGOV_NODE", Value: pod.Node},
+		{Name: "TASKGOV_NODE_RANK", Value: strconv.Itoa(pod.Rank)}, {Name: "TASKGOV_NUM_NODES", Value: strconv.Itoa(len(spec.Pods))},
+		{Name: "TASKGOV_RESUME_COUNT", Value: strconv.Itoa(spec.Resumes)},
+		{Name: "MASTER_ADDR", Value: spec.Task + "." + ns + ".svc"}, {Name: "MASTER_PORT", Value: strconv.Itoa(MasterPort)},
+		{Name: "WORLD_SIZE", Value: strconv.Itoa(len(spec.Pods))}, {Name: "RANK", Value: strconv.Itoa(pod.Rank)}, {Name: "LOCAL_RANK", Value: "0"},
+	}
+	for _, k := range sortedNames(spec.Env) {
+		env = append(env, corev1.EnvVar{Name: k, Value: spec.Env[k]})
+	}
+	c := corev1.Container{Name: "task", Image: image, Command: spec.Command, Env: env}
+	if n := len(pod.GPUs); n > 0 {
+		q := *apiresource.NewQuantity(int64(n), apiresource.DecimalSI)
+		c.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{ResourceGPU: q}, Limits: corev1.ResourceList{ResourceGPU: q}}
+	}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d-run%d", spec.Task, pod.Rank, spec.Resumes), Namespace: ns,
+			Labels: map[string]string{LabelManagedBy: ManagedByValue, LabelTask: spec.Task, LabelRank: strconv.Itoa(pod.Rank), LabelRun: strconv.Itoa(spec.Resumes)}},
+		Spec: corev1.PodSpec{SchedulerName: SchedulerName, RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{c},
+			Hostname: fmt.Sprintf("%s-%d", spec.Task, pod.Rank), Subdomain: spec.Task},
+	}
+}
+
+// remove deletes pods that never ran, at once.
+func (e *Executor) remove(ns string, names []string) {
+	zero := int64(0)
+	for _, n := range names {
+		_ = e.client.CoreV1().Pods(ns).Delete(context.Background(), n, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	}
+}
+
+// taskPods lists a task's pods from the cache, oldest run first.
+func (e *Executor) taskPods(task string) []*corev1.Pod {
+	ps, _ := e.pods.List(labels.SelectorFromSet(labels.Set{LabelTask: task}))
+	sort.Slice(ps, func(i, j int) bool {
+		ri, _ := strconv.Atoi(ps[i].Labels[LabelRun])
+		rj, _ := strconv.Atoi(ps[j].Labels[LabelRun])
+		if ri != rj {
+			return ri < rj
+		}
+		return ps[i].Name < ps[j].Name
+	})
+	return ps
+}
+
+// Stop deletes the task's live pods gracefully: the kubelet sends SIGTERM
+// and kills after grace. Each pod reports Exited once it is gone.
+func (e *Executor) Stop(task string, grace time.Duration) {
+	secs := int64(grace / time.Second)
+	for _, p := range e.taskPods(task) {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		if _, done := exitCode(p); done {
+			continue
+		}
+		_ = e.client.CoreV1().Pods(p.Namespace).Delete(context.Background(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: &secs})
+	}
+}
+
+// Logs returns one rank's logs across runs, read through the API server.
+func (e *Executor) Logs(task string, rank int) (io.ReadCloser, error) {
+	var buf bytes.Buffer
+	found := false
+	for _, p := range e.taskPods(task) {
+		if p.Labels[LabelRank] != strconv.Itoa(rank) {
+			continue
+		}
+		found = true
+		fmt.Fprintf(&buf, "=== taskgov: pod %s on node %s ===\n", p.Name, p.Spec.NodeName)
+		b, err := e.client.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(context.Background())
+		if err != nil {
+			fmt.Fprintf(&buf, "(logs unavailable: %v)\n", err)
+			continue
+		}
+		buf.Write(b)
+	}
+	if !found {
+		return nil, fmt.Errorf("kubernetes: no pods of task %s rank %d", task, rank)
+	}
+	return io.NopCloser(&buf), nil
+}
+
+// Handles returns nothing: Kubernetes pods are found again by label.
+func (e *Executor) Handles(string) []int { return nil }
+
+// Events delivers pod exits.
+func (e *Executor) Events() <-chan executor.Event { return e.events }
+
+var _ executor.Executor = (*Executor)(nil)
