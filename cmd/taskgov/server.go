@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/engine"
+	"github.com/taskgov/taskgov/internal/executor"
 	"github.com/taskgov/taskgov/internal/executor/local"
 	"github.com/taskgov/taskgov/internal/httpapi"
 	"github.com/taskgov/taskgov/internal/metrics"
@@ -31,6 +33,7 @@ import (
 // serverOptions are the flags of `taskgov server`; keep them stable.
 type serverOptions struct {
 	config, dataDir, listen, tlsCert, tlsKey string
+	executor, kubeconfig, image              string
 	auditRetentionDays                       int
 	sampleInterval                           time.Duration
 	logTo                                    io.Writer // default stderr
@@ -59,6 +62,9 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
 	c.Flags().IntVar(&o.auditRetentionDays, "audit-retention-days", 90, "delete audit entries and task events older than this many days (0: keep all)")
 	c.Flags().DurationVar(&o.sampleInterval, "sample-interval", time.Minute, "how often to sample utilisation for the dashboard's trends")
+	c.Flags().StringVar(&o.executor, "executor", "local", "where tasks run: local (child processes on the cluster file's virtual nodes) or kubernetes (pods; nodes come from the API server)")
+	c.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --executor kubernetes (default: the in-cluster service account)")
+	c.Flags().StringVar(&o.image, "image", "python:3.12-slim", "container image for tasks that name none (--executor kubernetes)")
 	return c
 }
 
@@ -89,13 +95,41 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		return err
 	}
 	defer st.Close()
-	exec := local.New(o.dataDir, time.Now)
-	defer exec.Close()
+	var exec executor.Executor
+	var killStrays func() int
+	var kb *kubeBackend
+	switch o.executor {
+	case "", "local":
+		l := local.New(o.dataDir, time.Now)
+		defer l.Close()
+		exec, killStrays = l, l.KillStrays
+	case "kubernetes":
+		if cluster == nil {
+			return &model.FieldError{Field: "--config", Problem: "is required with --executor kubernetes",
+				Fix: "pass the cluster file with your teams, policy and instance types; nodes come from the API server"}
+		}
+		if kb, err = openKube(ctx, o.kubeconfig, o.image, log); err != nil {
+			return err
+		}
+		cluster.NodeGroups, cluster.Nodes = nil, nil
+		for _, n := range kb.statuses() {
+			cluster.Nodes = append(cluster.Nodes, n.Spec)
+		}
+		exec, killStrays = kb.exec, kb.deleteStrays
+	default:
+		return &model.FieldError{Field: "--executor", Problem: "unknown executor " + strconv.Quote(o.executor), Fix: "use local or kubernetes"}
+	}
 	var eng *engine.Engine
 	m := metrics.New(func() metrics.Snapshot { return eng.MetricsSnapshot() })
-	eng, err = engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillStrays: exec.KillStrays, Observer: m})
+	eng, err = engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillStrays: killStrays, Observer: m})
 	if err != nil {
 		return err
+	}
+	if kb != nil {
+		if _, err := eng.SyncNodes(ctx, kb.statuses()); err != nil { // health, which the cluster file cannot carry
+			return err
+		}
+		go kb.syncNodes(ctx, eng)
 	}
 	if err := ensureAdminToken(ctx, st, o.dataDir); err != nil {
 		return err

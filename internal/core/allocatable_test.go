@@ -55,4 +55,18 @@ func TestAllocatableCapsANode(t *testing.T) {
 	if err := s.AddNode(model.Node{Name: "bad", InstanceType: "ml.p5.48xlarge", Allocatable: &bad}); err == nil {
 		t.Fatal("a negative allocatable was accepted")
 	}
+
+	// A whole-node task takes a node whose allocatable is below the type's
+	// (vCPU and memory here, as Kubernetes reserves some).
+	k, _ := New(c, 1)
+	almost := resource.New(8, 191, 2000)
+	_ = k.AddNode(model.Node{Name: "k8s", InstanceType: "ml.p5.48xlarge", Allocatable: &almost})
+	_ = k.SetTeam(model.Team{Name: "a", Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: new(int64(1))}}})
+	_ = k.Submit(whole, now)
+	if d := k.Schedule(now); len(d.Admissions) != 1 {
+		t.Fatalf("a whole-node task did not take the only node: %+v", d)
+	}
+	if err := k.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -7,14 +7,24 @@ import (
 	"github.com/taskgov/taskgov/internal/resource"
 )
 
+// podOn is what one pod of t takes on n: its request, or for a whole-node
+// task the node's whole capacity (which may be less than the type's).
+func (t *task) podOn(n *node) resource.Vector {
+	if t.spec.PerNode.WholeNode() {
+		return n.capacity
+	}
+	return t.pod
+}
+
 // assign starts t on nodes: it takes their capacity and GPUs and charges the
 // team. The nodes must have room; the caller checked with place.
 func (s *Scheduler) assign(t *task, nodes []int32) {
 	t.pods = make([]placedPod, len(nodes))
 	for r, ni := range nodes {
 		n := s.nodes[ni]
-		n.free = n.free.Sub(t.pod)
-		t.pods[r] = placedPod{node: ni, gpus: takeGPUs(n, t.pod.GPUs)}
+		take := t.podOn(n)
+		n.free = n.free.Sub(take)
+		t.pods[r] = placedPod{node: ni, gpus: takeGPUs(n, take.GPUs)}
 		s.reindex(n)
 	}
 	s.addUsage(t.team, t.typ.idx, t.total)
@@ -29,7 +39,7 @@ func (s *Scheduler) assign(t *task, nodes []int32) {
 func (s *Scheduler) unassign(t *task) {
 	for _, p := range t.pods {
 		n := s.nodes[p.node]
-		n.free = n.free.Add(t.pod)
+		n.free = n.free.Add(t.podOn(n))
 		n.freeGPUs |= p.gpus
 		s.reindex(n)
 	}
@@ -47,7 +57,7 @@ func (s *Scheduler) unassign(t *task) {
 func (s *Scheduler) reassign(t *task) {
 	for _, p := range t.pods {
 		n := s.nodes[p.node]
-		n.free = n.free.Sub(t.pod)
+		n.free = n.free.Sub(t.podOn(n))
 		n.freeGPUs &^= p.gpus
 		s.reindex(n)
 	}

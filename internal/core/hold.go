@@ -67,7 +67,7 @@ func (s *Scheduler) busyHeld(t *task) int {
 	busy := 0
 	for _, ni := range t.held {
 		n := s.nodes[ni]
-		if !t.pod.LessEq(n.free) || (t.spec.PerNode.WholeNode() && n.free != n.capacity) {
+		if !usable(n, t, true) {
 			busy++
 		}
 	}

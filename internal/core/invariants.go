@@ -27,7 +27,7 @@ func (s *Scheduler) CheckInvariants() error {
 				}
 				use = use.Add(t.total)
 				for _, p := range t.pods {
-					free[p.node] = free[p.node].Sub(t.pod)
+					free[p.node] = free[p.node].Sub(t.podOn(s.nodes[p.node]))
 					if gpus[p.node]&p.gpus != p.gpus {
 						return fmt.Errorf("node %s: a GPU of task %s is given twice", s.nodes[p.node].spec.Name, t.spec.Name)
 					}

@@ -20,7 +20,10 @@ func usable(n *node, t *task, ignoreHolds bool) bool {
 	if n.heldFor != nil && n.heldFor != t && !ignoreHolds {
 		return false
 	}
-	return t.pod.LessEq(n.free) && (!t.spec.PerNode.WholeNode() || n.free == n.capacity)
+	if t.spec.PerNode.WholeNode() {
+		return n.free == n.capacity
+	}
+	return t.pod.LessEq(n.free)
 }
 
 // place finds nodes for every pod of t's gang, one pod per node. For a gang

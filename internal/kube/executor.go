@@ -73,13 +73,11 @@ func NewExecutor(client kubernetes.Interface, defaultImage string) *Executor {
 	return e
 }
 
-// Run starts the pod informer until ctx ends and waits for its first list.
+// Run starts the pod informer until ctx ends and waits up to SyncTimeout
+// for its first list.
 func (e *Executor) Run(ctx context.Context) error {
 	e.factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), e.synced) {
-		return fmt.Errorf("kubernetes: pod cache did not sync: %w", context.Cause(ctx))
-	}
-	return nil
+	return waitSynced(ctx, "managed pod", e.synced)
 }
 
 // observe turns a terminal phase or a deletion into one Exited event per pod.

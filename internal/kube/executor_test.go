@@ -34,8 +34,8 @@ func TestExecutorBindsAndReports(t *testing.T) {
 	c := kc.Client
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	createNode(t, c, p5Node("p5-0", "nn3-a", true, nil))
-	createNode(t, c, p5Node("p5-1", "nn3-a", true, nil))
+	kc.CreateNode(t, p5Node("p5-0", "nn3-a", true, nil))
+	kc.CreateNode(t, p5Node("p5-1", "nn3-a", true, nil))
 	ex := NewExecutor(c, "busybox")
 	if err := ex.Run(ctx); err != nil {
 		t.Fatal(err)

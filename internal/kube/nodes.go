@@ -30,12 +30,9 @@ const (
 // topologyLabels are copied from the Kubernetes node onto model.Node.
 var topologyLabels = []string{model.LabelLayer1, model.LabelLayer2, model.LabelLayer3, model.LabelUltraServer}
 
-// Schedulable reports whether new pods may land on n: Ready, not cordoned,
-// and not marked otherwise by HyperPod's health label.
-func Schedulable(n *corev1.Node) bool {
-	if n.Spec.Unschedulable {
-		return false
-	}
+// Healthy reports whether n can run pods: Ready, and not marked otherwise
+// by HyperPod's health label. An unhealthy node's tasks are requeued.
+func Healthy(n *corev1.Node) bool {
 	if h, ok := n.Labels[LabelNodeHealth]; ok && h != "Schedulable" {
 		return false
 	}
@@ -47,14 +44,26 @@ func Schedulable(n *corev1.Node) bool {
 	return false
 }
 
+// Schedulable reports whether new pods may land on n: healthy and not
+// cordoned.
+func Schedulable(n *corev1.Node) bool { return !n.Spec.Unschedulable && Healthy(n) }
+
+// Observed is a Kubernetes node as taskgov sees it. Node.Unschedulable
+// means cordoned; Healthy is kept apart because losing health requeues the
+// node's tasks and a cordon does not.
+type Observed struct {
+	Node    model.Node
+	Healthy bool
+}
+
 // NodeFromAPI converts a Kubernetes node. others is what pods taskgov does
 // not manage (DaemonSets, system pods) request on it; it is subtracted from
 // the node's allocatable. A node without an instance-type label is an error
 // that says how to fix it.
-func NodeFromAPI(n *corev1.Node, others resource.Vector) (model.Node, error) {
+func NodeFromAPI(n *corev1.Node, others resource.Vector) (Observed, error) {
 	typ := n.Labels[LabelInstanceType]
 	if typ == "" {
-		return model.Node{}, &model.FieldError{Field: "node " + n.Name, Problem: "has no " + LabelInstanceType + " label",
+		return Observed{}, &model.FieldError{Field: "node " + n.Name, Problem: "has no " + LabelInstanceType + " label",
 			Fix: fmt.Sprintf("label it: kubectl label node %s %s=<type>", n.Name, LabelInstanceType)}
 	}
 	labels := map[string]string{}
@@ -64,7 +73,8 @@ func NodeFromAPI(n *corev1.Node, others resource.Vector) (model.Node, error) {
 		}
 	}
 	alloc := Vector(n.Status.Allocatable).SubClamped(others)
-	return model.Node{Name: n.Name, InstanceType: typ, Labels: labels, Unschedulable: !Schedulable(n), Allocatable: &alloc}, nil
+	return Observed{Node: model.Node{Name: n.Name, InstanceType: typ, Labels: labels, Unschedulable: n.Spec.Unschedulable, Allocatable: &alloc},
+		Healthy: Healthy(n)}, nil
 }
 
 // Vector reads GPUs, CPU and memory from a resource list.

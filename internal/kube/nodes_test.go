@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
@@ -18,35 +17,11 @@ import (
 )
 
 func p5Node(name, l3 string, ready bool, extra map[string]string) *corev1.Node {
-	labels := map[string]string{LabelInstanceType: "ml.p5.48xlarge",
-		model.LabelLayer1: "nn1-a", model.LabelLayer2: "nn2-a", model.LabelLayer3: l3}
+	labels := map[string]string{model.LabelLayer1: "nn1-a", model.LabelLayer2: "nn2-a", model.LabelLayer3: l3}
 	for k, v := range extra {
 		labels[k] = v
 	}
-	status := corev1.ConditionTrue
-	if !ready {
-		status = corev1.ConditionFalse
-	}
-	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Status: corev1.NodeStatus{
-			Allocatable: corev1.ResourceList{ResourceGPU: apiresource.MustParse("8"), corev1.ResourceCPU: apiresource.MustParse("191"),
-				corev1.ResourceMemory: apiresource.MustParse("2000Gi")},
-			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}}}
-}
-
-// createNode creates n and then writes its status (the API keeps status out
-// of create for nodes, as the kubelet would report it).
-func createNode(t *testing.T, c kubernetes.Interface, n *corev1.Node) {
-	t.Helper()
-	ctx := context.Background()
-	made, err := c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	made.Status = n.Status
-	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, made, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	return kubetest.GPUNode(name, "ml.p5.48xlarge", 8, labels, ready)
 }
 
 // Nodes come from a real API server: instance type, topology, allocatable
@@ -57,15 +32,15 @@ func TestNodeDiscovery(t *testing.T) {
 	c := kc.Client
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	createNode(t, c, p5Node("p5-0", "nn3-a", true, nil))
+	kc.CreateNode(t, p5Node("p5-0", "nn3-a", true, nil))
 	cordoned := p5Node("p5-1", "nn3-a", true, nil)
 	cordoned.Spec.Unschedulable = true
-	createNode(t, c, cordoned)
-	createNode(t, c, p5Node("p5-2", "nn3-b", true, map[string]string{LabelNodeHealth: "UnschedulablePendingReboot"}))
-	createNode(t, c, p5Node("p5-3", "nn3-b", false, nil))
+	kc.CreateNode(t, cordoned)
+	kc.CreateNode(t, p5Node("p5-2", "nn3-b", true, map[string]string{LabelNodeHealth: "UnschedulablePendingReboot"}))
+	kc.CreateNode(t, p5Node("p5-3", "nn3-b", false, nil))
 	unlabelled := p5Node("mystery", "nn3-b", true, nil)
 	delete(unlabelled.Labels, LabelInstanceType)
-	createNode(t, c, unlabelled)
+	kc.CreateNode(t, unlabelled)
 	// A DaemonSet-like pod taskgov does not manage holds 1 GPU and 2 vCPU on p5-0.
 	agent := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "gpu-agent", Namespace: "default"},
 		Spec: corev1.PodSpec{NodeName: "p5-0", Containers: []corev1.Container{{Name: "agent", Image: "agent",
@@ -79,11 +54,11 @@ func TestNodeDiscovery(t *testing.T) {
 	if err := src.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var nodes []model.Node
+	var nodes []Observed
 	var errs []error
 	for {
 		nodes, errs = src.Snapshot()
-		if len(nodes) == 4 && nodes[0].Allocatable.GPUs == 7 {
+		if len(nodes) == 4 && nodes[0].Node.Allocatable.GPUs == 7 {
 			break
 		}
 		select {
@@ -97,15 +72,19 @@ func TestNodeDiscovery(t *testing.T) {
 		t.Fatalf("errors = %v, want one naming the unlabelled node and the fix", errs)
 	}
 	want := map[string]bool{"p5-0": true, "p5-1": false, "p5-2": false, "p5-3": false}
-	for _, n := range nodes {
-		if got := !n.Unschedulable; got != want[n.Name] {
+	for _, o := range nodes {
+		n := o.Node
+		if got := !n.Unschedulable && o.Healthy; got != want[n.Name] {
 			t.Errorf("%s schedulable = %v, want %v", n.Name, got, want[n.Name])
 		}
 		if n.Labels[model.LabelLayer1] != "nn1-a" || n.Labels[model.LabelLayer3] == "" {
 			t.Errorf("%s lost its topology labels: %v", n.Name, n.Labels)
 		}
 	}
-	if a := *nodes[0].Allocatable; a != (resource.Vector{GPUs: 7, MilliCPU: 189000, MemMiB: 2000 * 1024}) {
+	if nodes[1].Node.Unschedulable != true || !nodes[1].Healthy || nodes[3].Healthy {
+		t.Errorf("cordon and health mixed up: %+v", nodes)
+	}
+	if a := *nodes[0].Node.Allocatable; a != (resource.Vector{GPUs: 7, MilliCPU: 189000, MemMiB: 2000 * 1024}) {
 		t.Errorf("p5-0 allocatable = %+v, want 7 GPUs, 189 vCPU, 2000 GiB", a)
 	}
 
@@ -114,9 +93,14 @@ func TestNodeDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range nodes {
-		if err := s.AddNode(n); err != nil {
+	for _, o := range nodes {
+		if err := s.AddNode(o.Node); err != nil {
 			t.Fatal(err)
+		}
+		if !o.Healthy {
+			if err := s.SetNodeHealth(o.Node.Name, false, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	for _, ni := range s.Nodes() {
@@ -135,7 +119,7 @@ func TestNodeDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		if nodes, _ = src.Snapshot(); nodes[0].Unschedulable {
+		if nodes, _ = src.Snapshot(); nodes[0].Node.Unschedulable {
 			break
 		}
 		select {

@@ -12,7 +12,6 @@ import (
 	listerv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/resource"
 )
 
@@ -54,12 +53,21 @@ func (s *NodeSource) poke() {
 	}
 }
 
-// Start runs the informers until ctx ends and waits for their first full
-// list; it fails when that does not arrive before ctx's deadline.
+// Start runs the informers until ctx ends and waits up to SyncTimeout for
+// their first full list.
 func (s *NodeSource) Start(ctx context.Context) error {
 	s.factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
-		return fmt.Errorf("kubernetes: node and pod caches did not sync: %w", context.Cause(ctx))
+	return waitSynced(ctx, "node and pod", s.synced...)
+}
+
+// SyncTimeout bounds the wait for an informer's first list.
+const SyncTimeout = time.Minute
+
+func waitSynced(ctx context.Context, what string, synced ...cache.InformerSynced) error {
+	wait, cancel := context.WithTimeout(ctx, SyncTimeout)
+	defer cancel()
+	if !cache.WaitForCacheSync(wait.Done(), synced...) {
+		return fmt.Errorf("kubernetes: the %s caches did not fill within %v (%v); check that the API server is reachable and taskgov may list and watch them", what, SyncTimeout, context.Cause(wait))
 	}
 	return nil
 }
@@ -67,7 +75,7 @@ func (s *NodeSource) Start(ctx context.Context) error {
 // Snapshot lists the nodes in name order as the scheduler should see them,
 // and one error per node it had to leave out (with the fix). Safe from any
 // goroutine: it reads the informers' thread-safe caches.
-func (s *NodeSource) Snapshot() ([]model.Node, []error) {
+func (s *NodeSource) Snapshot() ([]Observed, []error) {
 	nodes, err := s.nodes.List(labels.Everything())
 	if err != nil {
 		return nil, []error{err}
@@ -88,7 +96,7 @@ func (s *NodeSource) Snapshot() ([]model.Node, []error) {
 	for _, n := range nodes {
 		byName[n.Name] = n
 	}
-	var out []model.Node
+	var out []Observed
 	var errs []error
 	for _, name := range sortedNames(byName) {
 		n, err := NodeFromAPI(byName[name], others[name])

@@ -21,8 +21,13 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // Cluster is a running API server with an admin identity.
@@ -165,3 +170,52 @@ func serviceAccountKeys(t testing.TB, dir string) (keyPath, pubPath string) {
 
 // String names the cluster for logs.
 func (c *Cluster) String() string { return fmt.Sprintf("kube-apiserver at %s", c.Config.Host) }
+
+// CreateNode creates n and then writes its status, as a kubelet would
+// report it (the API server drops status on create).
+func (c *Cluster) CreateNode(t testing.TB, n *corev1.Node) {
+	t.Helper()
+	ctx := context.Background()
+	made, err := c.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made.Status = n.Status
+	if _, err := c.Client.CoreV1().Nodes().UpdateStatus(ctx, made, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WriteKubeconfig writes a kubeconfig for the admin identity and returns
+// its path.
+func (c *Cluster) WriteKubeconfig(t testing.TB) string {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: c.Config.Host, InsecureSkipTLSVerify: true}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: c.Config.BearerToken}
+	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "admin"}
+	cfg.CurrentContext = "test"
+	path := filepath.Join(c.dir, "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// GPUNode builds a node of instanceType with gpus GPUs, 191 vCPU and
+// 2000 GiB allocatable, the given labels, and a Ready condition.
+func GPUNode(name, instanceType string, gpus int64, labels map[string]string, ready bool) *corev1.Node {
+	l := map[string]string{"node.kubernetes.io/instance-type": instanceType}
+	for k, v := range labels {
+		l[k] = v
+	}
+	status := corev1.ConditionTrue
+	if !ready {
+		status = corev1.ConditionFalse
+	}
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l},
+		Status: corev1.NodeStatus{
+			Allocatable: corev1.ResourceList{"nvidia.com/gpu": *apiresource.NewQuantity(gpus, apiresource.DecimalSI),
+				corev1.ResourceCPU: apiresource.MustParse("191"), corev1.ResourceMemory: apiresource.MustParse("2000Gi")},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}}}
+}

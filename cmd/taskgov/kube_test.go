@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/taskgov/taskgov/internal/kube"
+	"github.com/taskgov/taskgov/internal/kube/kubetest"
+)
+
+const kubeCluster = `
+policy:
+  priorityClasses: [{name: training, weight: 70}]
+teams:
+  - {name: research, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}
+`
+
+// taskPods lists a task's pods in its team's namespace.
+func taskPods(t *testing.T, c kubernetes.Interface, task string) []corev1.Pod {
+	t.Helper()
+	ps, err := c.CoreV1().Pods("hyperpod-ns-research").List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelTask + "=" + task})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps.Items
+}
+
+func waitPods(t *testing.T, c kubernetes.Interface, task string, ok func([]corev1.Pod) bool) []corev1.Pod {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if ps := taskPods(t, c, task); ok(ps) {
+			return ps
+		}
+	}
+	t.Fatalf("pods of %s never got there: %+v", task, taskPods(t, c, task))
+	return nil
+}
+
+// kubelet plays the node agent the test cluster lacks: it sets a pod's
+// phase, or confirms a graceful deletion.
+func finishPod(t *testing.T, c kubernetes.Interface, p corev1.Pod, phase corev1.PodPhase, code int32) {
+	t.Helper()
+	p.Status.Phase = phase
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "task", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code}}}}
+	if _, err := c.CoreV1().Pods(p.Namespace).UpdateStatus(context.Background(), &p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServerOnKubernetes runs the taskgov server against a real API server:
+// nodes come from it, a 2-node gang is bound where the core placed it and
+// finishes when its pods do, and a node turning NotReady requeues its task,
+// which starts again elsewhere only after its old pod is gone.
+func TestServerOnKubernetes(t *testing.T) {
+	kc := kubetest.Start(t)
+	c := kc.Client
+	for _, n := range []string{"p5-0", "p5-1"} {
+		kc.CreateNode(t, kubetest.GPUNode(n, "ml.p5.48xlarge", 8, nil, true))
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cluster.yaml")
+	if err := os.WriteFile(cfg, []byte(kubeCluster), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc, errc := make(chan string, 1), make(chan error, 1)
+	logf, _ := os.Create(filepath.Join(dir, "server.log"))
+	go func() {
+		errc <- runServer(ctx, serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf, sampleInterval: time.Second,
+			executor: "kubernetes", kubeconfig: kc.WriteKubeconfig(t), image: "busybox"}, func(a string) { addrc <- a })
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-errc:
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-errc
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("server log:\n%s", b)
+		}
+	})
+	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
+	t.Setenv("TASKGOV_SERVER", "http://"+addr)
+	t.Setenv("TASKGOV_TOKEN", strings.TrimSpace(string(tok)))
+	t.Setenv("TASKGOV_CONFIG", filepath.Join(dir, "cli.yaml"))
+
+	if out := mustCLI(t, "node", "list"); !strings.Contains(out, "p5-0") || !strings.Contains(out, "p5-1") {
+		t.Fatalf("nodes from the API server missing:\n%s", out)
+	}
+	mustCLI(t, "start-job", "--job-name", "pretrain", "-n", "hyperpod-ns-research", "--instance-type", "ml.p5.48xlarge",
+		"--node-count", "2", "--command", "python3 train.py")
+	bound := func(ps []corev1.Pod) bool {
+		for _, p := range ps {
+			if p.Spec.NodeName == "" {
+				return false
+			}
+		}
+		return len(ps) > 0
+	}
+	pods := waitPods(t, c, "pretrain", func(ps []corev1.Pod) bool { return len(ps) == 2 && bound(ps) })
+	if pods[0].Spec.NodeName == pods[1].Spec.NodeName {
+		t.Fatalf("both ranks on %s", pods[0].Spec.NodeName)
+	}
+	for _, p := range pods {
+		finishPod(t, c, p, corev1.PodSucceeded, 0)
+	}
+	waitJob(t, "pretrain", "Succeeded")
+
+	// A node turning NotReady requeues the task on it.
+	mustCLI(t, "start-job", "--job-name", "eval", "-n", "hyperpod-ns-research", "--instance-type", "ml.p5.48xlarge",
+		"--node-count", "1", "--command", "sleep 600")
+	first := waitPods(t, c, "eval", func(ps []corev1.Pod) bool { return len(ps) == 1 && bound(ps) })[0]
+	n, err := c.CoreV1().Nodes().Get(context.Background(), first.Spec.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}
+	if _, err := c.CoreV1().Nodes().UpdateStatus(context.Background(), n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old := waitPods(t, c, "eval", func(ps []corev1.Pod) bool { return len(ps) == 1 && ps[0].DeletionTimestamp != nil })[0]
+	time.Sleep(300 * time.Millisecond)
+	if ps := taskPods(t, c, "eval"); len(ps) != 1 {
+		t.Fatalf("a new pod started before the old one was gone: %d pods", len(ps))
+	}
+	zero := int64(0)
+	if err := c.CoreV1().Pods(old.Namespace).Delete(context.Background(), old.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	again := waitPods(t, c, "eval", func(ps []corev1.Pod) bool { return len(ps) == 1 && ps[0].Name != old.Name && bound(ps) })[0]
+	if again.Spec.NodeName == first.Spec.NodeName {
+		t.Fatalf("requeued onto the NotReady node %s", again.Spec.NodeName)
+	}
+	// Finish it, so shutdown has nothing to wait for.
+	finishPod(t, c, again, corev1.PodSucceeded, 0)
+	waitJob(t, "eval", "Succeeded")
+}

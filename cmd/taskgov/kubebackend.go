@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/taskgov/taskgov/internal/engine"
+	"github.com/taskgov/taskgov/internal/kube"
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// kubeBackend runs taskgov against a Kubernetes cluster: nodes come from
+// the API server and tasks run as pods.
+type kubeBackend struct {
+	client kubernetes.Interface
+	nodes  *kube.NodeSource
+	exec   *kube.Executor
+	log    *slog.Logger
+}
+
+// openKube connects with kubeconfig (or the in-cluster config when it is
+// empty) and waits for the node, pod and managed-pod caches.
+func openKube(ctx context.Context, kubeconfig, image string, log *slog.Logger) (*kubeBackend, error) {
+	var cfg *rest.Config
+	var err error
+	if kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig)
+	} else if cfg, err = rest.InClusterConfig(); err != nil {
+		return nil, &model.FieldError{Field: "--kubeconfig", Problem: "not given, and taskgov is not running inside a cluster (" + err.Error() + ")",
+			Fix: "pass --kubeconfig ~/.kube/config, or run taskgov as a pod with its service account"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: reading %s: %w", kubeconfig, err)
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := &kubeBackend{client: client, nodes: kube.NewNodeSource(client, 0), exec: kube.NewExecutor(client, image), log: log}
+	if err := b.nodes.Start(ctx); err != nil {
+		return nil, fmt.Errorf("kubernetes at %s: %w", cfg.Host, err)
+	}
+	if err := b.exec.Run(ctx); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// statuses is the current node list for the engine; nodes that cannot be
+// used are logged with the fix.
+func (b *kubeBackend) statuses() []engine.NodeStatus {
+	obs, errs := b.nodes.Snapshot()
+	for _, err := range errs {
+		b.log.Warn("kubernetes node left out", "err", err)
+	}
+	out := make([]engine.NodeStatus, len(obs))
+	for i, o := range obs {
+		out[i] = engine.NodeStatus{Spec: o.Node, Healthy: o.Healthy}
+	}
+	return out
+}
+
+// syncNodes feeds node changes to the engine until ctx ends.
+func (b *kubeBackend) syncNodes(ctx context.Context, eng *engine.Engine) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.nodes.Changed:
+		}
+		if n, err := eng.SyncNodes(ctx, b.statuses()); err != nil {
+			b.log.Warn("syncing kubernetes nodes", "err", err)
+		} else if n > 0 {
+			b.log.Info("kubernetes nodes changed", "changes", n)
+		}
+	}
+}
+
+// deleteStrays removes pods an earlier server left (taskgov requeues their
+// tasks on start) and waits until they are gone, so no node is booked twice.
+// Adopting them instead is not built yet.
+func (b *kubeBackend) deleteStrays() int {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sel := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ManagedByValue}
+	pods, err := b.client.CoreV1().Pods("").List(ctx, sel)
+	if err != nil {
+		b.log.Warn("listing pods left by an earlier server", "err", err)
+		return 0
+	}
+	grace := int64(model.DefaultGracePeriodSeconds)
+	for _, p := range pods.Items {
+		_ = b.client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
+	}
+	for ctx.Err() == nil {
+		left, err := b.client.CoreV1().Pods("").List(ctx, sel)
+		if err == nil && len(left.Items) == 0 {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return len(pods.Items)
+}
