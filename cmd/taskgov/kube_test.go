@@ -8,20 +8,73 @@ import (
 	"testing"
 	"time"
 
+	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
 )
 
-const kubeCluster = `
-policy:
-  priorityClasses: [{name: training, weight: 70}]
-teams:
-  - {name: research, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}
-`
+// shippedManifest reads deploy/kubernetes/taskgov.yaml: it applies the
+// namespace, service account and RBAC objects to the cluster, and returns a
+// kubeconfig with a real token of that service account and the ConfigMap's
+// cluster file.
+func shippedManifest(t *testing.T, kc *kubetest.Cluster) (kubeconfig, clusterYAML string) {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := os.ReadFile("../../deploy/kubernetes/taskgov.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := kc.Client
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+		if err != nil {
+			t.Fatalf("deploy/kubernetes/taskgov.yaml: %v\n%s", err, doc)
+		}
+		switch o := obj.(type) {
+		case *corev1.Namespace:
+			_, err = c.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.ServiceAccount:
+			_, err = c.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.ClusterRole:
+			_, err = c.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.ClusterRoleBinding:
+			_, err = c.RbacV1().ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.ConfigMap:
+			clusterYAML = o.Data["cluster.yaml"]
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	exp := int64(3600)
+	tok, err := c.CoreV1().ServiceAccounts("taskgov-system").CreateToken(ctx, "taskgov",
+		&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The token really is limited to the manifest's rules.
+	limited := rest.CopyConfig(kc.Config)
+	limited.BearerToken = tok.Status.Token
+	lc, err := kubernetes.NewForConfig(limited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lc.CoreV1().Secrets("default").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("the service account may list secrets (err %v); the test would not prove least privilege", err)
+	}
+	if clusterYAML == "" {
+		t.Fatal("the manifest's ConfigMap has no cluster.yaml")
+	}
+	return kc.WriteKubeconfig(t, tok.Status.Token), clusterYAML
+}
 
 // taskPods lists a task's pods in its team's namespace.
 func taskPods(t *testing.T, c kubernetes.Interface, task string) []corev1.Pod {
@@ -55,8 +108,9 @@ func finishPod(t *testing.T, c kubernetes.Interface, p corev1.Pod, phase corev1.
 	}
 }
 
-// TestServerOnKubernetes runs the taskgov server against a real API server:
-// nodes come from it, a 2-node gang is bound where the core placed it and
+// TestServerOnKubernetes runs the taskgov server against a real API server,
+// as the shipped manifest's service account with exactly its RBAC and its
+// cluster file: nodes come from the API server, a 2-node gang is bound where the core placed it and
 // finishes when its pods do, and a node turning NotReady requeues its task,
 // which starts again elsewhere only after its old pod is gone.
 func TestServerOnKubernetes(t *testing.T) {
@@ -65,9 +119,10 @@ func TestServerOnKubernetes(t *testing.T) {
 	for _, n := range []string{"p5-0", "p5-1"} {
 		kc.CreateNode(t, kubetest.GPUNode(n, "ml.p5.48xlarge", 8, nil, true))
 	}
+	kubeconfig, clusterYAML := shippedManifest(t, kc)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cluster.yaml")
-	if err := os.WriteFile(cfg, []byte(kubeCluster), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(clusterYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -75,7 +130,7 @@ func TestServerOnKubernetes(t *testing.T) {
 	logf, _ := os.Create(filepath.Join(dir, "server.log"))
 	go func() {
 		errc <- runServer(ctx, serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf, sampleInterval: time.Second,
-			executor: "kubernetes", kubeconfig: kc.WriteKubeconfig(t), image: "busybox"}, func(a string) { addrc <- a })
+			executor: "kubernetes", kubeconfig: kubeconfig, image: "busybox"}, func(a string) { addrc <- a })
 	}()
 	var addr string
 	select {

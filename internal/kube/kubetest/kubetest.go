@@ -186,16 +186,19 @@ func (c *Cluster) CreateNode(t testing.TB, n *corev1.Node) {
 	}
 }
 
-// WriteKubeconfig writes a kubeconfig for the admin identity and returns
-// its path.
-func (c *Cluster) WriteKubeconfig(t testing.TB) string {
+// WriteKubeconfig writes a kubeconfig that authenticates with token (the
+// admin's when empty) and returns its path.
+func (c *Cluster) WriteKubeconfig(t testing.TB, token string) string {
 	t.Helper()
+	if token == "" {
+		token = c.Config.BearerToken
+	}
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: c.Config.Host, InsecureSkipTLSVerify: true}
-	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: c.Config.BearerToken}
-	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "admin"}
+	cfg.AuthInfos["user"] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "user"}
 	cfg.CurrentContext = "test"
-	path := filepath.Join(c.dir, "kubeconfig")
+	path := filepath.Join(c.dir, "kubeconfig-"+randomToken(t)[:8])
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		t.Fatal(err)
 	}
