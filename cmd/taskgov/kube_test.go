@@ -88,7 +88,7 @@ func taskPods(t *testing.T, c kubernetes.Interface, task string) []corev1.Pod {
 
 func waitPods(t *testing.T, c kubernetes.Interface, task string, ok func([]corev1.Pod) bool) []corev1.Pod {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if ps := taskPods(t, c, task); ok(ps) {
 			return ps
 		}
@@ -199,7 +199,32 @@ func TestServerOnKubernetes(t *testing.T) {
 	if again.Spec.NodeName == first.Spec.NodeName {
 		t.Fatalf("requeued onto the NotReady node %s", again.Spec.NodeName)
 	}
-	// Finish it, so shutdown has nothing to wait for.
+	// The API server restarts: taskgov's watches recover, nothing is lost
+	// and nothing starts twice.
+	kc.RestartAPIServer(t)
+	// The NotReady node recovers; taskgov must see it through its re-made
+	// watches to place the next job there.
+	n, err = c.CoreV1().Nodes().Get(context.Background(), first.Spec.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+	if _, err := c.CoreV1().Nodes().UpdateStatus(context.Background(), n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, "start-job", "--job-name", "after", "-n", "hyperpod-ns-research", "--instance-type", "ml.p5.48xlarge",
+		"--node-count", "1", "--command", "true")
+	after := waitPods(t, c, "after", func(ps []corev1.Pod) bool { return len(ps) == 1 && bound(ps) })[0]
+	if after.Spec.NodeName != first.Spec.NodeName {
+		t.Fatalf("after went to %s, want the recovered node %s", after.Spec.NodeName, first.Spec.NodeName)
+	}
+	if ps := taskPods(t, c, "eval"); len(ps) != 1 || ps[0].Name != again.Name {
+		t.Fatalf("eval's pods after the API-server restart: %d, want just %s", len(ps), again.Name)
+	}
+	waitJob(t, "eval", "Running")
+	// Finish both, so shutdown has nothing to wait for.
 	finishPod(t, c, again, corev1.PodSucceeded, 0)
+	finishPod(t, c, after, corev1.PodSucceeded, 0)
 	waitJob(t, "eval", "Succeeded")
+	waitJob(t, "after", "Succeeded")
 }

@@ -32,9 +32,10 @@ import (
 
 // Cluster is a running API server with an admin identity.
 type Cluster struct {
-	Config *rest.Config // admin (system:masters)
-	Client kubernetes.Interface
-	dir    string // etcd data, certificates and logs
+	Config    *rest.Config // admin (system:masters)
+	Client    kubernetes.Interface
+	dir       string // etcd data, certificates and logs
+	apiserver *process
 }
 
 // Bins returns the folder holding kube-apiserver, or skips t.
@@ -72,7 +73,7 @@ func Start(t testing.TB) *Cluster {
 		t.Fatal(err)
 	}
 	port := freePort(t)
-	run(t, dir, "kube-apiserver", filepath.Join(bins, "kube-apiserver"),
+	apiserver := run(t, dir, "kube-apiserver", filepath.Join(bins, "kube-apiserver"),
 		"--etcd-servers", etcdURL, "--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
 		"--cert-dir", filepath.Join(dir, "certs"), "--token-auth-file", tokens, "--authorization-mode", "RBAC",
 		"--service-account-issuer", "https://kubernetes.default.svc", "--service-account-key-file", pub,
@@ -85,37 +86,61 @@ func Start(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	kc := &Cluster{Config: cfg, Client: client, dir: dir, apiserver: apiserver}
+	kc.waitReady(t)
+	return kc
+}
+
+// waitReady polls /readyz for up to 90 s.
+func (c *Cluster) waitReady(t testing.TB) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	for {
-		body, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		body, err := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		if err == nil && string(body) == "ok" {
 			break
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("kube-apiserver not ready after 90 s: %v (logs in %s)", err, dir)
+			t.Fatalf("kube-apiserver not ready after 90 s: %v (logs in %s)", err, c.dir)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return &Cluster{Config: cfg, Client: client, dir: dir}
 }
 
-// run starts a child process that the test's cleanup stops; its output
-// goes to <dir>/<name>.log.
-func run(t testing.TB, dir, name, bin string, args ...string) {
+// process is a child the test's cleanup stops; its output is appended to
+// <dir>/<name>.log.
+type process struct {
+	name string
+	args []string
+	log  *os.File
+	cmd  *exec.Cmd
+}
+
+func (p *process) start(t testing.TB) {
+	t.Helper()
+	p.cmd = exec.Command(p.args[0], p.args[1:]...)
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", p.name, err)
+	}
+}
+
+func (p *process) stop() {
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+func run(t testing.TB, dir, name string, args ...string) *process {
 	t.Helper()
 	log, err := os.Create(filepath.Join(dir, name+".log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", name, err)
-	}
+	p := &process{name: name, args: args, log: log}
+	p.start(t)
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		p.stop()
 		log.Close()
 		if t.Failed() {
 			if b, err := os.ReadFile(log.Name()); err == nil && len(b) > 0 {
@@ -124,6 +149,17 @@ func run(t testing.TB, dir, name, bin string, args ...string) {
 			}
 		}
 	})
+	return p
+}
+
+// RestartAPIServer kills kube-apiserver and starts it again on the same
+// port and etcd, returning once it is ready. Clients see their watches
+// break and must recover on their own.
+func (c *Cluster) RestartAPIServer(t testing.TB) {
+	t.Helper()
+	c.apiserver.stop()
+	c.apiserver.start(t)
+	c.waitReady(t)
 }
 
 func freePort(t testing.TB) int {
