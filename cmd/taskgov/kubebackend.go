@@ -39,6 +39,9 @@ func openKube(ctx context.Context, kubeconfig, image string, log *slog.Logger) (
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: reading %s: %w", kubeconfig, err)
 	}
+	// client-go's default (5 requests/s, bursts of 10) would throttle a
+	// burst of admissions to minutes; each pod costs a create and a bind.
+	cfg.QPS, cfg.Burst = 100, 200
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

@@ -133,7 +133,7 @@ func samePods(a, b []model.PodPlacement) bool {
 func (e *Engine) start(spec executor.StartSpec) {
 	err := e.exec.Start(spec)
 	handles := e.exec.Handles(spec.Task)
-	e.internal <- &op{fn: func(w *writes) (any, error) {
+	e.sendInternal(&op{fn: func(w *writes) (any, error) {
 		rn := e.runs[spec.Task]
 		r := e.records[spec.Task]
 		if err != nil {
@@ -150,7 +150,18 @@ func (e *Engine) start(spec executor.StartSpec) {
 			e.event(r, "Started", fmt.Sprintf("run %d started: %d pod(s)", r.Resumes+1, len(spec.Pods)), w)
 		}
 		return nil, nil
-	}}
+	}})
+}
+
+// sendInternal queues an op for the loop. Start results are sent from the
+// loop itself (acts run there), so a full queue must not block it: the send
+// then moves to a goroutine.
+func (e *Engine) sendInternal(o *op) {
+	select {
+	case e.internal <- o:
+	default:
+		go func() { e.internal <- o }()
+	}
 }
 
 // execOp turns an executor event into an input.
