@@ -49,8 +49,9 @@ type Executor struct {
 	factory      informers.SharedInformerFactory
 	events       chan executor.Event
 
-	mu       sync.Mutex
-	reported map[string]bool // pod UIDs whose exit was sent
+	mu         sync.Mutex
+	reported   map[string]bool // pod UIDs whose exit was sent
+	namespaces map[string]bool // team namespaces known to exist
 }
 
 // NewExecutor watches the pods taskgov manages. defaultImage runs tasks
@@ -61,7 +62,7 @@ func NewExecutor(client kubernetes.Interface, defaultImage string) *Executor {
 	}))
 	pi := f.Core().V1().Pods()
 	e := &Executor{client: client, defaultImage: defaultImage, pods: pi.Lister(), synced: pi.Informer().HasSynced,
-		factory: f, events: make(chan executor.Event, 1024), reported: map[string]bool{}}
+		factory: f, events: make(chan executor.Event, 1024), reported: map[string]bool{}, namespaces: map[string]bool{}}
 	_, err := pi.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { e.observe(o, false) },
 		UpdateFunc: func(_, o any) { e.observe(o, false) },
@@ -153,9 +154,17 @@ func (e *Executor) Start(spec executor.StartSpec) error {
 // ensure creates the team's namespace (labelled as taskgov's) and the
 // task's headless Service, accepting ones that exist.
 func (e *Executor) ensure(ctx context.Context, ns, task string) error {
-	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{LabelManagedBy: ManagedByValue}}}
-	if _, err := e.client.CoreV1().Namespaces().Create(ctx, n, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("kubernetes: creating namespace %s: %w", ns, err)
+	e.mu.Lock()
+	known := e.namespaces[ns]
+	e.mu.Unlock()
+	if !known {
+		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{LabelManagedBy: ManagedByValue}}}
+		if _, err := e.client.CoreV1().Namespaces().Create(ctx, n, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("kubernetes: creating namespace %s: %w", ns, err)
+		}
+		e.mu.Lock()
+		e.namespaces[ns] = true
+		e.mu.Unlock()
 	}
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: task, Namespace: ns, Labels: map[string]string{LabelManagedBy: ManagedByValue, LabelTask: task}},
 		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelTask: task, LabelRank: "0"},
