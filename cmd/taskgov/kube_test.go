@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,6 +109,40 @@ func finishPod(t *testing.T, c kubernetes.Interface, p corev1.Pod, phase corev1.
 	}
 }
 
+// startKubeServer runs an in-process server on the Kubernetes executor with
+// data in dir; stop ends it as SIGTERM would (it is also a cleanup).
+func startKubeServer(t *testing.T, dir, cfg, kubeconfig string) (addr string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc, errc := make(chan string, 1), make(chan error, 1)
+	logf, _ := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	go func() {
+		errc <- runServer(ctx, serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf, sampleInterval: time.Second,
+			executor: "kubernetes", kubeconfig: kubeconfig, image: "busybox"}, func(a string) { addrc <- a })
+	}()
+	select {
+	case addr = <-addrc:
+	case err := <-errc:
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-errc; err != nil {
+				t.Errorf("server: %v", err)
+			}
+			logf.Close()
+			if t.Failed() {
+				b, _ := os.ReadFile(logf.Name())
+				t.Logf("server log:\n%s", b)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return addr, stop
+}
+
 // TestServerOnKubernetes runs the taskgov server against a real API server,
 // as the shipped manifest's service account with exactly its RBAC and its
 // cluster file: nodes come from the API server, a 2-node gang is bound where the core placed it and
@@ -125,28 +160,7 @@ func TestServerOnKubernetes(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(clusterYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc, errc := make(chan string, 1), make(chan error, 1)
-	logf, _ := os.Create(filepath.Join(dir, "server.log"))
-	go func() {
-		errc <- runServer(ctx, serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf, sampleInterval: time.Second,
-			executor: "kubernetes", kubeconfig: kubeconfig, image: "busybox"}, func(a string) { addrc <- a })
-	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case err := <-errc:
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-errc
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("server log:\n%s", b)
-		}
-	})
+	addr, _ := startKubeServer(t, dir, cfg, kubeconfig)
 	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
 	t.Setenv("TASKGOV_SERVER", "http://"+addr)
 	t.Setenv("TASKGOV_TOKEN", strings.TrimSpace(string(tok)))
@@ -227,4 +241,100 @@ func TestServerOnKubernetes(t *testing.T) {
 	finishPod(t, c, after, corev1.PodSucceeded, 0)
 	waitJob(t, "eval", "Succeeded")
 	waitJob(t, "after", "Succeeded")
+}
+
+// TestKubernetesRestartAdoptsPods stops and restarts taskgov while its pods
+// run: a running gang is adopted (same pods, nothing deleted, nothing
+// started twice), a pod that finished meanwhile completes its task, and a
+// task whose pod vanished is requeued and started again.
+func TestKubernetesRestartAdoptsPods(t *testing.T) {
+	kc := kubetest.Start(t)
+	c := kc.Client
+	for _, n := range []string{"p5-0", "p5-1", "p5-2", "p5-3"} {
+		kc.CreateNode(t, kubetest.GPUNode(n, "ml.p5.48xlarge", 8, nil, true))
+	}
+	kubeconfig, clusterYAML := shippedManifest(t, kc)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cluster.yaml")
+	// Room for all three jobs: the manifest's team has 2 nodes; lend it 4.
+	clusterYAML = strings.Replace(clusterYAML, "count: 2", "count: 4", 1)
+	if err := os.WriteFile(cfg, []byte(clusterYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	useServer := func(addr string) {
+		tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
+		t.Setenv("TASKGOV_SERVER", "http://"+addr)
+		t.Setenv("TASKGOV_TOKEN", strings.TrimSpace(string(tok)))
+		t.Setenv("TASKGOV_CONFIG", filepath.Join(dir, "cli.yaml"))
+	}
+	addr, stop := startKubeServer(t, dir, cfg, kubeconfig)
+	useServer(addr)
+	bound := func(n int) func([]corev1.Pod) bool {
+		return func(ps []corev1.Pod) bool {
+			for _, p := range ps {
+				if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+					return false
+				}
+			}
+			return len(ps) == n
+		}
+	}
+	for _, j := range []struct {
+		name  string
+		nodes string
+	}{{"gang", "2"}, {"short", "1"}, {"lost", "1"}} {
+		mustCLI(t, "start-job", "--job-name", j.name, "-n", "hyperpod-ns-research", "--instance-type", "ml.p5.48xlarge",
+			"--node-count", j.nodes, "--command", "sleep 600")
+	}
+	gang := waitPods(t, c, "gang", bound(2))
+	short := waitPods(t, c, "short", bound(1))[0]
+	lost := waitPods(t, c, "lost", bound(1))[0]
+	waitJob(t, "gang", "Running")
+	waitJob(t, "lost", "Running")
+
+	stop()
+	if ps := taskPods(t, c, "gang"); !bound(2)(ps) {
+		t.Fatalf("stopping taskgov touched the gang's pods: %+v", ps)
+	}
+	// While taskgov is down, one pod finishes and one is deleted by hand.
+	finishPod(t, c, short, corev1.PodSucceeded, 0)
+	zero := int64(0)
+	if err := c.CoreV1().Pods(lost.Namespace).Delete(context.Background(), lost.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+
+	addr, _ = startKubeServer(t, dir, cfg, kubeconfig)
+	useServer(addr)
+	waitJob(t, "short", "Succeeded")
+	again := waitPods(t, c, "lost", bound(1))[0]
+	if again.Name == lost.Name || again.Labels[kube.LabelRun] != "1" {
+		t.Fatalf("lost restarted as %s (run %s), want a new pod of run 1", again.Name, again.Labels[kube.LabelRun])
+	}
+	waitJob(t, "gang", "Running")
+	time.Sleep(500 * time.Millisecond) // room for a wrong delete or a second start to show
+	now := taskPods(t, c, "gang")
+	if !bound(2)(now) {
+		t.Fatalf("the gang's pods after the restart: %+v", now)
+	}
+	for i := range now {
+		found := false
+		for _, p := range gang {
+			found = found || p.UID == now[i].UID
+		}
+		if !found {
+			t.Fatalf("pod %s was not there before the restart: the gang started twice", now[i].Name)
+		}
+	}
+	if out := mustCLI(t, "get-job", "--job-name", "gang", "-o", "json"); !strings.Contains(out, `"resumes": 0`) {
+		t.Fatalf("the adopted gang counts a resume:\n%s", out)
+	}
+	if ev := mustCLI(t, "get-job", "--job-name", "gang", "--verbose"); !strings.Contains(ev, "adopted after a server restart") {
+		t.Fatalf("no adoption event:\n%s", ev)
+	}
+	for _, p := range now {
+		finishPod(t, c, p, corev1.PodSucceeded, 0)
+	}
+	finishPod(t, c, again, corev1.PodSucceeded, 0)
+	waitJob(t, "gang", "Succeeded")
+	waitJob(t, "lost", "Succeeded")
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -84,30 +82,4 @@ func (b *kubeBackend) syncNodes(ctx context.Context, eng *engine.Engine) {
 			b.log.Info("kubernetes nodes changed", "changes", n)
 		}
 	}
-}
-
-// deleteStrays removes pods an earlier server left (taskgov requeues their
-// tasks on start) and waits until they are gone, so no node is booked twice.
-// Adopting them instead is not built yet.
-func (b *kubeBackend) deleteStrays() int {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	sel := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ManagedByValue}
-	pods, err := b.client.CoreV1().Pods("").List(ctx, sel)
-	if err != nil {
-		b.log.Warn("listing pods left by an earlier server", "err", err)
-		return 0
-	}
-	grace := int64(model.DefaultGracePeriodSeconds)
-	for _, p := range pods.Items {
-		_ = b.client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
-	}
-	for ctx.Err() == nil {
-		left, err := b.client.CoreV1().Pods("").List(ctx, sel)
-		if err == nil && len(left.Items) == 0 {
-			break
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	return len(pods.Items)
 }

@@ -115,7 +115,7 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		for _, n := range kb.statuses() {
 			cluster.Nodes = append(cluster.Nodes, n.Spec)
 		}
-		exec, killStrays = kb.exec, kb.deleteStrays
+		exec = kb.exec // adopts its pods on start (executor.Adopter)
 	default:
 		return &model.FieldError{Field: "--executor", Problem: "unknown executor " + strconv.Quote(o.executor), Fix: "use local or kubernetes"}
 	}

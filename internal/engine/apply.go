@@ -106,7 +106,7 @@ func (e *Engine) startReady(w *writes) {
 			continue
 		}
 		spec := executor.StartSpec{Task: a.Task, Team: a.Team, Command: r.Spec.Command, Env: r.Spec.Env, Image: r.Spec.Image, Resumes: r.Resumes}
-		rn := &run{alive: len(a.Pods)}
+		rn := &run{resumes: r.Resumes, alive: len(a.Pods)}
 		for _, p := range a.Pods {
 			spec.Pods = append(spec.Pods, executor.Pod{Rank: p.Rank, Node: p.Node, GPUs: p.GPUs})
 			rn.nodes = append(rn.nodes, p.Node)
@@ -177,8 +177,8 @@ func (e *Engine) execOp(ev executor.Event) *op {
 			return nil, nil
 		}
 		rn := e.runs[ev.Task]
-		if rn == nil {
-			return nil, nil
+		if rn == nil || ev.Run != rn.resumes {
+			return nil, nil // an earlier run's pod, already accounted for
 		}
 		rn.alive--
 		if ev.ExitCode != 0 && rn.stopping == "" {

@@ -42,6 +42,7 @@ type Engine struct {
 
 // run is the executor-side state of one task's current pods.
 type run struct {
+	resumes  int // the run's number, as in executor.Event.Run
 	alive    int
 	nodes    []string
 	failed   bool   // a pod exited non-zero
@@ -254,10 +255,17 @@ func (e *Engine) step(batch []*op) error {
 }
 
 // Shutdown stops the loop. Running tasks are stopped with their grace period
-// and requeued, so that the next start resumes them from their checkpoints.
+// and requeued, so that the next start resumes them from their checkpoints;
+// with an executor.Adopter (Kubernetes) they keep running instead, and the
+// next start adopts them.
 func (e *Engine) Shutdown(ctx context.Context) error {
+	_, adopts := e.exec.(executor.Adopter)
 	_, err := e.do(ctx, nil, func(w *writes) (any, error) {
 		e.closing = true
+		if adopts {
+			clear(e.runs)
+			return nil, nil
+		}
 		for _, name := range e.runningNames() {
 			e.interrupt(name, "requeued at server shutdown; resumes from its last checkpoint", w)
 		}

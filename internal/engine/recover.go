@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/executor"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
 )
@@ -54,12 +57,15 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	if lastSeen.IsZero() || lastSeen.After(now) {
 		lastSeen = now
 	}
-	w.put(func(tx *store.Tx) error {
-		_, err := tx.CloseOpenRuns(lastSeen, "interrupted: server stopped")
-		return err
-	})
+	adopter, _ := e.exec.(executor.Adopter)
+	adopted := map[string]int{}
 	for i := range live {
 		r := &live[i]
+		if r.State == store.Running && adopter != nil && e.adopt(adopter, r, now, w) {
+			adopted[r.Name] = r.Resumes
+			e.records[r.Name] = r
+			continue
+		}
 		wasRunning := r.State == store.Running || r.State == store.Interrupted
 		resumes := r.Resumes
 		if wasRunning {
@@ -82,6 +88,22 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 		}
 		e.records[r.Name] = r
 	}
+	if adopter != nil {
+		if n := adopter.RemoveOthers(adopted); n > 0 {
+			e.log.Warn("deleted pods of runs that could not be adopted", "count", n)
+		}
+		if len(adopted) > 0 {
+			e.log.Info("adopted runs still in progress", "count", len(adopted))
+		}
+	}
+	keep := make(map[string]bool, len(adopted))
+	for name := range adopted {
+		keep[name] = true
+	}
+	w.put(func(tx *store.Tx) error {
+		_, err := tx.CloseOpenRuns(lastSeen, "interrupted: server stopped", keep)
+		return err
+	})
 	return e.store.Commit(ctx, func(tx *store.Tx) error {
 		for _, fn := range w.fns {
 			if err := fn(tx); err != nil {
@@ -90,4 +112,26 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 		}
 		return nil
 	})
+}
+
+// adopt takes back a run whose pods are still where the record placed them:
+// the core holds its nodes again and the engine waits for its pods' exits.
+func (e *Engine) adopt(a executor.Adopter, r *store.TaskRecord, now time.Time, w *writes) bool {
+	pods := make([]executor.Pod, len(r.Placement))
+	nodes := make([]string, len(r.Placement))
+	for i, p := range r.Placement {
+		pods[i] = executor.Pod{Rank: p.Rank, Node: p.Node, GPUs: p.GPUs}
+		nodes[i] = p.Node
+	}
+	if len(pods) == 0 || !a.Alive(r.Name, r.Resumes, pods) {
+		return false
+	}
+	if err := e.sched.Adopt(r.Spec, r.Resumes, r.Retries, r.CheckpointAt, r.StartedAt, r.Placement, now); err != nil {
+		e.log.Warn("could not adopt a run still in progress; requeueing it", "task", r.Name, "err", err)
+		return false
+	}
+	e.runs[r.Name] = &run{resumes: r.Resumes, alive: len(pods), nodes: nodes}
+	r.Message = ""
+	e.event(r, "Adopted", fmt.Sprintf("run %d adopted after a server restart: its pods still run on %s", r.Resumes+1, strings.Join(nodes, ", ")), w)
+	return true
 }

@@ -37,7 +37,10 @@ type StartSpec struct {
 type Event struct {
 	Task string
 	Rank int
-	At   time.Time
+	// Run is the StartSpec.Resumes of the run the pod belonged to, so that a
+	// late event of an earlier run is not taken for the current one's.
+	Run int
+	At  time.Time
 	// Exited: the pod's process ended with ExitCode (-1 if killed by a signal).
 	Exited   bool
 	ExitCode int
@@ -61,4 +64,18 @@ type Executor interface {
 	Handles(task string) []int
 	// Events delivers pod events; the engine reads it.
 	Events() <-chan Event
+}
+
+// Adopter is an executor whose pods outlive the server (Kubernetes). On
+// start the engine adopts the runs whose pods are still where it planned
+// them instead of requeueing them.
+type Adopter interface {
+	// Alive reports whether every pod of the task's run exists, is not being
+	// deleted, and is bound to its planned node (finished pods count: their
+	// exits arrive as events).
+	Alive(task string, run int, pods []Pod) bool
+	// RemoveOthers deletes every pod it manages that is not of an adopted
+	// run (keep maps task to run), waits until they are gone, and returns
+	// how many it deleted.
+	RemoveOthers(keep map[string]int) int
 }

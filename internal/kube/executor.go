@@ -105,7 +105,8 @@ func (e *Executor) observe(o any, deleted bool) {
 	e.reported[string(p.UID)] = true
 	e.mu.Unlock()
 	rank, _ := strconv.Atoi(p.Labels[LabelRank])
-	e.events <- executor.Event{Task: p.Labels[LabelTask], Rank: rank, At: time.Now(), Exited: true, ExitCode: code}
+	run, _ := strconv.Atoi(p.Labels[LabelRun])
+	e.events <- executor.Event{Task: p.Labels[LabelTask], Rank: rank, Run: run, At: time.Now(), Exited: true, ExitCode: code}
 }
 
 // exitCode reports a finished pod's exit code (its first container's).

@@ -34,13 +34,35 @@ func (t *Tx) EndRun(task string, at time.Time, outcome string) error {
 }
 
 // CloseOpenRuns ends every open run at at (used at start, for runs the
-// previous server left open), returning how many it closed.
-func (t *Tx) CloseOpenRuns(at time.Time, outcome string) (int64, error) {
-	res, err := t.tx.Exec(`UPDATE runs SET ended_at=?, outcome=? WHERE ended_at=0`, nanos(at), outcome)
+// previous server left open) except those of the tasks in keep (runs that
+// were adopted and go on), returning how many it closed.
+func (t *Tx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (int64, error) {
+	rows, err := t.tx.Query(`SELECT id, task FROM runs WHERE ended_at=0`)
 	if err != nil {
 		return 0, err
 	}
-	return res.RowsAffected()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var task string
+		if err := rows.Scan(&id, &task); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if !keep[task] {
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		if _, err := t.tx.Exec(`UPDATE runs SET ended_at=?, outcome=? WHERE id=?`, nanos(at), outcome, id); err != nil {
+			return 0, err
+		}
+	}
+	return int64(len(ids)), nil
 }
 
 // Runs returns the runs that overlap [from, to), oldest first.

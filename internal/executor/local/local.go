@@ -106,7 +106,7 @@ func (e *Executor) Start(spec executor.StartSpec) error {
 	e.tasks[spec.Task] = tp
 	e.mu.Unlock()
 	for i, cmd := range tp.procs {
-		go e.wait(spec.Task, spec.Pods[i].Rank, cmd)
+		go e.wait(spec.Task, spec.Pods[i].Rank, spec.Resumes, cmd)
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func (e *Executor) startPod(spec executor.StartSpec, pod executor.Pod, ckpt stri
 	return cmd, nil
 }
 
-func (e *Executor) wait(task string, rank int, cmd *exec.Cmd) {
+func (e *Executor) wait(task string, rank, run int, cmd *exec.Cmd) {
 	err := cmd.Wait()
 	code := 0
 	if err != nil {
@@ -162,7 +162,7 @@ func (e *Executor) wait(task string, rank int, cmd *exec.Cmd) {
 		}
 	}
 	e.mu.Unlock()
-	e.events <- executor.Event{Task: task, Rank: rank, At: e.now(), Exited: true, ExitCode: code}
+	e.events <- executor.Event{Task: task, Rank: rank, Run: run, At: e.now(), Exited: true, ExitCode: code}
 }
 
 // Stop implements executor.Executor: SIGTERM to each pod's process group,
