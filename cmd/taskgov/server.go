@@ -37,6 +37,8 @@ type serverOptions struct {
 	auditRetentionDays                       int
 	sampleInterval                           time.Duration
 	logTo                                    io.Writer // default stderr
+	leader                                   leaderOptions
+	advertise                                string
 }
 
 func serverCmd() *cobra.Command {
@@ -65,15 +67,25 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.executor, "executor", "local", "where tasks run: local (child processes on the cluster file's virtual nodes) or kubernetes (pods; nodes come from the API server)")
 	c.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --executor kubernetes (default: the in-cluster service account)")
 	c.Flags().StringVar(&o.image, "image", "python:3.12-slim", "container image for tasks that name none (--executor kubernetes)")
+	c.Flags().BoolVar(&o.leader.enabled, "leader-elect", false, "run as one of several replicas: only the holder of a coordination.k8s.io Lease decides; the others stand by and forward API calls to it (--executor kubernetes)")
+	c.Flags().StringVar(&o.leader.namespace, "leader-elect-namespace", "", "namespace of the Lease (default: the service account's namespace, else taskgov-system)")
+	c.Flags().DurationVar(&o.leader.lease, "leader-elect-lease-duration", 15*time.Second, "how long a standby waits after the leader's last renewal before taking over")
+	c.Flags().StringVar(&o.advertise, "advertise-url", "", "URL at which the other replicas reach this one's API (default: http(s)://HOST:PORT of --listen, with the host name if HOST is unspecified)")
 	return c
 }
 
 // runServer runs until ctx ends, then shuts down cleanly: running tasks are
 // signalled, given their grace period, and requeued to resume on the next
-// start. ready is called with the listening address.
+// start (Kubernetes pods keep running and are adopted instead). ready is
+// called with the listening address once it serves (with --leader-elect, as
+// a standby).
 func runServer(ctx context.Context, o serverOptions, ready func(addr string)) error {
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return &model.FieldError{Field: "--tls-cert/--tls-key", Problem: "only one is set", Fix: "give both, or neither"}
+	}
+	if o.leader.enabled && o.executor != "kubernetes" {
+		return &model.FieldError{Field: "--leader-elect", Problem: "needs --executor kubernetes (the Lease lives in the API server)",
+			Fix: "drop --leader-elect, or run with --executor kubernetes"}
 	}
 	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
 		return err
@@ -90,94 +102,153 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		}
 		cluster = &c
 	}
-	st, err := store.Open(filepath.Join(o.dataDir, "taskgov.db"))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	var exec executor.Executor
-	var killStrays func() int
 	var kb *kubeBackend
 	switch o.executor {
 	case "", "local":
-		l := local.New(o.dataDir, time.Now)
-		defer l.Close()
-		exec, killStrays = l, l.KillStrays
 	case "kubernetes":
 		if cluster == nil {
 			return &model.FieldError{Field: "--config", Problem: "is required with --executor kubernetes",
 				Fix: "pass the cluster file with your teams, policy and instance types; nodes come from the API server"}
 		}
+		var err error
 		if kb, err = openKube(ctx, o.kubeconfig, o.image, log); err != nil {
 			return err
 		}
-		cluster.NodeGroups, cluster.Nodes = nil, nil
-		for _, n := range kb.statuses() {
-			cluster.Nodes = append(cluster.Nodes, n.Spec)
-		}
-		exec = kb.exec // adopts its pods on start (executor.Adopter)
 	default:
 		return &model.FieldError{Field: "--executor", Problem: "unknown executor " + strconv.Quote(o.executor), Fix: "use local or kubernetes"}
 	}
-	var eng *engine.Engine
-	m := metrics.New(func() metrics.Snapshot { return eng.MetricsSnapshot() })
-	eng, err = engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillStrays: killStrays, Observer: m})
-	if err != nil {
-		return err
-	}
-	if kb != nil {
-		if _, err := eng.SyncNodes(ctx, kb.statuses()); err != nil { // health, which the cluster file cannot carry
-			return err
-		}
-		go kb.syncNodes(ctx, eng)
-	}
-	if err := ensureAdminToken(ctx, st, o.dataDir); err != nil {
-		return err
-	}
-	session, err := st.StartSession(ctx, time.Now().UTC())
-	if err != nil {
-		return err
-	}
-	if o.auditRetentionDays > 0 {
-		go pruneAudit(ctx, st, time.Duration(o.auditRetentionDays)*24*time.Hour, log)
-	}
-	go (&trends.Sampler{Store: st, Read: eng.UtilisationSample, Interval: o.sampleInterval, Log: log}).Run(ctx)
-	var isReady atomic.Bool
-	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is another server running there?)", o.listen, err)
 	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	errc := make(chan error, 1)
-	go func() {
+	var handler atomic.Pointer[http.Handler]
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) })}
+	serve := func(errc chan<- error) {
 		if o.tlsCert != "" {
 			errc <- srv.ServeTLS(ln, o.tlsCert, o.tlsKey)
 		} else {
 			errc <- srv.Serve(ln)
 		}
-	}()
-	isReady.Store(true)
+	}
+	errc := make(chan error, 1)
+	sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	defer func() { _ = srv.Shutdown(sctx) }()
+	lead := ctx
+	if o.leader.enabled {
+		el, err := newElector(kb.client, o.leader, o.advertiseURL(ln.Addr()), log)
+		if err != nil {
+			return err
+		}
+		var standby http.Handler = el
+		handler.Store(&standby)
+		go serve(errc)
+		if ready != nil {
+			ready(ln.Addr().String())
+		}
+		if lead, err = el.waitLeading(ctx); err != nil {
+			return err
+		}
+	}
+	cp, err := startControlPlane(lead, o, cluster, kb, log)
+	if err != nil {
+		return err
+	}
+	handler.Store(&cp.api)
+	if !o.leader.enabled {
+		go serve(errc)
+	}
+	cp.ready.Store(true)
 	log.Info("serving", "addr", ln.Addr().String(), "tls", o.tlsCert != "")
-	if ready != nil {
+	if ready != nil && !o.leader.enabled {
 		ready(ln.Addr().String())
 	}
+	var lost error
 	select {
-	case <-ctx.Done():
+	case <-lead.Done():
+		if ctx.Err() == nil {
+			lost = errors.New("lost the leader Lease: stopping so that only the new leader decides (restart to stand by)")
+		}
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
 	}
-	isReady.Store(false)
-	log.Info("shutting down: stopping running tasks and requeueing them")
-	sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	cp.ready.Store(false)
+	log.Info("shutting down")
 	_ = srv.Shutdown(sctx)
-	if err := eng.Shutdown(sctx); err != nil {
+	if err := cp.close(sctx); err != nil {
 		return err
 	}
-	return st.StopSession(context.Background(), session, time.Now().UTC())
+	return lost
+}
+
+// controlPlane is the leader's half of the server: store, engine and API.
+type controlPlane struct {
+	api   http.Handler
+	ready *atomic.Bool
+	close func(ctx context.Context) error
+}
+
+// startControlPlane opens the store, recovers the engine (adopting or
+// requeueing what ran before) and builds the API. Its goroutines end with ctx.
+func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Cluster, kb *kubeBackend, log *slog.Logger) (*controlPlane, error) {
+	st, err := store.Open(filepath.Join(o.dataDir, "taskgov.db"))
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*controlPlane, error) {
+		st.Close()
+		return nil, err
+	}
+	var exec executor.Executor
+	var killStrays func() int
+	var closeExec func()
+	if kb == nil {
+		l := local.New(o.dataDir, time.Now)
+		exec, killStrays, closeExec = l, l.KillStrays, l.Close
+	} else {
+		cluster.NodeGroups, cluster.Nodes = nil, nil
+		for _, n := range kb.statuses() {
+			cluster.Nodes = append(cluster.Nodes, n.Spec)
+		}
+		exec, closeExec = kb.exec, func() {} // adopts its pods on start (executor.Adopter)
+	}
+	var eng *engine.Engine
+	m := metrics.New(func() metrics.Snapshot { return eng.MetricsSnapshot() })
+	eng, err = engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillStrays: killStrays, Observer: m})
+	if err != nil {
+		closeExec()
+		return fail(err)
+	}
+	if kb != nil {
+		if _, err := eng.SyncNodes(ctx, kb.statuses()); err != nil { // health, which the cluster file cannot carry
+			return fail(err)
+		}
+		go kb.syncNodes(ctx, eng)
+	}
+	if err := ensureAdminToken(ctx, st, o.dataDir); err != nil {
+		return fail(err)
+	}
+	session, err := st.StartSession(ctx, time.Now().UTC())
+	if err != nil {
+		return fail(err)
+	}
+	if o.auditRetentionDays > 0 {
+		go pruneAudit(ctx, st, time.Duration(o.auditRetentionDays)*24*time.Hour, log)
+	}
+	go (&trends.Sampler{Store: st, Read: eng.UtilisationSample, Interval: o.sampleInterval, Log: log}).Run(ctx)
+	isReady := &atomic.Bool{}
+	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	return &controlPlane{api: api, ready: isReady, close: func(sctx context.Context) error {
+		defer st.Close()
+		defer closeExec()
+		if err := eng.Shutdown(sctx); err != nil {
+			return err
+		}
+		return st.StopSession(context.Background(), session, time.Now().UTC())
+	}}, nil
 }
 
 // ensureAdminToken creates the first admin token on a fresh database and

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/taskgov/taskgov/internal/kube/kubetest"
+)
+
+// replica is one `taskgov server --leader-elect` child process.
+type replica struct {
+	*serverProc
+	addr string
+}
+
+func startReplica(t *testing.T, bin, dir, addr, cfg, kubeconfig string) *replica {
+	t.Helper()
+	cmd := exec.Command(bin, "server", "--data-dir", dir, "--listen", addr, "--config", cfg, "--executor", "kubernetes",
+		"--kubeconfig", kubeconfig, "--image", "busybox", "--leader-elect", "--leader-elect-namespace", "taskgov-system",
+		"--leader-elect-lease-duration", "3s")
+	logf, _ := os.OpenFile(filepath.Join(dir, "replica-"+strings.ReplaceAll(addr, ":", "_")+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{serverProc: &serverProc{t: t, cmd: cmd, url: "http://" + addr}, addr: addr}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("replica %s log:\n%s", addr, b)
+		}
+	})
+	r.waitStatus(t, "/healthz", 200, 30*time.Second)
+	return r
+}
+
+// waitStatus polls path until it answers code, returning the body.
+func (r *replica) waitStatus(t *testing.T, path string, code int, within time.Duration) map[string]string {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		resp, err := http.Get(r.url + path)
+		if err == nil {
+			var body map[string]string
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if resp.StatusCode == code {
+				return body
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s%s did not answer %d within %s (last: %v)", r.url, path, code, within, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestKubernetesLeaderFailover runs two replicas with leader election on a
+// Lease, as the shipped Deployment does, under the manifest's RBAC. The
+// standby forwards API calls to the leader; when the leader is killed
+// (SIGKILL, so it releases nothing) the standby takes the Lease once it
+// lapses, adopts the running gang without restarting it, and decides from
+// then on.
+func TestKubernetesLeaderFailover(t *testing.T) {
+	kc := kubetest.Start(t)
+	c := kc.Client
+	for _, n := range []string{"p5-0", "p5-1", "p5-2"} {
+		kc.CreateNode(t, kubetest.GPUNode(n, "ml.p5.48xlarge", 8, nil, true))
+	}
+	kubeconfig, clusterYAML := shippedManifest(t, kc)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cluster.yaml")
+	clusterYAML = strings.Replace(clusterYAML, "count: 2", "count: 3", 1)
+	if err := os.WriteFile(cfg, []byte(clusterYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := startReplica(t, bin, dir, freeAddr(t), cfg, kubeconfig)
+	a.waitStatus(t, "/readyz", 200, 30*time.Second)
+	b := startReplica(t, bin, dir, freeAddr(t), cfg, kubeconfig)
+	if got := b.waitStatus(t, "/readyz", 503, 10*time.Second); got["leader"] != a.url {
+		t.Fatalf("the standby names leader %q, want %s", got["leader"], a.url)
+	}
+	tok, err := os.ReadFile(filepath.Join(dir, "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.token, b.token = strings.TrimSpace(string(tok)), strings.TrimSpace(string(tok))
+
+	// A call to the standby is decided by the leader.
+	gang := map[string]any{"name": "gang", "team": "research", "instanceType": "ml.p5.48xlarge", "nodes": 2, "command": []string{"sleep", "600"}}
+	if code, err := b.call("POST", "/api/v1/tasks", gang, nil); err != nil || code != 201 {
+		t.Fatalf("submit through the standby: %d %v", code, err)
+	}
+	bound := func(n int) func([]corev1.Pod) bool {
+		return func(ps []corev1.Pod) bool {
+			for _, p := range ps {
+				if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+					return false
+				}
+			}
+			return len(ps) == n
+		}
+	}
+	before := waitPods(t, c, "gang", bound(2))
+
+	// The leader dies without a word; the standby waits out the Lease.
+	killed := time.Now()
+	if err := a.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.cmd.Wait()
+	b.waitStatus(t, "/readyz", 200, 30*time.Second)
+	t.Logf("failover: the standby was ready %.1f s after the leader was killed (Lease 3 s)", time.Since(killed).Seconds())
+	lease, err := c.CoordinationV1().Leases("taskgov-system").Get(context.Background(), LeaseName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := lease.Spec.HolderIdentity; h == nil || *h != b.url {
+		t.Fatalf("Lease holder %v, want %s", lease.Spec.HolderIdentity, b.url)
+	}
+	var task taskJSON
+	if code, err := b.call("GET", "/api/v1/tasks/gang", nil, &task); err != nil || code != 200 || task.State != "Running" || task.Resumes != 0 {
+		t.Fatalf("the gang after failover: %d %v %+v", code, err, task)
+	}
+	time.Sleep(300 * time.Millisecond)
+	after := taskPods(t, c, "gang")
+	if len(after) != 2 || after[0].UID != before[0].UID && after[0].UID != before[1].UID || after[0].DeletionTimestamp != nil {
+		t.Fatalf("the gang's pods changed in the failover: %+v", after)
+	}
+
+	// The new leader decides: a new job is placed on the free node.
+	one := map[string]any{"name": "one", "team": "research", "instanceType": "ml.p5.48xlarge", "command": []string{"true"}}
+	if code, err := b.call("POST", "/api/v1/tasks", one, nil); err != nil || code != 201 {
+		t.Fatalf("submit to the new leader: %d %v", code, err)
+	}
+	p := waitPods(t, c, "one", bound(1))[0]
+	for _, g := range after {
+		if g.Spec.NodeName == p.Spec.NodeName {
+			t.Fatalf("one was placed on %s, which the adopted gang holds", p.Spec.NodeName)
+		}
+	}
+	finishPod(t, c, p, corev1.PodSucceeded, 0)
+	for _, g := range after {
+		finishPod(t, c, g, corev1.PodSucceeded, 0)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, _ = b.call("GET", "/api/v1/tasks/gang", nil, &task)
+		if task.State == "Succeeded" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the adopted gang never finished: %+v", task)
+		}
+	}
+}
