@@ -45,6 +45,7 @@ func openKube(ctx context.Context, kubeconfig, image string, log *slog.Logger) (
 		return nil, err
 	}
 	b := &kubeBackend{client: client, nodes: kube.NewNodeSource(client, 0), exec: kube.NewExecutor(client, image), log: log}
+	b.exec.KubeletReady = b.nodes.KubeletReady
 	if err := b.nodes.Start(ctx); err != nil {
 		return nil, fmt.Errorf("kubernetes at %s: %w", cfg.Host, err)
 	}

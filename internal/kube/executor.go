@@ -49,6 +49,10 @@ type Executor struct {
 	factory      informers.SharedInformerFactory
 	events       chan executor.Event
 
+	// KubeletReady, if set, says whether a node's kubelet can carry out a
+	// graceful delete; pods on other nodes are deleted at once.
+	KubeletReady func(node string) bool
+
 	mu         sync.Mutex
 	reported   map[string]bool // pod UIDs whose exit was sent
 	namespaces map[string]bool // team namespaces known to exist
@@ -229,14 +233,18 @@ func (e *Executor) taskPods(task string) []*corev1.Pod {
 }
 
 // Stop deletes the task's live pods gracefully: the kubelet sends SIGTERM
-// and kills after grace. Each pod reports Exited once it is gone.
+// and kills after grace. A pod on a node whose kubelet is not Ready is
+// deleted at once, as no kubelet would ever confirm it and its task would
+// wait forever to be requeued. Each pod reports Exited once it is gone.
 func (e *Executor) Stop(task string, grace time.Duration) {
-	secs := int64(grace / time.Second)
 	for _, p := range e.taskPods(task) {
-		if p.DeletionTimestamp != nil {
+		if _, done := exitCode(p); done {
 			continue
 		}
-		if _, done := exitCode(p); done {
+		secs := int64(grace / time.Second)
+		if e.KubeletReady != nil && p.Spec.NodeName != "" && !e.KubeletReady(p.Spec.NodeName) {
+			secs = 0
+		} else if p.DeletionTimestamp != nil {
 			continue
 		}
 		_ = e.client.CoreV1().Pods(p.Namespace).Delete(context.Background(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: &secs})

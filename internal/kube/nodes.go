@@ -36,6 +36,12 @@ func Healthy(n *corev1.Node) bool {
 	if h, ok := n.Labels[LabelNodeHealth]; ok && h != "Schedulable" {
 		return false
 	}
+	return KubeletReady(n)
+}
+
+// KubeletReady reports whether n's kubelet reports Ready, so that it can
+// carry out a graceful pod deletion.
+func KubeletReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue

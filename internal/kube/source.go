@@ -72,6 +72,13 @@ func waitSynced(ctx context.Context, what string, synced ...cache.InformerSynced
 	return nil
 }
 
+// KubeletReady reports whether the named node's kubelet is Ready (false for
+// a node that is gone).
+func (s *NodeSource) KubeletReady(name string) bool {
+	n, err := s.nodes.Get(name)
+	return err == nil && KubeletReady(n)
+}
+
 // Snapshot lists the nodes in name order as the scheduler should see them,
 // and one error per node it had to leave out (with the fix). Safe from any
 // goroutine: it reads the informers' thread-safe caches.
