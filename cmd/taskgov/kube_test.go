@@ -204,15 +204,9 @@ func TestServerOnKubernetes(t *testing.T) {
 	if _, err := c.CoreV1().Nodes().UpdateStatus(context.Background(), n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	old := waitPods(t, c, "eval", func(ps []corev1.Pod) bool { return len(ps) == 1 && ps[0].DeletionTimestamp != nil })[0]
-	time.Sleep(300 * time.Millisecond)
-	if ps := taskPods(t, c, "eval"); len(ps) != 1 {
-		t.Fatalf("a new pod started before the old one was gone: %d pods", len(ps))
-	}
-	zero := int64(0)
-	if err := c.CoreV1().Pods(old.Namespace).Delete(context.Background(), old.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-		t.Fatal(err)
-	}
+	// Its kubelet cannot confirm a graceful delete, so the pod is deleted
+	// at once and the task starts again elsewhere.
+	old := first
 	again := waitPods(t, c, "eval", func(ps []corev1.Pod) bool { return len(ps) == 1 && ps[0].Name != old.Name && bound(ps) })[0]
 	if again.Spec.NodeName == first.Spec.NodeName {
 		t.Fatalf("requeued onto the NotReady node %s", again.Spec.NodeName)
