@@ -74,7 +74,7 @@ func (e *Engine) stopRun(task, why string, w *writes) {
 	}
 	rn.stopping = why
 	grace := e.gracePeriod(e.records[task])
-	w.acts = append(w.acts, func() { e.exec.Stop(task, grace) })
+	w.acts = append(w.acts, act{task, func() { e.exec.Stop(task, grace) }})
 }
 
 // startReady starts deferred admissions whose nodes no stopping pod holds
@@ -112,7 +112,7 @@ func (e *Engine) startReady(w *writes) {
 			rn.nodes = append(rn.nodes, p.Node)
 		}
 		e.runs[a.Task] = rn
-		w.acts = append(w.acts, func() { e.start(spec) })
+		w.acts = append(w.acts, act{a.Task, func() { e.start(spec) }})
 	}
 	e.deferred = keep
 }
@@ -153,14 +153,12 @@ func (e *Engine) start(spec executor.StartSpec) {
 	}})
 }
 
-// sendInternal queues an op for the loop. Start results are sent from the
-// loop itself (acts run there), so a full queue must not block it: the send
-// then moves to a goroutine.
+// sendInternal queues an op for the loop from an actor; it gives up when the
+// loop has stopped.
 func (e *Engine) sendInternal(o *op) {
 	select {
 	case e.internal <- o:
-	default:
-		go func() { e.internal <- o }()
+	case <-e.stopped:
 	}
 }
 

@@ -24,6 +24,7 @@ type Engine struct {
 
 	inbox    chan *op
 	internal chan *op // ops the engine sends itself (start results)
+	actors   *actors  // run executor calls, in order per task
 	quit     chan struct{}
 	stopped  chan struct{}
 	fatal    error
@@ -65,10 +66,21 @@ type result struct {
 type writes struct {
 	fns    []func(*store.Tx) error
 	events []store.Event
-	acts   []func()
+	acts   []act
+}
+
+// act is an executor call for a task, run by the actors after the batch is
+// durable.
+type act struct {
+	task string
+	fn   func()
 }
 
 func (w *writes) put(fn func(*store.Tx) error) { w.fns = append(w.fns, fn) }
+
+// actWorkers is how many executor calls may run at once: enough to keep a
+// Kubernetes API server busy with pod creates and binds.
+const actWorkers = 16
 
 // ErrStopped is returned by calls made after the engine stopped.
 var ErrStopped = errors.New("the server is shutting down; retry against the new instance")
@@ -118,7 +130,8 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	}
 	e := &Engine{store: o.Store, exec: o.Executor, now: o.Now, log: o.Log, obs: o.Observer,
 		inbox: make(chan *op, 4096), internal: make(chan *op, 1024), quit: make(chan struct{}), stopped: make(chan struct{}),
-		records: map[string]*store.TaskRecord{}, runs: map[string]*run{}, subs: map[*Subscription]struct{}{}}
+		records: map[string]*store.TaskRecord{}, runs: map[string]*run{}, subs: map[*Subscription]struct{}{},
+		actors: newActors(actWorkers)}
 	if err := e.recover(ctx, o); err != nil {
 		return nil, err
 	}
@@ -248,8 +261,8 @@ func (e *Engine) step(batch []*op) error {
 		}
 	}
 	e.publish(w.events)
-	for _, act := range w.acts {
-		act()
+	for _, a := range w.acts {
+		e.actors.do(a.task, a.fn)
 	}
 	return nil
 }
@@ -286,5 +299,6 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	}
 	close(e.quit)
 	<-e.stopped
+	e.actors.close()
 	return err
 }
