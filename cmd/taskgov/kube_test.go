@@ -122,7 +122,7 @@ func startKubeServer(t *testing.T, dir, cfg, kubeconfig string) (addr string, st
 	logf, _ := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	go func() {
 		errc <- runServer(ctx, serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf, sampleInterval: time.Second,
-			executor: "kubernetes", kubeconfig: kubeconfig, image: "busybox"}, func(a string) { addrc <- a })
+			executor: "kubernetes", kubeconfig: kubeconfig, image: "busybox", kubeQPS: 100}, func(a string) { addrc <- a })
 	}()
 	select {
 	case addr = <-addrc:

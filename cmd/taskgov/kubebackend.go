@@ -21,11 +21,13 @@ type kubeBackend struct {
 	nodes  *kube.NodeSource
 	exec   *kube.Executor
 	log    *slog.Logger
+	// requests counts API calls (taskgov_kubernetes_requests_total).
+	requests *kube.RequestCounter
 }
 
 // openKube connects with kubeconfig (or the in-cluster config when it is
 // empty) and waits for the node, pod and managed-pod caches.
-func openKube(ctx context.Context, kubeconfig, image string, log *slog.Logger) (*kubeBackend, error) {
+func openKube(ctx context.Context, kubeconfig, image string, qps float32, log *slog.Logger) (*kubeBackend, error) {
 	var cfg *rest.Config
 	var err error
 	if kubeconfig != "" {
@@ -39,12 +41,14 @@ func openKube(ctx context.Context, kubeconfig, image string, log *slog.Logger) (
 	}
 	// client-go's default (5 requests/s, bursts of 10) would throttle a
 	// burst of admissions to minutes; each pod costs a create and a bind.
-	cfg.QPS, cfg.Burst = 100, 200
+	cfg.QPS, cfg.Burst = qps, int(2*qps)
+	requests := kube.NewRequestCounter()
+	cfg.Wrap(requests.Wrap)
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	b := &kubeBackend{client: client, nodes: kube.NewNodeSource(client, 0), exec: kube.NewExecutor(client, image), log: log}
+	b := &kubeBackend{client: client, nodes: kube.NewNodeSource(client, 0), exec: kube.NewExecutor(client, image), log: log, requests: requests}
 	b.exec.KubeletReady = b.nodes.KubeletReady
 	if err := b.nodes.Start(ctx); err != nil {
 		return nil, fmt.Errorf("kubernetes at %s: %w", cfg.Host, err)

@@ -39,6 +39,7 @@ type serverOptions struct {
 	logTo                                    io.Writer // default stderr
 	leader                                   leaderOptions
 	advertise                                string
+	kubeQPS                                  float32
 }
 
 func serverCmd() *cobra.Command {
@@ -67,6 +68,7 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.executor, "executor", "local", "where tasks run: local (child processes on the cluster file's virtual nodes) or kubernetes (pods; nodes come from the API server)")
 	c.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --executor kubernetes (default: the in-cluster service account)")
 	c.Flags().StringVar(&o.image, "image", "python:3.12-slim", "container image for tasks that name none (--executor kubernetes)")
+	c.Flags().Float32Var(&o.kubeQPS, "kube-api-qps", 100, "requests per second taskgov may send the Kubernetes API server (bursts of twice that); each admitted pod costs about two")
 	c.Flags().BoolVar(&o.leader.enabled, "leader-elect", false, "run as one of several replicas: only the holder of a coordination.k8s.io Lease decides; the others stand by and forward API calls to it (--executor kubernetes)")
 	c.Flags().StringVar(&o.leader.namespace, "leader-elect-namespace", "", "namespace of the Lease (default: the service account's namespace, else taskgov-system)")
 	c.Flags().DurationVar(&o.leader.lease, "leader-elect-lease-duration", 15*time.Second, "how long a standby waits after the leader's last renewal before taking over")
@@ -111,7 +113,10 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 				Fix: "pass the cluster file with your teams, policy and instance types; nodes come from the API server"}
 		}
 		var err error
-		if kb, err = openKube(ctx, o.kubeconfig, o.image, log); err != nil {
+		if o.kubeQPS <= 0 {
+			return &model.FieldError{Field: "--kube-api-qps", Problem: "must be above 0", Fix: "use the default 100, or more for a large cluster"}
+		}
+		if kb, err = openKube(ctx, o.kubeconfig, o.image, o.kubeQPS, log); err != nil {
 			return err
 		}
 	default:
@@ -217,6 +222,9 @@ func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Clus
 	}
 	var eng *engine.Engine
 	m := metrics.New(func() metrics.Snapshot { return eng.MetricsSnapshot() })
+	if kb != nil {
+		m.Registry.MustRegister(kb.requests.Vec)
+	}
 	eng, err = engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillStrays: killStrays, Observer: m})
 	if err != nil {
 		closeExec()

@@ -38,8 +38,8 @@ const (
 func Namespace(team string) string { return "hyperpod-ns-" + team }
 
 // Executor runs task pods on Kubernetes: one pod per planned node, bound
-// there through the binding subresource, rank 0 behind a headless Service
-// for MASTER_ADDR. Pod phases come back as executor events. It implements
+// there through the binding subresource; a multi-pod task's rank 0 is behind
+// a headless Service for MASTER_ADDR. Pod phases come back as executor events. It implements
 // executor.Executor.
 type Executor struct {
 	client       kubernetes.Interface
@@ -55,7 +55,7 @@ type Executor struct {
 
 	mu         sync.Mutex
 	reported   map[string]bool // pod UIDs whose exit was sent
-	namespaces map[string]bool // team namespaces known to exist
+	namespaces map[string]*namespaceLock
 }
 
 // NewExecutor watches the pods taskgov manages. defaultImage runs tasks
@@ -66,7 +66,7 @@ func NewExecutor(client kubernetes.Interface, defaultImage string) *Executor {
 	}))
 	pi := f.Core().V1().Pods()
 	e := &Executor{client: client, defaultImage: defaultImage, pods: pi.Lister(), synced: pi.Informer().HasSynced,
-		factory: f, events: make(chan executor.Event, 1024), reported: map[string]bool{}, namespaces: map[string]bool{}}
+		factory: f, events: make(chan executor.Event, 1024), reported: map[string]bool{}, namespaces: map[string]*namespaceLock{}}
 	_, err := pi.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { e.observe(o, false) },
 		UpdateFunc: func(_, o any) { e.observe(o, false) },
@@ -129,23 +129,33 @@ func exitCode(p *corev1.Pod) (int, bool) {
 	return 1, true
 }
 
-// Start creates the namespace and Service if missing, then each pod, and
-// binds it to its planned node. On any failure it deletes the pods it made.
+// Start creates the team's namespace if missing, then each pod, binding it
+// to its planned node. A multi-pod task gets a headless Service for
+// MASTER_ADDR, made right after rank 0 and owned by it, so that Kubernetes'
+// garbage collector removes it with that pod. On any failure it deletes the
+// pods it made.
 func (e *Executor) Start(spec executor.StartSpec) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ns := Namespace(spec.Team)
-	if err := e.ensure(ctx, ns, spec.Task); err != nil {
+	if err := e.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
 	var made []string
 	for _, pod := range spec.Pods {
 		p := e.podFor(spec, pod, ns)
-		if _, err := e.client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		created, err := e.client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
 			e.remove(ns, made)
 			return fmt.Errorf("kubernetes: creating pod %s/%s: %w", ns, p.Name, err)
 		}
 		made = append(made, p.Name)
+		if pod.Rank == 0 && len(spec.Pods) > 1 {
+			if err := e.createService(ctx, spec, created); err != nil {
+				e.remove(ns, made)
+				return err
+			}
+		}
 		b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns},
 			Target: corev1.ObjectReference{Kind: "Node", Name: pod.Node}}
 		if err := e.client.CoreV1().Pods(ns).Bind(ctx, b, metav1.CreateOptions{}); err != nil {
@@ -156,26 +166,48 @@ func (e *Executor) Start(spec executor.StartSpec) error {
 	return nil
 }
 
-// ensure creates the team's namespace (labelled as taskgov's) and the
-// task's headless Service, accepting ones that exist.
-func (e *Executor) ensure(ctx context.Context, ns, task string) error {
+// ensureNamespace creates the team's namespace, labelled as taskgov's, once
+// per server; concurrent starts for one team wait for the first.
+func (e *Executor) ensureNamespace(ctx context.Context, ns string) error {
 	e.mu.Lock()
-	known := e.namespaces[ns]
-	e.mu.Unlock()
-	if !known {
-		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{LabelManagedBy: ManagedByValue}}}
-		if _, err := e.client.CoreV1().Namespaces().Create(ctx, n, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("kubernetes: creating namespace %s: %w", ns, err)
-		}
-		e.mu.Lock()
-		e.namespaces[ns] = true
-		e.mu.Unlock()
+	lock := e.namespaces[ns]
+	if lock == nil {
+		lock = &namespaceLock{}
+		e.namespaces[ns] = lock
 	}
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: task, Namespace: ns, Labels: map[string]string{LabelManagedBy: ManagedByValue, LabelTask: task}},
-		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelTask: task, LabelRank: "0"},
+	e.mu.Unlock()
+	lock.Lock()
+	defer lock.Unlock()
+	if lock.made {
+		return nil
+	}
+	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{LabelManagedBy: ManagedByValue}}}
+	if _, err := e.client.CoreV1().Namespaces().Create(ctx, n, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("kubernetes: creating namespace %s: %w", ns, err)
+	}
+	lock.made = true
+	return nil
+}
+
+type namespaceLock struct {
+	sync.Mutex
+	made bool
+}
+
+// serviceName is the headless Service of one run of a multi-pod task.
+func serviceName(spec executor.StartSpec) string { return fmt.Sprintf("%s-run%d", spec.Task, spec.Resumes) }
+
+// createService makes the run's headless Service, selecting its rank 0 and
+// owned by that pod.
+func (e *Executor) createService(ctx context.Context, spec executor.StartSpec, rank0 *corev1.Pod) error {
+	name, run := serviceName(spec), strconv.Itoa(spec.Resumes)
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: rank0.Namespace,
+		Labels:          map[string]string{LabelManagedBy: ManagedByValue, LabelTask: spec.Task, LabelRun: run},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: rank0.Name, UID: rank0.UID}}},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelTask: spec.Task, LabelRank: "0", LabelRun: run},
 			Ports: []corev1.ServicePort{{Name: "rendezvous", Port: MasterPort}}}}
-	if _, err := e.client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("kubernetes: creating service %s/%s: %w", ns, task, err)
+	if _, err := e.client.CoreV1().Services(rank0.Namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("kubernetes: creating service %s/%s: %w", rank0.Namespace, name, err)
 	}
 	return nil
 }
@@ -187,11 +219,16 @@ func (e *Executor) podFor(spec executor.StartSpec, pod executor.Pod, ns string) 
 	if image == "" {
 		image = e.defaultImage
 	}
+	master, subdomain := "localhost", ""
+	if len(spec.Pods) > 1 {
+		subdomain = serviceName(spec)
+		master = subdomain + "." + ns + ".svc"
+	}
 	env := []corev1.EnvVar{
 		{Name: "TASKGOV_TASK", Value: spec.Task}, {Name: "TASKGOV_TEAM", Value: spec.Team}, {Name: "TASKGOV_NODE", Value: pod.Node},
 		{Name: "TASKGOV_NODE_RANK", Value: strconv.Itoa(pod.Rank)}, {Name: "TASKGOV_NUM_NODES", Value: strconv.Itoa(len(spec.Pods))},
 		{Name: "TASKGOV_RESUME_COUNT", Value: strconv.Itoa(spec.Resumes)},
-		{Name: "MASTER_ADDR", Value: spec.Task + "." + ns + ".svc"}, {Name: "MASTER_PORT", Value: strconv.Itoa(MasterPort)},
+		{Name: "MASTER_ADDR", Value: master}, {Name: "MASTER_PORT", Value: strconv.Itoa(MasterPort)},
 		{Name: "WORLD_SIZE", Value: strconv.Itoa(len(spec.Pods))}, {Name: "RANK", Value: strconv.Itoa(pod.Rank)}, {Name: "LOCAL_RANK", Value: "0"},
 	}
 	for _, k := range sortedNames(spec.Env) {
@@ -206,7 +243,7 @@ func (e *Executor) podFor(spec executor.StartSpec, pod executor.Pod, ns string) 
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d-run%d", spec.Task, pod.Rank, spec.Resumes), Namespace: ns,
 			Labels: map[string]string{LabelManagedBy: ManagedByValue, LabelTask: spec.Task, LabelRank: strconv.Itoa(pod.Rank), LabelRun: strconv.Itoa(spec.Resumes)}},
 		Spec: corev1.PodSpec{SchedulerName: SchedulerName, RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{c},
-			Hostname: fmt.Sprintf("%s-%d", spec.Task, pod.Rank), Subdomain: spec.Task},
+			Hostname: fmt.Sprintf("%s-%d", spec.Task, pod.Rank), Subdomain: subdomain},
 	}
 }
 

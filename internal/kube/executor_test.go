@@ -49,9 +49,12 @@ func TestExecutorBindsAndReports(t *testing.T) {
 	if err != nil || ns.Labels[LabelManagedBy] != ManagedByValue {
 		t.Fatalf("namespace %v, err %v; want one labelled as taskgov's", ns.Labels, err)
 	}
-	svc, err := c.CoreV1().Services("hyperpod-ns-research").Get(ctx, "pretrain", metav1.GetOptions{})
-	if err != nil || svc.Spec.ClusterIP != corev1.ClusterIPNone || svc.Spec.Selector[LabelRank] != "0" {
-		t.Fatalf("service %+v, err %v; want headless, selecting rank 0", svc.Spec, err)
+	svc, err := c.CoreV1().Services("hyperpod-ns-research").Get(ctx, "pretrain-run0", metav1.GetOptions{})
+	if err != nil || svc.Spec.ClusterIP != corev1.ClusterIPNone || svc.Spec.Selector[LabelRank] != "0" || svc.Spec.Selector[LabelRun] != "0" {
+		t.Fatalf("service %+v, err %v; want headless, selecting rank 0 of run 0", svc.Spec, err)
+	}
+	if o := svc.OwnerReferences; len(o) != 1 || o[0].Kind != "Pod" || o[0].Name != "pretrain-0-run0" {
+		t.Fatalf("service owners %+v; want rank 0's pod, so that it goes with it", o)
 	}
 	for rank, node := range []string{"p5-1", "p5-0"} {
 		p, err := c.CoreV1().Pods("hyperpod-ns-research").Get(ctx, "pretrain-"+string(rune('0'+rank))+"-run0", metav1.GetOptions{})
@@ -65,7 +68,7 @@ func TestExecutorBindsAndReports(t *testing.T) {
 		for _, e := range p.Spec.Containers[0].Env {
 			env[e.Name] = e.Value
 		}
-		if env["MASTER_ADDR"] != "pretrain.hyperpod-ns-research.svc" || env["WORLD_SIZE"] != "2" || env["RANK"] != string(rune('0'+rank)) || env["STEPS"] != "200" {
+		if env["MASTER_ADDR"] != "pretrain-run0.hyperpod-ns-research.svc" || p.Spec.Subdomain != "pretrain-run0" || env["WORLD_SIZE"] != "2" || env["RANK"] != string(rune('0'+rank)) || env["STEPS"] != "200" {
 			t.Errorf("rank %d env %v", rank, env)
 		}
 		if q := p.Spec.Containers[0].Resources.Limits[ResourceGPU]; q.Value() != 8 {
