@@ -195,7 +195,9 @@ type namespaceLock struct {
 }
 
 // serviceName is the headless Service of one run of a multi-pod task.
-func serviceName(spec executor.StartSpec) string { return fmt.Sprintf("%s-run%d", spec.Task, spec.Resumes) }
+func serviceName(spec executor.StartSpec) string {
+	return fmt.Sprintf("%s-run%d", spec.Task, spec.Resumes)
+}
 
 // createService makes the run's headless Service, selecting its rank 0 and
 // owned by that pod.
