@@ -115,14 +115,18 @@ func finishPod(t *testing.T, c kubernetes.Interface, p corev1.Pod, phase corev1.
 
 // startKubeServer runs an in-process server on the Kubernetes executor with
 // data in dir; stop ends it as SIGTERM would (it is also a cleanup).
-func startKubeServer(t *testing.T, dir, cfg, kubeconfig string) (addr string, stop func()) {
+func startKubeServer(t *testing.T, dir, cfg, kubeconfig string, mods ...func(*serverOptions)) (addr string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc, errc := make(chan string, 1), make(chan error, 1)
 	logf, _ := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	o := serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf, sampleInterval: time.Second,
+		executor: "kubernetes", kubeconfig: kubeconfig, image: "busybox", kubeQPS: 100}
+	for _, m := range mods {
+		m(&o)
+	}
 	go func() {
-		errc <- runServer(ctx, serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf, sampleInterval: time.Second,
-			executor: "kubernetes", kubeconfig: kubeconfig, image: "busybox", kubeQPS: 100}, func(a string) { addrc <- a })
+		errc <- runServer(ctx, o, func(a string) { addrc <- a })
 	}()
 	select {
 	case addr = <-addrc:

@@ -39,7 +39,16 @@ func NewNodeSource(client kubernetes.Interface, resync time.Duration) *NodeSourc
 	if _, err := ni.Informer().AddEventHandler(poke); err != nil {
 		panic(err) // only fails on a stopped informer, which a new one is not
 	}
-	if _, err := pi.Informer().AddEventHandler(poke); err != nil {
+	// taskgov's own pods do not change what a node offers it (Snapshot
+	// skips them), and they change the most: they wake nothing.
+	foreign := func(o any) bool {
+		if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+			o = t.Obj
+		}
+		p, ok := o.(*corev1.Pod)
+		return !ok || p.Labels[LabelManagedBy] != ManagedByValue
+	}
+	if _, err := pi.Informer().AddEventHandler(cache.FilteringResourceEventHandler{FilterFunc: foreign, Handler: poke}); err != nil {
 		panic(err)
 	}
 	s.synced = []cache.InformerSynced{ni.Informer().HasSynced, pi.Informer().HasSynced}

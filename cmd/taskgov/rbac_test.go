@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/taskgov/taskgov/internal/kube/kubetest"
+)
+
+// manifestGrants lists "verb resource" for every rule of the shipped
+// manifest's ClusterRole and Role.
+func manifestGrants(t *testing.T) []string {
+	raw, err := os.ReadFile("../../deploy/kubernetes/taskgov.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rules []rbacv1.PolicyRule
+		switch o := obj.(type) {
+		case *rbacv1.ClusterRole:
+			rules = o.Rules
+		case *rbacv1.Role:
+			rules = o.Rules
+		}
+		for _, r := range rules {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					out = append(out, v+" "+res)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRBACEachRuleUsed runs the server as the manifest's service account,
+// with leader election, through everything it asks the API server for:
+// discovery, a 2-pod gang (namespace, pods, binding, Service), its logs, a
+// cancel (delete). From the server's own request counter it checks that no
+// request was refused and that every verb the manifest grants was used: the
+// RBAC is exactly what taskgov needs.
+func TestRBACEachRuleUsed(t *testing.T) {
+	kc := kubetest.Start(t)
+	kc.StartKwok(t, "../../deploy/kwok/stages.yaml")
+	for i := range 2 {
+		kc.CreateNode(t, kubetest.GPUNode("kwok-"+string(rune('a'+i)), "ml.p5.48xlarge", 8, nil, false))
+	}
+	kubeconfig, _ := shippedManifest(t, kc)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cluster.yaml")
+	if err := os.WriteFile(cfg, []byte(kwokCluster), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := startKubeServer(t, dir, cfg, kubeconfig, func(o *serverOptions) {
+		o.leader = leaderOptions{enabled: true, namespace: "taskgov-system", lease: 3 * time.Second}
+	})
+	s := &serverProc{t: t, url: "http://" + addr}
+	waitFor(t, 30*time.Second, func() bool { code, _ := s.call("GET", "/readyz", nil, nil); return code == 200 })
+	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
+	s.token = strings.TrimSpace(string(tok))
+
+	body := map[string]any{"name": "gang", "team": "research", "instanceType": "ml.p5.48xlarge", "nodes": 2, "command": []string{"train"}}
+	if code, err := s.call("POST", "/api/v1/tasks", body, nil); err != nil || code != 201 {
+		t.Fatalf("submit: %d %v", code, err)
+	}
+	waitPods(t, kc.Client, "gang", func(ps []corev1.Pod) bool { return len(ps) == 2 && ps[0].Spec.NodeName != "" && ps[1].Spec.NodeName != "" })
+	_, _ = s.call("GET", "/api/v1/tasks/gang/logs?rank=0", nil, nil)
+	if code, err := s.call("POST", "/api/v1/tasks/gang/cancel", nil, nil); err != nil || code != 200 {
+		t.Fatalf("cancel: %d %v", code, err)
+	}
+	waitPods(t, kc.Client, "gang", func(ps []corev1.Pod) bool { return len(ps) == 0 })
+	time.Sleep(time.Second) // a Lease renewal (update)
+
+	used := map[string]bool{}
+	for k, n := range scrapeRequests(t, s.url, s.token) {
+		f := strings.Fields(k)
+		if n > 0 && (f[2] == "401" || f[2] == "403") {
+			t.Errorf("the API server refused %q %v times: the manifest lacks a rule", k, n)
+		}
+		used[f[0]+" "+f[1]] = true
+	}
+	for _, g := range manifestGrants(t) {
+		if !used[g] {
+			t.Errorf("the manifest grants %q, which taskgov never used: drop it", g)
+		}
+	}
+	if t.Failed() {
+		t.Logf("used: %v", used)
+	}
+}
