@@ -77,7 +77,9 @@ func TestRBACEachRuleUsed(t *testing.T) {
 	if code, err := s.call("POST", "/api/v1/tasks", body, nil); err != nil || code != 201 {
 		t.Fatalf("submit: %d %v", code, err)
 	}
-	waitPods(t, kc.Client, "gang", func(ps []corev1.Pod) bool { return len(ps) == 2 && ps[0].Spec.NodeName != "" && ps[1].Spec.NodeName != "" })
+	waitPods(t, kc.Client, "gang", func(ps []corev1.Pod) bool {
+		return len(ps) == 2 && ps[0].Spec.NodeName != "" && ps[1].Spec.NodeName != ""
+	})
 	_, _ = s.call("GET", "/api/v1/tasks/gang/logs?rank=0", nil, nil)
 	if code, err := s.call("POST", "/api/v1/tasks/gang/cancel", nil, nil); err != nil || code != 200 {
 		t.Fatalf("cancel: %d %v", code, err)
