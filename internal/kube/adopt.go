@@ -36,8 +36,9 @@ func (e *Executor) Alive(task string, run int, pods []executor.Pod) bool {
 }
 
 // RemoveOthers implements executor.Adopter: it deletes, with the default
-// grace period, each managed pod that is not of an adopted run, and waits up
-// to two minutes for them to be gone so that no node is booked twice.
+// grace period (at once on a node whose kubelet is not Ready), each managed
+// pod that is not of an adopted run, and waits up to two minutes for them to
+// be gone so that no node is booked twice.
 func (e *Executor) RemoveOthers(keep map[string]int) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -53,7 +54,7 @@ func (e *Executor) RemoveOthers(keep map[string]int) int {
 			if ok && strconv.Itoa(run) == p.Labels[LabelRun] {
 				continue
 			}
-			out = append(out, p.Namespace+"/"+p.Name)
+			out = append(out, p.Namespace+"/"+p.Name+"/"+p.Spec.NodeName)
 		}
 		return out, nil
 	}
@@ -61,10 +62,13 @@ func (e *Executor) RemoveOthers(keep map[string]int) int {
 	if err != nil {
 		return 0
 	}
-	grace := int64(model.DefaultGracePeriodSeconds)
 	for _, id := range first {
-		ns, name, _ := strings.Cut(id, "/")
-		_ = e.client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
+		f := strings.SplitN(id, "/", 3)
+		grace := int64(model.DefaultGracePeriodSeconds)
+		if e.KubeletReady != nil && f[2] != "" && !e.KubeletReady(f[2]) {
+			grace = 0
+		}
+		_ = e.client.CoreV1().Pods(f[0]).Delete(ctx, f[1], metav1.DeleteOptions{GracePeriodSeconds: &grace})
 	}
 	for left := first; len(left) > 0 && ctx.Err() == nil; {
 		time.Sleep(500 * time.Millisecond)
