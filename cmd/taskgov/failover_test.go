@@ -106,17 +106,7 @@ func TestKubernetesLeaderFailover(t *testing.T) {
 	if code, err := b.call("POST", "/api/v1/tasks", gang, nil); err != nil || code != 201 {
 		t.Fatalf("submit through the standby: %d %v", code, err)
 	}
-	bound := func(n int) func([]corev1.Pod) bool {
-		return func(ps []corev1.Pod) bool {
-			for _, p := range ps {
-				if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
-					return false
-				}
-			}
-			return len(ps) == n
-		}
-	}
-	before := waitPods(t, c, "gang", bound(2))
+	before := waitPods(t, c, "gang", boundLive(2))
 
 	// The leader dies without a word; the standby waits out the Lease.
 	killed := time.Now()
@@ -148,7 +138,7 @@ func TestKubernetesLeaderFailover(t *testing.T) {
 	if code, err := b.call("POST", "/api/v1/tasks", one, nil); err != nil || code != 201 {
 		t.Fatalf("submit to the new leader: %d %v", code, err)
 	}
-	p := waitPods(t, c, "one", bound(1))[0]
+	p := waitPods(t, c, "one", boundLive(1))[0]
 	for _, g := range after {
 		if g.Spec.NodeName == p.Spec.NodeName {
 			t.Fatalf("one was placed on %s, which the adopted gang holds", p.Spec.NodeName)

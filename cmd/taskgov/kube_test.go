@@ -102,6 +102,19 @@ func waitPods(t *testing.T, c kubernetes.Interface, task string, ok func([]corev
 	return nil
 }
 
+// boundLive returns a check that a task has n pods, each bound to a node
+// and none being deleted.
+func boundLive(n int) func([]corev1.Pod) bool {
+	return func(ps []corev1.Pod) bool {
+		for _, p := range ps {
+			if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+				return false
+			}
+		}
+		return len(ps) == n
+	}
+}
+
 // kubelet plays the node agent the test cluster lacks: it sets a pod's
 // phase, or confirms a graceful deletion.
 func finishPod(t *testing.T, c kubernetes.Interface, p corev1.Pod, phase corev1.PodPhase, code int32) {
@@ -271,16 +284,6 @@ func TestKubernetesRestartAdoptsPods(t *testing.T) {
 	}
 	addr, stop := startKubeServer(t, dir, cfg, kubeconfig)
 	useServer(addr)
-	bound := func(n int) func([]corev1.Pod) bool {
-		return func(ps []corev1.Pod) bool {
-			for _, p := range ps {
-				if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
-					return false
-				}
-			}
-			return len(ps) == n
-		}
-	}
 	for _, j := range []struct {
 		name  string
 		nodes string
@@ -288,14 +291,14 @@ func TestKubernetesRestartAdoptsPods(t *testing.T) {
 		mustCLI(t, "start-job", "--job-name", j.name, "-n", "hyperpod-ns-research", "--instance-type", "ml.p5.48xlarge",
 			"--node-count", j.nodes, "--command", "sleep 600")
 	}
-	gang := waitPods(t, c, "gang", bound(2))
-	short := waitPods(t, c, "short", bound(1))[0]
-	lost := waitPods(t, c, "lost", bound(1))[0]
+	gang := waitPods(t, c, "gang", boundLive(2))
+	short := waitPods(t, c, "short", boundLive(1))[0]
+	lost := waitPods(t, c, "lost", boundLive(1))[0]
 	waitJob(t, "gang", "Running")
 	waitJob(t, "lost", "Running")
 
 	stop()
-	if ps := taskPods(t, c, "gang"); !bound(2)(ps) {
+	if ps := taskPods(t, c, "gang"); !boundLive(2)(ps) {
 		t.Fatalf("stopping taskgov touched the gang's pods: %+v", ps)
 	}
 	// While taskgov is down, one pod finishes and one is deleted by hand.
@@ -308,14 +311,14 @@ func TestKubernetesRestartAdoptsPods(t *testing.T) {
 	addr, _ = startKubeServer(t, dir, cfg, kubeconfig)
 	useServer(addr)
 	waitJob(t, "short", "Succeeded")
-	again := waitPods(t, c, "lost", bound(1))[0]
+	again := waitPods(t, c, "lost", boundLive(1))[0]
 	if again.Name == lost.Name || again.Labels[kube.LabelRun] != "1" {
 		t.Fatalf("lost restarted as %s (run %s), want a new pod of run 1", again.Name, again.Labels[kube.LabelRun])
 	}
 	waitJob(t, "gang", "Running")
 	time.Sleep(500 * time.Millisecond) // room for a wrong delete or a second start to show
 	now := taskPods(t, c, "gang")
-	if !bound(2)(now) {
+	if !boundLive(2)(now) {
 		t.Fatalf("the gang's pods after the restart: %+v", now)
 	}
 	for i := range now {
