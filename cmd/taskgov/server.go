@@ -153,6 +153,9 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 			ready(ln.Addr().String())
 		}
 		if lead, err = el.waitLeading(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped while standing by
+			}
 			return err
 		}
 	}
