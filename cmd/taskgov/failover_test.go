@@ -78,8 +78,9 @@ func (r *replica) waitStatus(t *testing.T, path string, code int, within time.Du
 func TestKubernetesLeaderFailover(t *testing.T) {
 	kc := kubetest.Start(t)
 	c := kc.Client
+	kc.StartKwok(t, "../../deploy/kwok/stages.yaml")
 	for _, n := range []string{"p5-0", "p5-1", "p5-2"} {
-		kc.CreateNode(t, kubetest.GPUNode(n, "ml.p5.48xlarge", 8, nil, true))
+		kc.CreateNode(t, kubetest.GPUNode(n, "ml.p5.48xlarge", 8, nil, false)) // kwok makes them Ready
 	}
 	kubeconfig, clusterYAML := shippedManifest(t, kc)
 	bin := buildBinary(t)

@@ -117,8 +117,13 @@ func boundLive(n int) func([]corev1.Pod) bool {
 
 // kubelet plays the node agent the test cluster lacks: it sets a pod's
 // phase, or confirms a graceful deletion.
-func finishPod(t *testing.T, c kubernetes.Interface, p corev1.Pod, phase corev1.PodPhase, code int32) {
+func finishPod(t *testing.T, c kubernetes.Interface, old corev1.Pod, phase corev1.PodPhase, code int32) {
 	t.Helper()
+	fresh, err := c.CoreV1().Pods(old.Namespace).Get(context.Background(), old.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := *fresh // kwok may have written its status since old was read
 	p.Status.Phase = phase
 	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "task", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code}}}}
 	if _, err := c.CoreV1().Pods(p.Namespace).UpdateStatus(context.Background(), &p, metav1.UpdateOptions{}); err != nil {
@@ -265,8 +270,9 @@ func TestServerOnKubernetes(t *testing.T) {
 func TestKubernetesRestartAdoptsPods(t *testing.T) {
 	kc := kubetest.Start(t)
 	c := kc.Client
+	kc.StartKwok(t, "../../deploy/kwok/stages.yaml")
 	for _, n := range []string{"p5-0", "p5-1", "p5-2", "p5-3"} {
-		kc.CreateNode(t, kubetest.GPUNode(n, "ml.p5.48xlarge", 8, nil, true))
+		kc.CreateNode(t, kubetest.GPUNode(n, "ml.p5.48xlarge", 8, nil, false)) // kwok makes them Ready
 	}
 	kubeconfig, clusterYAML := shippedManifest(t, kc)
 	dir := t.TempDir()
