@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -73,13 +74,21 @@ func (b *kubeBackend) statuses() []engine.NodeStatus {
 	return out
 }
 
-// syncNodes feeds node changes to the engine until ctx ends.
+// resyncNodes is how often nodes are synced without a change.
+const resyncNodes = 30 * time.Second
+
+// syncNodes feeds node changes to the engine until ctx ends, and every
+// resyncNodes besides, so that an allocatable change deferred while its node
+// was busy is applied once the node is idle.
 func (b *kubeBackend) syncNodes(ctx context.Context, eng *engine.Engine) {
+	tick := time.NewTicker(resyncNodes)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-b.nodes.Changed:
+		case <-tick.C:
 		}
 		if n, err := eng.SyncNodes(ctx, b.statuses()); err != nil {
 			b.log.Warn("syncing kubernetes nodes", "err", err)

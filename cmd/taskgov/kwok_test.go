@@ -10,9 +10,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
+	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
 )
 
@@ -39,6 +41,8 @@ func layerLabels(i int) map[string]string {
 // TestKwokCluster runs taskgov against kwok nodes that the repo's Stage
 // configuration drives (deploy/kwok/stages.yaml), as the shipped manifest's
 // service account: nodes turn Ready and are discovered with their topology;
+// a foreign pod landing on a node after it joined shrinks what taskgov
+// offers there, and its removal gives it back;
 // a gang that requires one layer-2 domain is bound there and runs to
 // completion; a preemption deletes the victim gracefully and starts the
 // winner only once the victim's pods are gone; a node turning NotReady
@@ -95,6 +99,31 @@ func TestKwokCluster(t *testing.T) {
 		return task
 	}
 
+	// A pod taskgov does not manage (a DaemonSet's, say) lands on an idle
+	// node after it joined: taskgov offers that node 2 GPUs fewer.
+	agent := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "gpu-agent", Namespace: "default"},
+		Spec: corev1.PodSpec{NodeName: "kwok-7", Containers: []corev1.Container{{Name: "agent", Image: "agent",
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{kube.ResourceGPU: apiresource.MustParse("2")},
+				Limits: corev1.ResourceList{kube.ResourceGPU: apiresource.MustParse("2")}}}}}}
+	if _, err := c.CoreV1().Pods("default").Create(context.Background(), agent, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	gpusOf := func(node string) int64 {
+		var out struct{ Nodes []apitypes.Node }
+		_, _ = s.call("GET", "/api/v1/nodes", nil, &out)
+		for _, n := range out.Nodes {
+			if n.Name == node {
+				return n.GPUs
+			}
+		}
+		return -1
+	}
+	waitFor(t, 30*time.Second, func() bool { return gpusOf("kwok-7") == 6 })
+	zero := int64(0)
+	if err := c.CoreV1().Pods("default").Delete(context.Background(), "gpu-agent", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, func() bool { return gpusOf("kwok-7") == 8 })
 	t0 := time.Now()
 	t.Logf("nodes discovered: %.1fs", time.Since(t0).Seconds())
 	// A gang that requires one layer-2 domain runs there, as placed.

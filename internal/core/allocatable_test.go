@@ -70,3 +70,44 @@ func TestAllocatableCapsANode(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A node whose allocatable changes after it joined (a DaemonSet pod lands
+// on it) offers the new amount once it is idle; while it runs a pod it
+// keeps what it had, so running pods keep exactly what they were given.
+func TestAllocatableChangesWhenIdle(t *testing.T) {
+	c := model.Cluster{Policy: model.Policy{PriorityClasses: []model.PriorityClass{{Name: "training", Weight: 1}}}}
+	s, _ := New(c, 1)
+	_ = s.AddNode(model.Node{Name: "n", InstanceType: "ml.p5.48xlarge"})
+	_ = s.SetTeam(model.Team{Name: "a", Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: new(int64(1))}}})
+	now := time.Unix(0, 0)
+	six := resource.New(6, 180, 1900)
+	if ok, err := s.SetNodeAllocatable("n", &six); !ok || err != nil {
+		t.Fatalf("idle node: applied %v, err %v", ok, err)
+	}
+	if n := s.Nodes()[0]; n.GPUs != 6 || n.FreeGPUs != 6 {
+		t.Fatalf("after the change: %d GPUs, %d free; want 6 and 6", n.GPUs, n.FreeGPUs)
+	}
+	_ = s.Submit(model.TaskSpec{Name: "whole", Team: "a", InstanceType: "ml.p5.48xlarge", Priority: "training", PerNode: model.Request{GPUs: 6}}, now)
+	_ = s.Submit(model.TaskSpec{Name: "more", Team: "a", InstanceType: "ml.p5.48xlarge", Priority: "training", PerNode: model.Request{GPUs: 1}}, now)
+	if d := s.Schedule(now); len(d.Admissions) != 1 || d.Admissions[0].Task != "whole" {
+		t.Fatalf("on the 6-GPU node: %+v; want the 6-GPU task alone", d.Admissions)
+	}
+	if ok, err := s.SetNodeAllocatable("n", nil); ok || err != nil {
+		t.Fatalf("busy node: applied %v, err %v; want deferred", ok, err)
+	}
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Complete("whole")
+	_ = s.Cancel("more")
+	if ok, _ := s.SetNodeAllocatable("n", nil); !ok || s.Nodes()[0].GPUs != 8 {
+		t.Fatalf("idle again: applied %v, %d GPUs; want the type's 8", ok, s.Nodes()[0].GPUs)
+	}
+	bad := resource.New(-1, 0, 0)
+	if _, err := s.SetNodeAllocatable("n", &bad); err == nil {
+		t.Fatal("a negative allocatable was accepted")
+	}
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -60,13 +60,9 @@ func (s *Scheduler) AddNode(spec model.Node) error {
 		return &model.FieldError{Field: "name", Problem: fmt.Sprintf("node %q already exists or is empty", spec.Name), Fix: "use a new, unique node name"}
 	}
 	it := s.types[ti]
-	capacity := it.capacity
-	if a := spec.Allocatable; a != nil {
-		if !resource.Zero.LessEq(*a) {
-			return &model.FieldError{Field: "allocatable", Problem: fmt.Sprintf("node %q has negative allocatable %v", spec.Name, *a),
-				Fix: "report what the node can hold, zero or more of each resource"}
-		}
-		capacity = a.Min(it.capacity)
+	capacity, err := nodeCapacity(spec.Name, it.capacity, spec.Allocatable)
+	if err != nil {
+		return err
 	}
 	n := &node{idx: int32(len(s.nodes)), pos: int32(len(it.nodes)), spec: spec, typ: it, healthy: true,
 		capacity: capacity, free: capacity, freeGPUs: fullMask(capacity.GPUs)}

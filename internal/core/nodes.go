@@ -1,8 +1,10 @@
 package core
 
 import (
+	"fmt"
 	"math/bits"
 
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/resource"
 )
 
@@ -72,4 +74,54 @@ func gpuList(m uint64) []int {
 		m &= m - 1
 	}
 	return out
+}
+
+// SetNodeAllocatable changes what a node offers (on Kubernetes: allocatable
+// less what other pods request); nil means the instance type's capacity.
+// Only an idle node changes at once, so that running pods keep exactly what
+// they were given; for a busy node it returns applied false and the caller
+// tries again later.
+func (s *Scheduler) SetNodeAllocatable(name string, a *resource.Vector) (applied bool, err error) {
+	n, err := s.nodeByName(name)
+	if err != nil {
+		return false, err
+	}
+	capacity, err := nodeCapacity(name, n.typ.capacity, a)
+	if err != nil {
+		return false, err
+	}
+	if capacity == n.capacity {
+		return true, nil
+	}
+	if n.free != n.capacity || n.freeGPUs != fullMask(n.capacity.GPUs) {
+		return false, nil
+	}
+	on := n.schedulable
+	s.setSchedulable(n, false)
+	n.capacity, n.free, n.freeGPUs = capacity, capacity, fullMask(capacity.GPUs)
+	n.spec.Allocatable = a
+	s.setSchedulable(n, on)
+	s.touch()
+	return true, nil
+}
+
+// nodeCapacity is what a node of a type with typeCap offers when it reports
+// allocatable a (nil: all of it); more than the type is capped.
+func nodeCapacity(name string, typeCap resource.Vector, a *resource.Vector) (resource.Vector, error) {
+	if a == nil {
+		return typeCap, nil
+	}
+	if !resource.Zero.LessEq(*a) {
+		return resource.Vector{}, &model.FieldError{Field: "allocatable", Problem: fmt.Sprintf("node %q has negative allocatable %v", name, *a),
+			Fix: "report what the node can hold, zero or more of each resource"}
+	}
+	return a.Min(typeCap), nil
+}
+
+// NodeCapacity is what the named node offers now (zero if unknown).
+func (s *Scheduler) NodeCapacity(name string) resource.Vector {
+	if i, ok := s.nodeIdx[name]; ok {
+		return s.nodes[i].capacity
+	}
+	return resource.Vector{}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
 )
 
 // NodeStatus is a node as an external source (Kubernetes) reports it.
@@ -15,7 +16,8 @@ type NodeStatus struct {
 }
 
 // SyncNodes brings the core's nodes in line with src: it adds new nodes,
-// applies cordon and health changes, and marks nodes missing from src
+// applies cordon, health and allocatable changes (the last once the node
+// is idle: a later sync retries), and marks nodes missing from src
 // unhealthy. It writes only when something changed, and returns how many
 // nodes it changed.
 func (e *Engine) SyncNodes(ctx context.Context, src []NodeStatus) (int, error) {
@@ -23,8 +25,10 @@ func (e *Engine) SyncNodes(ctx context.Context, src []NodeStatus) (int, error) {
 		known := map[string]bool{}
 		healthy := map[string]bool{}
 		cordoned := map[string]bool{}
+		capacity := map[string]resource.Vector{}
 		for _, n := range e.sched.Nodes() {
 			known[n.Spec.Name], healthy[n.Spec.Name], cordoned[n.Spec.Name] = true, n.Healthy, n.Spec.Unschedulable
+			capacity[n.Spec.Name] = n.Capacity
 		}
 		changed := 0
 		seen := map[string]bool{}
@@ -43,6 +47,11 @@ func (e *Engine) SyncNodes(ctx context.Context, src []NodeStatus) (int, error) {
 				if err := e.sched.Cordon(name, s.Spec.Unschedulable); err != nil {
 					return nil, err
 				}
+				changed++
+			}
+			if applied, err := e.sched.SetNodeAllocatable(name, s.Spec.Allocatable); err != nil {
+				e.log.Warn("node allocatable left as it was", "node", name, "err", err)
+			} else if was, had := capacity[name]; had && applied && was != e.sched.NodeCapacity(name) {
 				changed++
 			}
 			if healthy[name] != s.Healthy {
