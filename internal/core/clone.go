@@ -51,6 +51,17 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 	}
 	out.seq = s.seq
 	for _, tm := range out.teams {
+		// Submit queued every task; keep only the pending ones, as the
+		// original's queue holds between cycles (a running task requeued
+		// before the next sort must not appear twice).
+		q := tm.pending[:0]
+		for _, t := range tm.pending {
+			if t.state == pending {
+				q = append(q, t)
+			}
+		}
+		clear(tm.pending[len(q):])
+		tm.pending = q
 		tm.queueSorted = false
 	}
 	out.evictions = append([]model.Preemption(nil), s.evictions...)
