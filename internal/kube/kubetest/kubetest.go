@@ -22,12 +22,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/retry"
 )
 
 // Cluster is a running API server with an admin identity.
@@ -220,8 +222,18 @@ func (c *Cluster) CreateNode(t testing.TB, n *corev1.Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	made.Status = n.Status
-	if _, err := c.Client.CoreV1().Nodes().UpdateStatus(ctx, made, metav1.UpdateOptions{}); err != nil {
+	// kwok may write the status first: retry on a conflict with the latest.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		made.Status = n.Status
+		_, err := c.Client.CoreV1().Nodes().UpdateStatus(ctx, made, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			if latest, gerr := c.Client.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{}); gerr == nil {
+				made = latest
+			}
+		}
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
