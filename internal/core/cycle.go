@@ -46,6 +46,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	// 3. Take the globally first head, try it, push that team's next.
 	for h.Len() > 0 {
 		e := heap.Pop(&h).(head)
+		s.tried++
 		s.tryTask(e.t, &d)
 		s.pushNext(&h, e.tm)
 	}

@@ -166,5 +166,9 @@ func (s *Scheduler) Interrupt(name string, now time.Time) error {
 // ok is false when none is pending.
 func (s *Scheduler) NextWake() (at time.Time, ok bool) { return s.nextWake, s.nextWake.Before(never) }
 
+// TasksTried counts the pending tasks tried by all full cycles so far: the
+// part of a cycle's work that grows with the backlog.
+func (s *Scheduler) TasksTried() uint64 { return s.tried }
+
 // Dirty reports whether an input arrived since the last full cycle.
 func (s *Scheduler) Dirty() bool { return s.dirty || len(s.evictions) > 0 }

@@ -126,6 +126,7 @@ type Scheduler struct {
 	now         time.Time  // the time of the cycle in progress
 	cc          cycleCache // scratch of the cycle in progress
 	cycle       uint64
+	tried       uint64 // tasks tried in full cycles, for measuring cycle work
 	dirty       bool   // an input arrived since the last full cycle
 	limitsDirty bool   // quotas or policy changed: re-check over-limit teams
 	holdChanges uint64 // holds made or dropped, so a cycle that changed one is not the last

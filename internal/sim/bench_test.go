@@ -23,5 +23,6 @@ func BenchmarkReplay(b *testing.B) {
 		}
 		b.ReportMetric(float64(r.Tasks.Completed), "completed")
 		b.ReportMetric(float64(r.Scheduler.Decisions), "decisions")
+		b.ReportMetric(float64(r.Scheduler.TasksTried)/float64(r.Scheduler.Decisions), "tried/cycle")
 	}
 }

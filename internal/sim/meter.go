@@ -19,6 +19,7 @@ type meter struct {
 	waiting     int
 	lastWaiting []model.Waiting
 	decisions   int
+	tasksTried  uint64
 	refused     []string
 
 	allocGPUs float64 // GPUs running now

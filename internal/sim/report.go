@@ -48,8 +48,11 @@ type Report struct {
 		MultiNodePlacements int                `json:"multi_node_placements"`
 	} `json:"topology"`
 	Scheduler struct {
-		Decisions int     `json:"decisions"`
-		WallS     float64 `json:"wall_s"`
+		Decisions int `json:"decisions"`
+		// TasksTried: pending tasks tried over all cycles (each cycle tries
+		// every pending task), the work that grows with the backlog.
+		TasksTried uint64  `json:"tasks_tried"`
+		WallS      float64 `json:"wall_s"`
 	} `json:"scheduler"`
 	// Teams has per-team usage as Kueue's recorder defines it (used vCPU
 	// integral ÷ (quota × time from first to last event)), for the Kueue
@@ -189,7 +192,7 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 		}
 		r.Topology.LocalityOptimality = float64(m.optimal) / float64(m.multi)
 	}
-	r.Scheduler.Decisions = m.decisions
+	r.Scheduler.Decisions, r.Scheduler.TasksTried = m.decisions, m.tasksTried
 	r.Scheduler.WallS = wall
 	r.Teams = map[string]TeamStats{}
 	for name, tm := range m.teams {

@@ -195,6 +195,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		}
 		d := s.Schedule(at(now))
 		m.decisions++
+		m.tasksTried = s.TasksTried()
 		for _, p := range d.Preemptions {
 			j := byName[p.Task]
 			if j == nil || !j.running {
