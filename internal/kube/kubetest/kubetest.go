@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,6 +127,8 @@ type process struct {
 func (p *process) start(t testing.TB) {
 	t.Helper()
 	p.cmd = exec.Command(p.args[0], p.args[1:]...)
+	// If the test binary dies (a timeout panic skips cleanups), so does this.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", p.name, err)
