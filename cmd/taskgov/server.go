@@ -40,6 +40,7 @@ type serverOptions struct {
 	leader                                   leaderOptions
 	advertise                                string
 	kubeQPS                                  float32
+	shutdownTimeout                          time.Duration // default 60 s
 }
 
 func serverCmd() *cobra.Command {
@@ -137,9 +138,7 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		}
 	}
 	errc := make(chan error, 1)
-	sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	defer func() { _ = srv.Shutdown(sctx) }()
+	defer func() { _ = srv.Close() }() // on an early return; a clean stop shuts down below
 	lead := ctx
 	if o.leader.enabled {
 		el, err := newElector(kb.client, o.leader, o.advertiseURL(ln.Addr()), log)
@@ -185,6 +184,13 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	}
 	cp.ready.Store(false)
 	log.Info("shutting down")
+	// The shutdown's own deadline starts now, not when the server started.
+	grace := o.shutdownTimeout
+	if grace <= 0 {
+		grace = 60 * time.Second
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
 	_ = srv.Shutdown(sctx)
 	if err := cp.close(sctx); err != nil {
 		return err
