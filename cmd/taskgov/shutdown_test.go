@@ -50,7 +50,9 @@ func TestShutdownLongAfterStart(t *testing.T) {
 	addr, stop, errc = start()
 	defer func() { stop(); <-errc }()
 	s.url = "http://" + addr
-	var events struct{ Events []struct{ Kind, Message string } }
+	var events struct {
+		Events []struct{ Kind, Message string }
+	}
 	_, _ = s.call("GET", "/api/v1/tasks/long/events", nil, &events)
 	for _, e := range events.Events {
 		if strings.Contains(e.Message, "requeued at server shutdown") {
