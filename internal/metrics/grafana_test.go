@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/taskgov/taskgov/internal/kube"
 )
 
 // TestGrafanaDashboardUsesRealMetrics keeps deploy/grafana/taskgov.json true:
@@ -20,6 +22,10 @@ func TestGrafanaDashboardUsesRealMetrics(t *testing.T) {
 	m.Admitted("a", false, time.Minute)
 	m.Preempted("Reclaim", 7200)
 	m.Cycle(time.Millisecond)
+	// The server registers the Kubernetes request counter in Kubernetes mode.
+	kubeRequests := kube.NewRequestCounter()
+	m.Registry.MustRegister(kubeRequests.Vec)
+	kubeRequests.Vec.WithLabelValues("create", "pods", "201").Inc()
 	families, err := m.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
