@@ -41,6 +41,7 @@ func layerLabels(i int) map[string]string {
 // TestKwokCluster runs taskgov against kwok nodes that the repo's Stage
 // configuration drives (deploy/kwok/stages.yaml), as the shipped manifest's
 // service account: nodes turn Ready and are discovered with their topology;
+// a task's checkpoint marker on the checkpoint storage is reported;
 // a foreign pod landing on a node after it joined shrinks what taskgov
 // offers there, and its removal gives it back;
 // a gang that requires one layer-2 domain is bound there and runs to
@@ -60,7 +61,10 @@ func TestKwokCluster(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(kwokCluster), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr, _ := startKubeServer(t, dir, cfg, kubeconfig)
+	ckptRoot := filepath.Join(dir, "checkpoints")
+	addr, _ := startKubeServer(t, dir, cfg, kubeconfig, func(o *serverOptions) {
+		o.checkpoints = kube.Checkpoints{Claim: "checkpoints", Root: ckptRoot, Every: 100 * time.Millisecond}
+	})
 	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
 	s := &serverProc{t: t, url: "http://" + addr, token: strings.TrimSpace(string(tok))}
 
@@ -155,6 +159,16 @@ func TestKwokCluster(t *testing.T) {
 		"gracePeriodSeconds": 45, "env": map[string]string{"TASKGOV_KWOK_STOP_FOR": "2s"}})
 	t.Logf("gang done: %.1fs", time.Since(t0).Seconds())
 	victims := waitPods(t, c, "train", running(8))
+	// train saves a checkpoint on the shared checkpoint storage; taskgov
+	// learns of it from the marker, so the preemption below loses only the
+	// work since then.
+	if err := os.MkdirAll(filepath.Join(ckptRoot, "hyperpod-ns-research", "train"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ckptRoot, "hyperpod-ns-research", "train", kube.CheckpointMarker), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, func() bool { return !state("train").CheckpointAt.IsZero() })
 	t.Logf("train running: %.1fs; infer submitted at %s", time.Since(t0).Seconds(), time.Now().Format("15:04:05"))
 	submit(map[string]any{"name": "infer", "priority": "inference", "command": []string{"serve"}})
 	deleting := waitPods(t, c, "train", func(ps []corev1.Pod) bool {

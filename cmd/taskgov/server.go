@@ -24,6 +24,7 @@ import (
 	"github.com/taskgov/taskgov/internal/executor"
 	"github.com/taskgov/taskgov/internal/executor/local"
 	"github.com/taskgov/taskgov/internal/httpapi"
+	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/metrics"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
@@ -41,6 +42,7 @@ type serverOptions struct {
 	advertise                                string
 	kubeQPS                                  float32
 	shutdownTimeout                          time.Duration // default 60 s
+	checkpoints                              kube.Checkpoints
 }
 
 func serverCmd() *cobra.Command {
@@ -70,6 +72,8 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --executor kubernetes (default: the in-cluster service account)")
 	c.Flags().StringVar(&o.image, "image", "python:3.12-slim", "container image for tasks that name none (--executor kubernetes)")
 	c.Flags().Float32Var(&o.kubeQPS, "kube-api-qps", 100, "requests per second taskgov may send the Kubernetes API server (bursts of twice that); each admitted pod costs about two")
+	c.Flags().StringVar(&o.checkpoints.Claim, "checkpoint-claim", "", "PersistentVolumeClaim, present in every team namespace, whose TASK subdirectory each pod mounts as TASKGOV_CHECKPOINT_DIR (--executor kubernetes)")
+	c.Flags().StringVar(&o.checkpoints.Root, "checkpoint-root", "", "where taskgov sees the same storage as ROOT/NAMESPACE/TASK, to learn of checkpoints from each task's .taskgov-checkpoint marker (--executor kubernetes)")
 	c.Flags().BoolVar(&o.leader.enabled, "leader-elect", false, "run as one of several replicas: only the holder of a coordination.k8s.io Lease decides; the others stand by and forward API calls to it (--executor kubernetes)")
 	c.Flags().StringVar(&o.leader.namespace, "leader-elect-namespace", "", "namespace of the Lease (default: the service account's namespace, else taskgov-system)")
 	c.Flags().DurationVar(&o.leader.lease, "leader-elect-lease-duration", 15*time.Second, "how long a standby waits after the leader's last renewal before taking over")
@@ -117,7 +121,11 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		if o.kubeQPS <= 0 {
 			return &model.FieldError{Field: "--kube-api-qps", Problem: "must be above 0", Fix: "use the default 100, or more for a large cluster"}
 		}
-		if kb, err = openKube(ctx, o.kubeconfig, o.image, o.kubeQPS, log); err != nil {
+		if o.checkpoints.Root != "" && o.checkpoints.Claim == "" {
+			return &model.FieldError{Field: "--checkpoint-root", Problem: "is set without --checkpoint-claim",
+				Fix: "give the claim the pods mount as well, or drop --checkpoint-root"}
+		}
+		if kb, err = openKube(ctx, o.kubeconfig, o.image, o.kubeQPS, o.checkpoints, log); err != nil {
 			return err
 		}
 	default:

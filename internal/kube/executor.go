@@ -52,6 +52,9 @@ type Executor struct {
 	// KubeletReady, if set, says whether a node's kubelet can carry out a
 	// graceful delete; pods on other nodes are deleted at once.
 	KubeletReady func(node string) bool
+	// Checkpoints, if its Claim is set, gives every pod a checkpoint
+	// directory that outlives its runs (see checkpoints.go).
+	Checkpoints Checkpoints
 
 	mu         sync.Mutex
 	reported   map[string]bool // pod UIDs whose exit was sent
@@ -82,7 +85,13 @@ func NewExecutor(client kubernetes.Interface, defaultImage string) *Executor {
 // for its first list.
 func (e *Executor) Run(ctx context.Context) error {
 	e.factory.Start(ctx.Done())
-	return waitSynced(ctx, "managed pod", e.synced)
+	if err := waitSynced(ctx, "managed pod", e.synced); err != nil {
+		return err
+	}
+	if e.Checkpoints.Root != "" {
+		go e.watchCheckpoints(ctx)
+	}
+	return nil
 }
 
 // observe turns a terminal phase or a deletion into one Exited event per pod.
@@ -241,12 +250,14 @@ func (e *Executor) podFor(spec executor.StartSpec, pod executor.Pod, ns string) 
 		q := *apiresource.NewQuantity(int64(n), apiresource.DecimalSI)
 		c.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{ResourceGPU: q}, Limits: corev1.ResourceList{ResourceGPU: q}}
 	}
-	return &corev1.Pod{
+	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d-run%d", spec.Task, pod.Rank, spec.Resumes), Namespace: ns,
 			Labels: map[string]string{LabelManagedBy: ManagedByValue, LabelTask: spec.Task, LabelRank: strconv.Itoa(pod.Rank), LabelRun: strconv.Itoa(spec.Resumes)}},
 		Spec: corev1.PodSpec{SchedulerName: SchedulerName, RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{c},
 			Hostname: fmt.Sprintf("%s-%d", spec.Task, pod.Rank), Subdomain: subdomain},
 	}
+	e.Checkpoints.mount(p, spec.Task)
+	return p
 }
 
 // remove deletes pods that never ran, at once.
