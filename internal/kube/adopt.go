@@ -64,10 +64,7 @@ func (e *Executor) RemoveOthers(keep map[string]int) int {
 	}
 	for _, id := range first {
 		f := strings.SplitN(id, "/", 3)
-		grace := int64(model.DefaultGracePeriodSeconds)
-		if e.KubeletReady != nil && f[2] != "" && !e.KubeletReady(f[2]) {
-			grace = 0
-		}
+		grace := e.deleteGrace(f[2], model.DefaultGracePeriodSeconds)
 		_ = e.client.CoreV1().Pods(f[0]).Delete(ctx, f[1], metav1.DeleteOptions{GracePeriodSeconds: &grace})
 	}
 	for left := first; len(left) > 0 && ctx.Err() == nil; {

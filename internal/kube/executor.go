@@ -260,6 +260,15 @@ func (e *Executor) podFor(spec executor.StartSpec, pod executor.Pod, ns string) 
 	return p
 }
 
+// deleteGrace is the grace period for deleting a pod on node: secs, or 0
+// when the node's kubelet is not Ready and so would never confirm it.
+func (e *Executor) deleteGrace(node string, secs int64) int64 {
+	if e.KubeletReady != nil && node != "" && !e.KubeletReady(node) {
+		return 0
+	}
+	return secs
+}
+
 // remove deletes pods that never ran, at once.
 func (e *Executor) remove(ns string, names []string) {
 	zero := int64(0)
@@ -291,11 +300,9 @@ func (e *Executor) Stop(task string, grace time.Duration) {
 		if _, done := exitCode(p); done {
 			continue
 		}
-		secs := int64(grace / time.Second)
-		if e.KubeletReady != nil && p.Spec.NodeName != "" && !e.KubeletReady(p.Spec.NodeName) {
-			secs = 0
-		} else if p.DeletionTimestamp != nil {
-			continue
+		secs := e.deleteGrace(p.Spec.NodeName, int64(grace/time.Second))
+		if secs != 0 && p.DeletionTimestamp != nil {
+			continue // already stopping gracefully
 		}
 		_ = e.client.CoreV1().Pods(p.Namespace).Delete(context.Background(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: &secs})
 	}
