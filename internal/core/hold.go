@@ -7,15 +7,24 @@ import "sort"
 // needs: no other task is placed on them, so they drain as their tasks end,
 // and the task starts at the latest when the longest of those ends. Holds are
 // sticky across cycles, so the set cannot wander while it drains.
+//
+// One task holds nodes of an instance type at a time: the first starving task
+// in cycle order; the next one takes its hold once that one starts (or stops
+// qualifying). Held nodes sit idle while they drain, so a hold per starving
+// task let the holds cover most of a busy cluster at once and its backlog grow
+// without end (see sim.TestBacklogStaysBounded).
 
 // reserve holds nodes for t: the ones with the most free room (lowest position
-// among equals), skipping nodes held for others. It holds nothing and returns
-// false if too few nodes are available.
+// among equals). It holds nothing and returns false if another task holds
+// nodes of t's type or too few nodes are available.
 func (s *Scheduler) reserve(t *task) bool {
 	if len(t.held) > 0 {
 		return true
 	}
 	it := t.typ
+	if it.holds > 0 {
+		return false
+	}
 	members := it.nodes
 	if t.reqLevel >= 0 && it.topo.labeled > 0 {
 		members = s.holdDomain(t)

@@ -9,7 +9,8 @@ import (
 // CheckInvariants recomputes node and team accounting from the running tasks
 // and compares it with the incremental bookkeeping, and checks the limits a
 // completed cycle guarantees: no node over capacity, no GPU given twice, no
-// team above its quota plus borrow limit, and no DontLend team lending. It is
+// team above its quota plus borrow limit, no DontLend team lending, and at
+// most one task holding nodes of each instance type. It is
 // O(state) and meant for tests, the simulator's checked mode and debugging.
 func (s *Scheduler) CheckInvariants() error {
 	free := make([]resource.Vector, len(s.nodes))
@@ -46,6 +47,25 @@ func (s *Scheduler) CheckInvariants() error {
 			if !tm.spec.Lending.Lends() && tm.lendC[i].AnyPositive() {
 				return fmt.Errorf("team %s lends %v of %s but its strategy is DontLend", tm.spec.Name, tm.lendC[i], s.types[i].spec.Name)
 			}
+		}
+	}
+	holders := make([]*task, len(s.types))
+	held := make([]int, len(s.types))
+	for _, n := range s.nodes {
+		h := n.heldFor
+		if h == nil {
+			continue
+		}
+		i := n.typ.idx
+		if holders[i] != nil && holders[i] != h {
+			return fmt.Errorf("type %s: both %s and %s hold nodes", n.typ.spec.Name, holders[i].spec.Name, h.spec.Name)
+		}
+		holders[i] = h
+		held[i]++
+	}
+	for i, it := range s.types {
+		if held[i] != it.holds {
+			return fmt.Errorf("type %s: %d nodes are held, but its count says %d", it.spec.Name, held[i], it.holds)
 		}
 	}
 	for i, n := range s.nodes {
