@@ -1,7 +1,6 @@
 package core
 
 import (
-	"container/heap"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
@@ -24,8 +23,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	s.now = now
 	s.cycle++
 	s.nextWake = never
-	s.cc = cycleCache{borrowed: make([][]*task, len(s.types)), failed: map[attemptKey]failedAttempt{}, buf: s.cc.buf,
-		noRoom: map[placeKey]bool{}}
+	s.cc.startCycle(len(s.types))
 	holds := s.holdChanges
 	d := model.Decision{Time: now, Preemptions: s.evictions}
 	s.evictions = nil
@@ -36,21 +34,21 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 		s.limitsDirty = false
 	}
 	// 2. Every team's queue in order; one head per team in a heap.
-	h := make(heads, 0, len(s.teams))
+	h := s.cc.heads[:0]
 	for _, tm := range s.teams {
 		sortQueue(tm)
 		tm.cursor = 0
 		s.pushNext(&h, tm)
 	}
-	heap.Init(&h)
 	// 3. Take the globally first head, try it, push that team's next.
-	for h.Len() > 0 {
-		e := heap.Pop(&h).(head)
+	for len(h) > 0 {
+		e := h.pop()
 		s.tried++
 		s.tryTask(e.t, &d)
 		s.pushNext(&h, e.tm)
 	}
 	// 4. Report every pending task's place and reason.
+	s.cc.heads = h
 	s.cc.noRoom = nil // the memo holds within this cycle only
 	d.Waiting = s.collectWaiting()
 	s.lastWaiting = d.Waiting

@@ -57,7 +57,30 @@ type cycleCache struct {
 	// noRoom remembers placements that failed this cycle (see place).
 	noRoom map[placeKey]bool
 	fits   []fitDomain // scratch of fitting
+	heads  heads       // scratch of the cycle's order
+	cands  []victim    // scratch of candidates
+	// memos keep the maps between cycles, empty, so each cycle does not
+	// allocate its own.
+	memos struct {
+		failed map[attemptKey]failedAttempt
+		noRoom map[placeKey]bool
+	}
+}
 
+// startCycle empties the cache for a new cycle, keeping its allocations.
+func (c *cycleCache) startCycle(types int) {
+	if c.memos.failed == nil {
+		c.memos.failed = map[attemptKey]failedAttempt{}
+		c.memos.noRoom = map[placeKey]bool{}
+	}
+	clear(c.memos.failed)
+	clear(c.memos.noRoom)
+	if len(c.borrowed) != types {
+		c.borrowed = make([][]*task, types)
+	}
+	clear(c.borrowed)
+	c.failed, c.noRoom = c.memos.failed, c.memos.noRoom
+	c.bestSpread, c.only, c.quick = 0, nil, false
 }
 
 func (s *Scheduler) cycleBorrowed(i int) []*task {
@@ -108,9 +131,11 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 	}
 	var victims []victim
 	s.cc.quick = true
-	if t.reqLevel >= 0 && t.typ.topo.labeled > 0 {
+	switch {
+	case !s.roomBound(t, cands, nil):
+	case t.reqLevel >= 0 && t.typ.topo.labeled > 0:
 		victims = s.chooseInDomain(t, cands, allowed, feasible)
-	} else {
+	default:
 		victims = s.chooseVictims(cands, allowed, feasible)
 	}
 	s.cc.quick = false
@@ -146,15 +171,17 @@ func (s *Scheduler) afterPreempt(v *task) {
 }
 
 // candidates lists who t may preempt in this mode (chooseVictims orders
-// them), and how each victim's preemption is reported.
+// them and fills in their lost work), and how each victim's preemption is
+// reported.
 func (s *Scheduler) candidates(t *task, mode preemptMode, quotaShort bool) ([]victim, func(victim) model.PreemptReason) {
 	tm, i := t.team, t.typ.idx
-	var out []victim
+	out := s.cc.cands[:0]
+	defer func() { s.cc.cands = out[:0] }()
 	add := func(v *task, cat int) {
 		if v.touchedIn == s.cycle {
 			return
 		}
-		out = append(out, victim{t: v, cat: cat, lost: s.lostWork(v, s.now)})
+		out = append(out, victim{t: v, cat: cat})
 	}
 	minRun := *s.policy.FairShareMinRuntimeSeconds
 	switch mode {
@@ -251,7 +278,7 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 	}
 	best, bestCost := -1, 0.0
 	for id, vs := range inDom {
-		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes {
+		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes || !s.roomBound(t, vs, doms[id]) {
 			continue
 		}
 		s.cc.only = doms[id]

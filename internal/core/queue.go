@@ -1,7 +1,6 @@
 package core
 
 import (
-	"container/heap"
 	"sort"
 	"time"
 
@@ -52,9 +51,7 @@ type head struct {
 // share (counting the task itself, as Kueue does) under FairShare; then rank, submit time and submission order.
 type heads []head
 
-func (h heads) Len() int      { return len(h) }
-func (h heads) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h heads) Less(a, b int) bool {
+func (h heads) less(a, b int) bool {
 	x, y := h[a], h[b]
 	if x.borrows != y.borrows {
 		return !x.borrows
@@ -64,12 +61,44 @@ func (h heads) Less(a, b int) bool {
 	}
 	return queueLess(x.t, y.t)
 }
-func (h *heads) Push(v any) { *h = append(*h, v.(head)) }
-func (h *heads) Pop() any {
-	old := *h
-	v := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return v
+
+// push and pop keep h a binary min-heap by less (a typed container/heap:
+// no boxing of each head).
+func (h *heads) push(e head) {
+	*h = append(*h, e)
+	q := *h
+	for c := len(q) - 1; c > 0; {
+		p := (c - 1) / 2
+		if !q.less(c, p) {
+			break
+		}
+		q[c], q[p] = q[p], q[c]
+		c = p
+	}
+}
+
+func (h *heads) pop() head {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q = q[:last]
+	for p := 0; ; {
+		c := 2*p + 1
+		if c >= len(q) {
+			break
+		}
+		if r := c + 1; r < len(q) && q.less(r, c) {
+			c = r
+		}
+		if !q.less(c, p) {
+			break
+		}
+		q[c], q[p] = q[p], q[c]
+		p = c
+	}
+	*h = q
+	return top
 }
 
 // pushNext advances tm's cursor to its next task that this cycle has not yet
@@ -86,7 +115,7 @@ func (s *Scheduler) pushNext(h *heads, tm *team) {
 		if e.borrows && s.policy.IdleComputeAllocation == model.FairShare {
 			e.share = s.share(tm, i, t.total)
 		}
-		heap.Push(h, e)
+		h.push(e)
 		return
 	}
 }

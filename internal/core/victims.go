@@ -96,6 +96,8 @@ func (s *Scheduler) sortVictims(vs []victim) {
 // victims, still removed, or nil with the state exactly as before. It first
 // checks that removing every candidate would be enough; most attempts fail
 // there, at the cost of one feasibility check.
+//
+// Candidates' lost work is computed here, once they are known to be enough.
 func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, feasible func() bool) []victim {
 	for _, v := range cands {
 		s.unassign(v.t)
@@ -106,6 +108,9 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 	}
 	if !enough {
 		return nil
+	}
+	for k := range cands {
+		cands[k].lost = s.lostWork(cands[k].t, s.now)
 	}
 	s.sortVictims(cands)
 	var chosen []victim
@@ -147,4 +152,37 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 		}
 	}
 	return out
+}
+
+// roomBound reports whether t's gang could have room once every candidate is
+// gone: each of its pods needs a node whose free-capacity key is at least
+// keyFor(t), so the keys of the nodes in scope (domain d, or the whole type
+// when d is nil) must add up to pods × that key. A candidate's pod raises its
+// node's key by at most the pod's own key. It is a necessary condition only,
+// and cheap: most victim searches fail, and this answers them without
+// stopping and restarting every candidate.
+func (s *Scheduler) roomBound(t *task, cands []victim, d *domain) bool {
+	it := t.typ
+	k0 := keyFor(t)
+	need := t.spec.Nodes * k0
+	counts := it.index.counts
+	if d != nil {
+		counts = d.counts
+	}
+	have := 0
+	for k, c := range counts {
+		have += k * c
+	}
+	for _, v := range cands {
+		if have >= need {
+			return true
+		}
+		for _, p := range v.t.pods {
+			n := s.nodes[p.node]
+			if d == nil || n.dom[d.level] == d.id {
+				have += it.needKey(v.t.podOn(n))
+			}
+		}
+	}
+	return have >= need
 }

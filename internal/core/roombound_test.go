@@ -1,0 +1,62 @@
+package core
+
+import (
+	"testing"
+	"time"
+)
+
+// TestRoomBoundIsNecessary: whenever roomBound says a gang cannot have room
+// even with every candidate gone, removing every candidate indeed leaves no
+// placement, for the whole type and for each domain of the required level.
+// The bound only prunes victim searches; it must never prune one that could
+// succeed. It must also prune some, or it is not exercised.
+func TestRoomBoundIsNecessary(t *testing.T) {
+	pruned, checked := 0, 0
+	for seed := int64(300); seed < 340; seed++ {
+		randomRunKeep(t, seed, 600, func(s *Scheduler, now time.Time) {
+			s.now = now
+			s.cc.startCycle(len(s.types))
+			s.cc.noRoom = nil
+			for _, tk := range s.sortedTasks() {
+				if tk.state != pending {
+					continue
+				}
+				for _, mode := range []preemptMode{modeGuaranteed, modeOwnPriority, modeFairShare} {
+					cands, _ := s.candidates(tk, mode, false)
+					cands = append([]victim(nil), cands...)
+					scopes := []*domain{nil}
+					if tk.reqLevel >= 0 && tk.typ.topo.labeled > 0 {
+						scopes = append(scopes, tk.typ.topo.levels[tk.reqLevel]...)
+					}
+					for _, d := range scopes {
+						checked++
+						if s.roomBound(tk, cands, d) {
+							continue
+						}
+						pruned++
+						for _, v := range cands {
+							s.unassign(v.t)
+						}
+						s.cc.only = d
+						nodes, _ := s.place(tk, true)
+						s.cc.only = nil
+						for k := len(cands) - 1; k >= 0; k-- {
+							s.reassign(cands[k].t)
+						}
+						if nodes != nil {
+							t.Fatalf("seed %d: task %s mode %d: roomBound said no room, but it places on %v without its %d candidates",
+								seed, tk.spec.Name, mode, nodes, len(cands))
+						}
+					}
+				}
+			}
+			if err := s.CheckInvariants(); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+		})
+	}
+	t.Logf("%d of %d checks pruned", pruned, checked)
+	if pruned == 0 {
+		t.Fatal("roomBound never pruned: the test does not exercise it")
+	}
+}
