@@ -59,6 +59,10 @@ type cycleCache struct {
 	fits   []fitDomain // scratch of fitting
 	heads  heads       // scratch of the cycle's order
 	cands  []victim    // scratch of candidates
+	// gain and touched are roomBound's scratch: per node, the key its
+	// candidates' pods would add; gain is all zero between calls.
+	gain    []int
+	touched []int32
 	// memos keep the maps between cycles, empty, so each cycle does not
 	// allocate its own.
 	memos struct {
@@ -132,7 +136,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 	var victims []victim
 	s.cc.quick = true
 	switch {
-	case !s.roomBound(t, cands, nil):
+	case !s.roomBound(t, cands, nil, mode):
 	case t.reqLevel >= 0 && t.typ.topo.labeled > 0:
 		victims = s.chooseInDomain(t, cands, allowed, feasible)
 	default:
@@ -278,7 +282,7 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 	}
 	best, bestCost := -1, 0.0
 	for id, vs := range inDom {
-		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes || !s.roomBound(t, vs, doms[id]) {
+		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes || !s.roomBound(t, vs, doms[id], modeFairShare) {
 			continue
 		}
 		s.cc.only = doms[id]

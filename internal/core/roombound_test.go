@@ -9,7 +9,9 @@ import (
 // even with every candidate gone, removing every candidate indeed leaves no
 // placement, for the whole type and for each domain of the required level.
 // The bound only prunes victim searches; it must never prune one that could
-// succeed. It must also prune some, or it is not exercised.
+// succeed. It must also prune some, or it is not exercised. In guaranteed
+// mode the bound also asks the team's quota to hold without its own
+// candidates, which is what a guaranteed victim search needs.
 func TestRoomBoundIsNecessary(t *testing.T) {
 	pruned, checked := 0, 0
 	for seed := int64(300); seed < 340; seed++ {
@@ -21,8 +23,8 @@ func TestRoomBoundIsNecessary(t *testing.T) {
 				if tk.state != pending {
 					continue
 				}
-				for _, mode := range []preemptMode{modeGuaranteed, modeOwnPriority, modeFairShare} {
-					cands, _ := s.candidates(tk, mode, false)
+				for k, mode := range []preemptMode{modeGuaranteed, modeGuaranteed, modeOwnPriority, modeFairShare} {
+					cands, _ := s.candidates(tk, mode, k == 1)
 					cands = append([]victim(nil), cands...)
 					scopes := []*domain{nil}
 					if tk.reqLevel >= 0 && tk.typ.topo.labeled > 0 {
@@ -30,7 +32,7 @@ func TestRoomBoundIsNecessary(t *testing.T) {
 					}
 					for _, d := range scopes {
 						checked++
-						if s.roomBound(tk, cands, d) {
+						if s.roomBound(tk, cands, d, mode) {
 							continue
 						}
 						pruned++
@@ -40,6 +42,9 @@ func TestRoomBoundIsNecessary(t *testing.T) {
 						s.cc.only = d
 						nodes, _ := s.place(tk, true)
 						s.cc.only = nil
+						if mode == modeGuaranteed && !tk.team.usage[tk.typ.idx].Add(tk.total).LessEq(tk.team.quota[tk.typ.idx]) {
+							nodes = nil // over quota even without its candidates: the quota part held
+						}
 						for k := len(cands) - 1; k >= 0; k-- {
 							s.reassign(cands[k].t)
 						}

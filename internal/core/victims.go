@@ -155,34 +155,63 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 }
 
 // roomBound reports whether t's gang could have room once every candidate is
-// gone: each of its pods needs a node whose free-capacity key is at least
-// keyFor(t), so the keys of the nodes in scope (domain d, or the whole type
-// when d is nil) must add up to pods × that key. A candidate's pod raises its
-// node's key by at most the pod's own key. It is a necessary condition only,
-// and cheap: most victim searches fail, and this answers them without
-// stopping and restarting every candidate.
-func (s *Scheduler) roomBound(t *task, cands []victim, d *domain) bool {
+// gone: each of its pods needs its own node whose free-capacity key is at
+// least keyFor(t), and a candidate's pod raises its node's key by at most the
+// pod's own key, so at least as many nodes in scope (domain d, or the whole
+// type when d is nil) must reach that key. In guaranteed mode the team must
+// also fit its quota once its own candidates are gone. It is a necessary
+// condition only, and cheap: most victim searches fail, and this answers
+// them without stopping and restarting every candidate.
+func (s *Scheduler) roomBound(t *task, cands []victim, d *domain, mode preemptMode) bool {
+	if mode == modeGuaranteed {
+		use := t.team.usage[t.typ.idx].Add(t.total)
+		for _, v := range cands {
+			if v.t.team == t.team {
+				use = use.Sub(v.t.total)
+			}
+		}
+		if !use.LessEq(t.team.quota[t.typ.idx]) {
+			return false
+		}
+	}
 	it := t.typ
 	k0 := keyFor(t)
-	need := t.spec.Nodes * k0
-	counts := it.index.counts
+	need := t.spec.Nodes
+	have := it.index.atLeast(k0)
 	if d != nil {
-		counts = d.counts
+		have = d.fit(k0)
 	}
-	have := 0
-	for k, c := range counts {
-		have += k * c
+	if have >= need {
+		return true
 	}
-	for _, v := range cands {
-		if have >= need {
-			return true
+	if len(s.cc.gain) < len(s.nodes) {
+		s.cc.gain = make([]int, len(s.nodes))
+	}
+	gain, touched := s.cc.gain, s.cc.touched[:0]
+	defer func() {
+		for _, ni := range touched {
+			gain[ni] = 0
 		}
+		s.cc.touched = touched[:0]
+	}()
+	for _, v := range cands {
 		for _, p := range v.t.pods {
 			n := s.nodes[p.node]
-			if d == nil || n.dom[d.level] == d.id {
-				have += it.needKey(v.t.podOn(n))
+			key := int(it.index.key[n.pos])
+			if key < 0 || key >= k0 || (d != nil && n.dom[d.level] != d.id) {
+				continue // cannot host, or already counted
+			}
+			if gain[p.node] == 0 {
+				touched = append(touched, p.node)
+			}
+			before := key + gain[p.node]
+			gain[p.node] += it.needKey(v.t.podOn(n))
+			if before < k0 && key+gain[p.node] >= k0 {
+				if have++; have >= need {
+					return true
+				}
 			}
 		}
 	}
-	return have >= need
+	return false
 }
