@@ -115,7 +115,9 @@ func TestSimCommands(t *testing.T) {
 		}
 	}
 	cmp := mustCLI(t, "sim", "compare", "--cluster", cluster, "--trace", trace)
-	if !strings.Contains(cmp, "victims: most recently started") || !strings.Contains(cmp, "| completed | 200/200") {
+	if !strings.Contains(cmp, "victims: most recently started") || !strings.Contains(cmp, "preemption delay 10 min") ||
+		!strings.Contains(cmp, "| wait mean s: inference |") ||
+		!strings.Contains(cmp, "| completed | 200/200 | 200/200 | 200/200 | 200/200 | 200/200 | 200/200 | 200/200 |") {
 		t.Fatalf("sim compare:\n%s", cmp)
 	}
 	_, errs, code := cli(t, "sim", "run", "--cluster", cluster, "--trace", filepath.Join(dir, "missing.csv"), "--out", out)
