@@ -63,6 +63,10 @@ type cycleCache struct {
 	// candidates' pods would add; gain is all zero between calls.
 	gain    []int
 	touched []int32
+	// teamDelta and deltaTeams are enoughWithout's scratch: per team, the
+	// usage its candidates hold; teamDelta is all zero between calls.
+	teamDelta  []resource.Vector
+	deltaTeams []*team
 	// memos keep the maps between cycles, empty, so each cycle does not
 	// allocate its own.
 	memos struct {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -99,14 +100,7 @@ func (s *Scheduler) sortVictims(vs []victim) {
 //
 // Candidates' lost work is computed here, once they are known to be enough.
 func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, feasible func() bool) []victim {
-	for _, v := range cands {
-		s.unassign(v.t)
-	}
-	enough := feasible()
-	for k := len(cands) - 1; k >= 0; k-- {
-		s.reassign(cands[k].t)
-	}
-	if !enough {
+	if !s.enoughWithout(cands, feasible) {
 		return nil
 	}
 	for k := range cands {
@@ -214,4 +208,51 @@ func (s *Scheduler) roomBound(t *task, cands []victim, d *domain, mode preemptMo
 		}
 	}
 	return false
+}
+
+// enoughWithout reports whether feasible() holds with every candidate gone,
+// and leaves the state as it was. It lifts only what feasible() reads (node
+// capacity and GPUs, and team usage, one update per team), not the running
+// lists, so the check costs a fraction of unassigning every candidate. All
+// candidates run on one instance type.
+func (s *Scheduler) enoughWithout(cands []victim, feasible func() bool) bool {
+	if len(cands) == 0 {
+		return feasible()
+	}
+	i := cands[0].t.typ.idx
+	if len(s.cc.teamDelta) < len(s.teams) {
+		s.cc.teamDelta = make([]resource.Vector, len(s.teams))
+	}
+	delta, teams := s.cc.teamDelta, s.cc.deltaTeams[:0]
+	for _, v := range cands {
+		for _, p := range v.t.pods {
+			n := s.nodes[p.node]
+			n.free = n.free.Add(v.t.podOn(n))
+			n.freeGPUs |= p.gpus
+			s.reindex(n)
+		}
+		if !slices.Contains(teams, v.t.team) {
+			teams = append(teams, v.t.team)
+		}
+		delta[v.t.team.idx] = delta[v.t.team.idx].Add(v.t.total)
+	}
+	for _, tm := range teams {
+		s.addUsage(tm, i, resource.Zero.Sub(delta[tm.idx]))
+	}
+	ok := feasible()
+	for _, tm := range teams {
+		s.addUsage(tm, i, delta[tm.idx])
+		delta[tm.idx] = resource.Zero
+	}
+	for k := len(cands) - 1; k >= 0; k-- {
+		v := cands[k]
+		for _, p := range v.t.pods {
+			n := s.nodes[p.node]
+			n.free = n.free.Sub(v.t.podOn(n))
+			n.freeGPUs &^= p.gpus
+			s.reindex(n)
+		}
+	}
+	s.cc.deltaTeams = teams[:0]
+	return ok
 }

@@ -65,3 +65,56 @@ func TestRoomBoundIsNecessary(t *testing.T) {
 		t.Fatal("roomBound never pruned: the test does not exercise it")
 	}
 }
+
+// TestEnoughWithoutMatchesUnassign: the light check that every candidate gone
+// would be enough answers exactly as unassigning them all does, for the
+// victim search's own feasibility test, and leaves the state as it found it.
+func TestEnoughWithoutMatchesUnassign(t *testing.T) {
+	yes, checked := 0, 0
+	for seed := int64(400); seed < 430; seed++ {
+		randomRunKeep(t, seed, 600, func(s *Scheduler, now time.Time) {
+			s.now = now
+			s.cc.startCycle(len(s.types))
+			s.cc.noRoom = nil
+			for _, tk := range s.sortedTasks() {
+				if tk.state != pending {
+					continue
+				}
+				for k, mode := range []preemptMode{modeGuaranteed, modeGuaranteed, modeOwnPriority, modeFairShare} {
+					cands, _ := s.candidates(tk, mode, k == 1)
+					cands = append([]victim(nil), cands...)
+					feasible := func() bool {
+						v := s.checkQuota(tk.team, tk.typ.idx, tk.total)
+						if !v.ok || (mode == modeGuaranteed && !v.inQuota) {
+							return false
+						}
+						nodes, _ := s.place(tk, false)
+						return nodes != nil
+					}
+					for _, v := range cands {
+						s.unassign(v.t)
+					}
+					want := feasible()
+					for j := len(cands) - 1; j >= 0; j-- {
+						s.reassign(cands[j].t)
+					}
+					got := s.enoughWithout(cands, feasible)
+					checked++
+					if got {
+						yes++
+					}
+					if got != want {
+						t.Fatalf("seed %d: task %s mode %d: enoughWithout %v, unassigning every candidate %v", seed, tk.spec.Name, mode, got, want)
+					}
+					if err := s.CheckInvariants(); err != nil {
+						t.Fatalf("seed %d: after enoughWithout: %v", seed, err)
+					}
+				}
+			}
+		})
+	}
+	t.Logf("%d of %d checks found the candidates enough", yes, checked)
+	if yes == 0 || yes == checked {
+		t.Fatal("the checks never differ: the test does not exercise both answers")
+	}
+}
