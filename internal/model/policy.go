@@ -43,7 +43,8 @@ type Policy struct {
 	// fair-share rebalance may preempt it.
 	FairShareMinRuntimeSeconds *int64 `yaml:"fairShareMinRuntimeSeconds,omitempty" json:"fairShareMinRuntimeSeconds,omitempty"`
 	// StarvationBoundSeconds is how long a task that fits its quota may wait for
-	// physical room before nodes are reserved for it.
+	// physical room before nodes are reserved for it (one task per instance
+	// type holds nodes at a time; the next waits for that one to start).
 	StarvationBoundSeconds *int64 `yaml:"starvationBoundSeconds,omitempty" json:"starvationBoundSeconds,omitempty"`
 	// RestartCostSeconds is the wall time a preempted task spends restarting,
 	// charged per GPU as lost work when choosing victims.
