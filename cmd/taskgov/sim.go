@@ -19,7 +19,7 @@ import (
 
 func simCmd() *cobra.Command {
 	c := &cobra.Command{Use: "sim", Short: "Replay traces through the scheduling core in virtual time; compare policies"}
-	c.AddCommand(simRunCmd(), simGenCmd(), simCompareCmd(), simKueueCmd())
+	c.AddCommand(simRunCmd(), simGenCmd(), simCompareCmd(), simKueueCmd(), simExportCmd())
 	return c
 }
 
@@ -175,15 +175,7 @@ func simGenCmd() *cobra.Command {
 	c := &cobra.Command{Use: "gen", Short: "Generate a synthetic trace and its cluster file", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, jobs := sim.Generate(g)
-			f, err := os.Create(trace)
-			if err != nil {
-				return err
-			}
-			if err := sim.WriteCSV(f, jobs); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
+			if err := sim.WriteTrace(trace, jobs); err != nil {
 				return err
 			}
 			b, err := yaml.Marshal(cl)
@@ -203,7 +195,7 @@ func simGenCmd() *cobra.Command {
 	f.IntVar(&g.GPUs, "gpus", 256, "cluster GPUs (ml.p5.48xlarge, 8 per node, three-layer topology)")
 	f.Float64Var(&g.Load, "load", 0.8, "offered load")
 	f.IntVar(&g.MaxNodes, "max-nodes", 16, "largest gang, in nodes")
-	f.StringVar(&trace, "trace", "trace.csv", "where to write the trace")
+	f.StringVar(&trace, "trace", "trace.csv", "where to write the trace (.csv, or .jsonl for JSON lines)")
 	f.StringVar(&cluster, "cluster", "cluster.yaml", "where to write the cluster file")
 	return c
 }

@@ -110,6 +110,7 @@ func (s *Server) apiRoutes() []route {
 		{"GET /api/v1/nodes", s.listNodes},
 		{"POST /api/v1/nodes/{name}/{action}", s.nodeAction},
 		{"GET /api/v1/topology", s.topology},
+		{"GET /api/v1/cluster", s.getCluster},
 		{"POST /api/v1/tokens", s.createToken},
 		{"GET /api/v1/tokens", s.listTokens},
 		{"DELETE /api/v1/tokens/{id}", s.revokeToken},

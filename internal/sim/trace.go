@@ -165,6 +165,46 @@ func WriteCSV(w io.Writer, jobs []Job) error {
 	return cw.Error()
 }
 
+// WriteJSONL writes jobs one JSON object per line, the form that also carries
+// vcpu_per_node (CPU-only requests).
+func WriteJSONL(w io.Writer, jobs []Job) error {
+	enc := json.NewEncoder(w)
+	for _, j := range jobs {
+		if err := enc.Encode(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteTrace writes jobs to path: JSONL if it ends in .jsonl, else CSV. The
+// CSV form has no vCPU column, so a CPU-only job there is an error that says
+// to use .jsonl.
+func WriteTrace(path string, jobs []Job) error {
+	jsonl := strings.HasSuffix(path, ".jsonl")
+	if !jsonl {
+		for _, j := range jobs {
+			if j.VCPUPerNode > 0 {
+				return &model.FieldError{Field: "--trace", Problem: fmt.Sprintf("job %s requests vCPU, which the CSV form cannot hold", j.Name),
+					Fix: "write a .jsonl trace instead"}
+			}
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if jsonl {
+		err = WriteJSONL(f, jobs)
+	} else {
+		err = WriteCSV(f, jobs)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // spec turns a job into a task spec for the core.
