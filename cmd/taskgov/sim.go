@@ -178,11 +178,7 @@ func simGenCmd() *cobra.Command {
 			if err := sim.WriteTrace(trace, jobs); err != nil {
 				return err
 			}
-			b, err := yaml.Marshal(cl)
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(cluster, b, 0o644); err != nil {
+			if err := writeClusterFile(cluster, cl); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d jobs to %s and the cluster (%d GPUs, %d teams) to %s\n", len(jobs), trace, g.GPUs, g.Teams, cluster)
@@ -220,4 +216,13 @@ func scaleCluster(c *model.Cluster, f float64) {
 			}
 		}
 	}
+}
+
+// writeClusterFile writes c as a cluster file (YAML).
+func writeClusterFile(path string, c model.Cluster) error {
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }

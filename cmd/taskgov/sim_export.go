@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/client"
@@ -58,11 +56,7 @@ func simExportCmd() *cobra.Command {
 			if err := sim.WriteTrace(tracePath, jobs); err != nil {
 				return err
 			}
-			b, err := yaml.Marshal(cluster)
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(clusterPath, b, 0o644); err != nil {
+			if err := writeClusterFile(clusterPath, cluster); err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()

@@ -14,52 +14,35 @@ import (
 // candidates, which is what a guaranteed victim search needs.
 func TestRoomBoundIsNecessary(t *testing.T) {
 	pruned, checked := 0, 0
-	for seed := int64(300); seed < 340; seed++ {
-		randomRunKeep(t, seed, 600, func(s *Scheduler, now time.Time) {
-			s.now = now
-			s.cc.startCycle(len(s.types))
-			s.cc.noRoom = nil
-			for _, tk := range s.sortedTasks() {
-				if tk.state != pending {
-					continue
-				}
-				for k, mode := range []preemptMode{modeGuaranteed, modeGuaranteed, modeOwnPriority, modeFairShare} {
-					cands, _ := s.candidates(tk, mode, k == 1)
-					cands = append([]victim(nil), cands...)
-					scopes := []*domain{nil}
-					if tk.reqLevel >= 0 && tk.typ.topo.labeled > 0 {
-						scopes = append(scopes, tk.typ.topo.levels[tk.reqLevel]...)
-					}
-					for _, d := range scopes {
-						checked++
-						if s.roomBound(tk, cands, d, mode) {
-							continue
-						}
-						pruned++
-						for _, v := range cands {
-							s.unassign(v.t)
-						}
-						s.cc.only = d
-						nodes, _ := s.place(tk, true)
-						s.cc.only = nil
-						if mode == modeGuaranteed && !tk.team.usage[tk.typ.idx].Add(tk.total).LessEq(tk.team.quota[tk.typ.idx]) {
-							nodes = nil // over quota even without its candidates: the quota part held
-						}
-						for k := len(cands) - 1; k >= 0; k-- {
-							s.reassign(cands[k].t)
-						}
-						if nodes != nil {
-							t.Fatalf("seed %d: task %s mode %d: roomBound said no room, but it places on %v without its %d candidates",
-								seed, tk.spec.Name, mode, nodes, len(cands))
-						}
-					}
-				}
+	eachSearch(t, seedRange(300, 340), func(s *Scheduler, tk *task, mode preemptMode, cands []victim) {
+		scopes := []*domain{nil}
+		if tk.reqLevel >= 0 && tk.typ.topo.labeled > 0 {
+			scopes = append(scopes, tk.typ.topo.levels[tk.reqLevel]...)
+		}
+		for _, d := range scopes {
+			checked++
+			if s.roomBound(tk, cands, d, mode) {
+				continue
 			}
-			if err := s.CheckInvariants(); err != nil {
-				t.Fatalf("seed %d: %v", seed, err)
+			pruned++
+			for _, v := range cands {
+				s.unassign(v.t)
 			}
-		})
-	}
+			s.cc.only = d
+			nodes, _ := s.place(tk, true)
+			s.cc.only = nil
+			if mode == modeGuaranteed && !tk.team.usage[tk.typ.idx].Add(tk.total).LessEq(tk.team.quota[tk.typ.idx]) {
+				nodes = nil // over quota even without its candidates: the quota part held
+			}
+			for k := len(cands) - 1; k >= 0; k-- {
+				s.reassign(cands[k].t)
+			}
+			if nodes != nil {
+				t.Fatalf("task %s mode %d: roomBound said no room, but it places on %v without its %d candidates",
+					tk.spec.Name, mode, nodes, len(cands))
+			}
+		}
+	})
 	t.Logf("%d of %d checks pruned", pruned, checked)
 	if pruned == 0 {
 		t.Fatal("roomBound never pruned: the test does not exercise it")
@@ -71,7 +54,56 @@ func TestRoomBoundIsNecessary(t *testing.T) {
 // victim search's own feasibility test, and leaves the state as it found it.
 func TestEnoughWithoutMatchesUnassign(t *testing.T) {
 	yes, checked := 0, 0
-	for seed := int64(400); seed < 430; seed++ {
+	eachSearch(t, seedRange(400, 430), func(s *Scheduler, tk *task, mode preemptMode, cands []victim) {
+		feasible := func() bool {
+			v := s.checkQuota(tk.team, tk.typ.idx, tk.total)
+			if !v.ok || (mode == modeGuaranteed && !v.inQuota) {
+				return false
+			}
+			nodes, _ := s.place(tk, false)
+			return nodes != nil
+		}
+		// The mode's candidates, and (so that "enough" comes up often) every
+		// task running on the type.
+		var all []victim
+		for _, tm := range s.teams {
+			for _, v := range tm.run[tk.typ.idx] {
+				all = append(all, victim{t: v})
+			}
+		}
+		for _, set := range [][]victim{cands, all} {
+			for _, v := range set {
+				s.unassign(v.t)
+			}
+			want := feasible()
+			for j := len(set) - 1; j >= 0; j-- {
+				s.reassign(set[j].t)
+			}
+			got := s.enoughWithout(set, feasible)
+			checked++
+			if got {
+				yes++
+			}
+			if got != want {
+				t.Fatalf("task %s mode %d: enoughWithout %v, unassigning all %d %v", tk.spec.Name, mode, got, len(set), want)
+			}
+			if err := s.CheckInvariants(); err != nil {
+				t.Fatalf("after enoughWithout: %v", err)
+			}
+		}
+	})
+	t.Logf("%d of %d checks found the candidates enough", yes, checked)
+	if yes == 0 || yes == checked {
+		t.Fatal("the checks never differ: the test does not exercise both answers")
+	}
+}
+
+// eachSearch calls check for every pending task and preemption mode (and
+// guaranteed with the team's own quota short) at the end of random runs of
+// the given seeds, with the candidates that search would consider.
+func eachSearch(t *testing.T, seeds []int64, check func(s *Scheduler, tk *task, mode preemptMode, cands []victim)) {
+	t.Helper()
+	for _, seed := range seeds {
 		randomRunKeep(t, seed, 600, func(s *Scheduler, now time.Time) {
 			s.now = now
 			s.cc.startCycle(len(s.types))
@@ -82,39 +114,20 @@ func TestEnoughWithoutMatchesUnassign(t *testing.T) {
 				}
 				for k, mode := range []preemptMode{modeGuaranteed, modeGuaranteed, modeOwnPriority, modeFairShare} {
 					cands, _ := s.candidates(tk, mode, k == 1)
-					cands = append([]victim(nil), cands...)
-					feasible := func() bool {
-						v := s.checkQuota(tk.team, tk.typ.idx, tk.total)
-						if !v.ok || (mode == modeGuaranteed && !v.inQuota) {
-							return false
-						}
-						nodes, _ := s.place(tk, false)
-						return nodes != nil
-					}
-					for _, v := range cands {
-						s.unassign(v.t)
-					}
-					want := feasible()
-					for j := len(cands) - 1; j >= 0; j-- {
-						s.reassign(cands[j].t)
-					}
-					got := s.enoughWithout(cands, feasible)
-					checked++
-					if got {
-						yes++
-					}
-					if got != want {
-						t.Fatalf("seed %d: task %s mode %d: enoughWithout %v, unassigning every candidate %v", seed, tk.spec.Name, mode, got, want)
-					}
-					if err := s.CheckInvariants(); err != nil {
-						t.Fatalf("seed %d: after enoughWithout: %v", seed, err)
-					}
+					check(s, tk, mode, append([]victim(nil), cands...))
 				}
+			}
+			if err := s.CheckInvariants(); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
 			}
 		})
 	}
-	t.Logf("%d of %d checks found the candidates enough", yes, checked)
-	if yes == 0 || yes == checked {
-		t.Fatal("the checks never differ: the test does not exercise both answers")
+}
+
+func seedRange(from, to int64) []int64 {
+	var out []int64
+	for s := from; s < to; s++ {
+		out = append(out, s)
 	}
+	return out
 }
