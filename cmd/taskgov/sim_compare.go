@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/sim"
 )
@@ -35,17 +36,42 @@ var variants = []variant{
 	{"preemption delay 10 min", func(p *model.Policy) { p.PreemptionDelaySeconds = 600 }},
 }
 
+// candidateVariants are the cluster's own policy and each candidate policy
+// file, named by its file name.
+func candidateVariants(files []string) ([]variant, error) {
+	out := []variant{variants[0]}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var cand model.Policy
+		if err := config.Decode(b, &cand); err != nil {
+			return nil, fmt.Errorf("--candidate %s: %w", f, err)
+		}
+		out = append(out, variant{filepath.Base(f), func(p *model.Policy) { *p = cand }})
+	}
+	return out, nil
+}
+
 func simCompareCmd() *cobra.Command {
 	var in simInputs
 	var outDir string
+	var candidates []string
 	c := &cobra.Command{Use: "compare", Short: "Replay one trace under several policies and print a side-by-side table", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, jobs, err := in.load(cmd.OutOrStdout())
 			if err != nil {
 				return err
 			}
+			vs := variants
+			if len(candidates) > 0 {
+				if vs, err = candidateVariants(candidates); err != nil {
+					return err
+				}
+			}
 			var reports []*sim.Report
-			for _, v := range variants {
+			for _, v := range vs {
 				vo := o
 				p := o.Cluster.Policy
 				p.PriorityClasses = append([]model.PriorityClass(nil), p.PriorityClasses...)
@@ -58,15 +84,19 @@ func simCompareCmd() *cobra.Command {
 				r.Timeline = nil
 				reports = append(reports, r)
 			}
-			table := compareTable(reports, o.Cluster.Policy.PriorityClasses)
+			names := make([]string, len(vs))
+			for i, v := range vs {
+				names[i] = v.Name
+			}
+			table := compareTable(names, reports, o.Cluster.Policy.PriorityClasses)
 			fmt.Fprint(cmd.OutOrStdout(), table)
 			if outDir != "" {
 				if err := os.MkdirAll(outDir, 0o755); err != nil {
 					return err
 				}
 				named := map[string]*sim.Report{}
-				for i, v := range variants {
-					named[v.Name] = reports[i]
+				for i, name := range names {
+					named[name] = reports[i]
 				}
 				b, _ := json.MarshalIndent(named, "", "  ")
 				if err := os.WriteFile(filepath.Join(outDir, "compare.json"), b, 0o644); err != nil {
@@ -78,13 +108,14 @@ func simCompareCmd() *cobra.Command {
 		}}
 	in.add(c)
 	c.Flags().StringVar(&outDir, "out", "", "also write compare.json and compare.md here")
+	c.Flags().StringArrayVar(&candidates, "candidate", nil, "a whole policy YAML (priority classes included) to compare with the cluster's own; repeatable; replaces the built-in variations")
 	return c
 }
 
 // compareTable renders the reports as one Markdown table, a column each. The
 // mean wait of each priority class follows the overall wait, highest weight
 // first (classes are what task ranking trades waits between).
-func compareTable(rs []*sim.Report, classes []model.PriorityClass) string {
+func compareTable(names []string, rs []*sim.Report, classes []model.PriorityClass) string {
 	var b strings.Builder
 	row := func(name string, f func(r *sim.Report) string) {
 		cells := []string{name}
@@ -93,10 +124,7 @@ func compareTable(rs []*sim.Report, classes []model.PriorityClass) string {
 		}
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 	}
-	head := []string{"measure"}
-	for _, v := range variants {
-		head = append(head, v.Name)
-	}
+	head := append([]string{"measure"}, names...)
 	fmt.Fprintf(&b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 	row("completed", func(r *sim.Report) string { return fmt.Sprintf("%d/%d", r.Tasks.Completed, r.Tasks.Submitted) })
 	row("makespan s (bound)", func(r *sim.Report) string { return fmt.Sprintf("%.0f (%.0f)", r.MakespanS, r.Bounds.MakespanLowerS) })

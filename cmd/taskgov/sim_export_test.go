@@ -18,7 +18,8 @@ import (
 // that borrows a node, reclaimed by its lender's 2-node job, then resumed),
 // exports the cluster and the trace, and replays them: every job is there,
 // the gang's duration is its last run (it reported no checkpoint, so each
-// run began from scratch), and the replay reproduces the reclaim. A member's
+// run began from scratch), and the replay reproduces the reclaim; sim
+// compare weighs a candidate policy file against the exported one. A member's
 // token is refused with the fix.
 func TestSimExportReplaysLiveWork(t *testing.T) {
 	dir := cliServer(t)
@@ -59,6 +60,16 @@ func TestSimExportReplaysLiveWork(t *testing.T) {
 	}
 	t.Logf("replay:\n%s", rep)
 	mustCLI(t, "validate", cluster)
+	cand := filepath.Join(dir, "fcfs.yaml")
+	_ = os.WriteFile(cand, []byte("taskPrioritization: FirstComeFirstServe\npriorityClasses: [{name: inference, weight: 90}, {name: training, weight: 70}]\n"), 0o644)
+	cmp := mustCLI(t, "sim", "compare", "--cluster", cluster, "--trace", trace, "--candidate", cand)
+	if !strings.Contains(cmp, "| measure | as configured | fcfs.yaml |") || !strings.Contains(cmp, "| completed | 3/3 | 3/3 |") {
+		t.Fatalf("compare with a candidate:\n%s", cmp)
+	}
+	_ = os.WriteFile(cand, []byte("taskPrioritization: Sometimes\n"), 0o644)
+	if _, errs, code := cli(t, "sim", "compare", "--cluster", cluster, "--trace", trace, "--candidate", cand); code == 0 || !strings.Contains(errs, "fcfs.yaml") {
+		t.Fatalf("a bad candidate: %d %s", code, errs)
+	}
 	b, _ := os.ReadFile(cluster)
 	if !strings.Contains(string(b), "ml-engineers") || !strings.Contains(string(b), model.LabelLayer3) {
 		t.Fatalf("cluster file:\n%s", b)
