@@ -48,6 +48,9 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 			ct.held = append(ct.held, ni)
 		}
 		ct.typ.holds += len(ct.held)
+		if len(ct.held) > 0 {
+			ct.typ.holder = ct
+		}
 	}
 	out.seq = s.seq
 	for _, tm := range out.teams {

@@ -90,6 +90,9 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 			t.wait = model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,
 				Need: int64(len(t.held)), Used: int64(s.busyHeld(t))}
 			return
+		} else if h := it.holder; h != nil {
+			t.wait = model.WaitReason{Code: model.QueuedForHold, InstanceType: it.spec.Name, Detail: h.spec.Name}
+			return
 		}
 	}
 	if it.holds > 0 {

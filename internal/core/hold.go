@@ -22,7 +22,7 @@ func (s *Scheduler) reserve(t *task) bool {
 		return true
 	}
 	it := t.typ
-	if it.holds > 0 {
+	if it.holder != nil {
 		return false
 	}
 	members := it.nodes
@@ -45,6 +45,7 @@ func (s *Scheduler) reserve(t *task) bool {
 		t.held = append(t.held, n.idx)
 	}
 	it.holds += len(t.held)
+	it.holder = t
 	s.holdChanges++
 	return true
 }
@@ -60,6 +61,7 @@ func (s *Scheduler) releaseHold(t *task) {
 		s.nodes[ni].heldFor = nil
 	}
 	t.typ.holds -= len(t.held)
+	t.typ.holder = nil
 	t.held = nil
 }
 

@@ -64,6 +64,9 @@ func (s *Scheduler) CheckInvariants() error {
 		held[i]++
 	}
 	for i, it := range s.types {
+		if holders[i] != it.holder {
+			return fmt.Errorf("type %s: recorded holder is not the task holding its nodes", it.spec.Name)
+		}
 		if held[i] != it.holds {
 			return fmt.Errorf("type %s: %d nodes are held, but its count says %d", it.spec.Name, held[i], it.holds)
 		}

@@ -13,8 +13,9 @@ import (
 // (8-node quota each) submits an 8-node gang within its quota at minute 30,
 // when the cluster is full. Every task runs 10 minutes. It checks the
 // invariants after every cycle and returns how long after submission each
-// gang started; a gang missing from the map never did within the horizon.
-func starvationRun(t *testing.T, boundSeconds int64, horizon time.Duration, gangTeams ...string) map[string]time.Duration {
+// gang started (a gang missing from the map never did within the horizon),
+// and the wait codes each gang was given.
+func starvationRun(t *testing.T, boundSeconds int64, horizon time.Duration, gangTeams ...string) (map[string]time.Duration, map[string]map[model.WaitCode]bool) {
 	t.Helper()
 	eight, sixteen := int64(8), int64(16)
 	c := model.Cluster{
@@ -33,6 +34,7 @@ func starvationRun(t *testing.T, boundSeconds int64, horizon time.Duration, gang
 	submitAt := epoch.Add(30 * time.Minute)
 	started := map[string]time.Time{}
 	gangStart := map[string]time.Duration{}
+	reasons := map[string]map[model.WaitCode]bool{}
 	next := 0
 	for now := epoch; now.Sub(epoch) <= horizon && len(gangStart) < len(gangTeams); now = now.Add(time.Minute) {
 		for name, at := range started {
@@ -55,6 +57,14 @@ func starvationRun(t *testing.T, boundSeconds int64, horizon time.Duration, gang
 			}
 		}
 		d := s.Schedule(now)
+		for _, w := range d.Waiting {
+			if w.Team != "small" {
+				if reasons[w.Task] == nil {
+					reasons[w.Task] = map[model.WaitCode]bool{}
+				}
+				reasons[w.Task][w.Reason.Code] = true
+			}
+		}
 		for _, a := range d.Admissions {
 			started[a.Task] = now
 			if a.Team != "small" {
@@ -65,7 +75,7 @@ func starvationRun(t *testing.T, boundSeconds int64, horizon time.Duration, gang
 			t.Fatalf("at %v: %v", now.Sub(epoch), err)
 		}
 	}
-	return gangStart
+	return gangStart, reasons
 }
 
 // TestStarvationBound: a large gang behind an endless stream of small tasks
@@ -74,7 +84,8 @@ func starvationRun(t *testing.T, boundSeconds int64, horizon time.Duration, gang
 // shows the guard, not luck, bounds the wait.
 func TestStarvationBound(t *testing.T) {
 	const bound = 15 * time.Minute
-	waited, ok := starvationRun(t, int64(bound/time.Second), 6*time.Hour, "big")["big"]
+	starts, _ := starvationRun(t, int64(bound/time.Second), 6*time.Hour, "big")
+	waited, ok := starts["big"]
 	if !ok {
 		t.Fatal("the gang never started")
 	}
@@ -82,24 +93,32 @@ func TestStarvationBound(t *testing.T) {
 		t.Fatalf("the gang waited %v, above the bound %v", waited, limit)
 	}
 	t.Logf("gang waited %v (bound %v + 10m run)", waited, bound)
-	if _, ok := starvationRun(t, int64((24 * time.Hour).Seconds()), 6*time.Hour, "big")["big"]; ok {
+	if starts, _ := starvationRun(t, int64((24 * time.Hour).Seconds()), 6*time.Hour, "big"); len(starts) > 0 {
 		t.Fatal("without the guard the gang still started: the test does not exercise starvation")
 	}
 }
 
 // TestOneHoldAtATime: two teams' gangs starve behind the stream. The first in
 // cycle order holds 8 nodes and starts when they drain; only then does the
-// second hold and drain 8. Both start within the bound plus two runs, and
-// CheckInvariants (one holder per type) holds after every cycle.
+// second hold and drain 8, and until then it is told QueuedForHold. Both
+// start within the bound plus two runs, and CheckInvariants (one holder per
+// type) holds after every cycle.
 func TestOneHoldAtATime(t *testing.T) {
 	const bound = 15 * time.Minute
-	starts := starvationRun(t, int64(bound/time.Second), 3*time.Hour, "a", "b")
+	starts, reasons := starvationRun(t, int64(bound/time.Second), 3*time.Hour, "a", "b")
 	if len(starts) != 2 {
 		t.Fatalf("gangs started: %v; want both", starts)
 	}
 	first, second := min(starts["a"], starts["b"]), max(starts["a"], starts["b"])
 	if limit := bound + 2*10*time.Minute; second > limit || second <= first {
 		t.Fatalf("gangs started %v and %v after submission; want one after the other, both within %v", first, second, limit)
+	}
+	later := "b"
+	if starts["a"] > starts["b"] {
+		later = "a"
+	}
+	if r := reasons[later]; !r[model.QueuedForHold] || !r[model.Draining] {
+		t.Fatalf("the later gang was told %v; want QueuedForHold while the other drained, then Draining", r)
 	}
 	t.Logf("gangs started %v and %v after submission", first, second)
 }

@@ -26,6 +26,9 @@ const (
 	HeldForOther WaitCode = "HeldForOther"
 	// Draining: nodes are reserved for this task and are emptying.
 	Draining WaitCode = "Draining"
+	// QueuedForHold: the task is past the starvation bound, but another task
+	// holds nodes of its type; it holds nodes once that one starts.
+	QueuedForHold WaitCode = "QueuedForHold"
 	// Preempted: the task was stopped in this cycle and is back in its place.
 	Preempted WaitCode = "Preempted"
 	// NoTopologyFit: quota allows it, but no single domain of the required
@@ -100,6 +103,9 @@ func (r WaitReason) Message() string {
 	case Draining:
 		return fmt.Sprintf("waiting: %d %s nodes are reserved for this task; %d of them are still busy",
 			r.Need, r.InstanceType, r.Used)
+	case QueuedForHold:
+		return fmt.Sprintf("waiting: past the starvation bound; %s nodes are held for task %s (one task holds at a time), and this task holds nodes once it starts",
+			r.InstanceType, r.Detail)
 	case NoTopologyFit:
 		return fmt.Sprintf("waiting: no single %s domain has %d free %s nodes (largest has %d)",
 			r.Detail, r.Need, r.InstanceType, r.Used)
