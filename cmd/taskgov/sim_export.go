@@ -42,7 +42,7 @@ func simExportCmd() *cobra.Command {
 			}
 			now := time.Now().UTC()
 			from := now.Add(-since)
-			tasks, err := allTasks(cmd, cl)
+			tasks, err := allTasks(cmd, cl, from)
 			if err != nil {
 				return err
 			}
@@ -76,15 +76,16 @@ func simExportCmd() *cobra.Command {
 	return c
 }
 
-// allTasks pages through every task the token may read.
-func allTasks(cmd *cobra.Command, cl *client.Client) ([]apitypes.Task, error) {
+// allTasks pages through every task the token may read that was submitted
+// at or after since.
+func allTasks(cmd *cobra.Command, cl *client.Client, since time.Time) ([]apitypes.Task, error) {
 	var tasks []apitypes.Task
 	for after := int64(0); ; {
 		var page struct {
 			Tasks     []apitypes.Task
 			NextAfter int64
 		}
-		path := client.Query("/api/v1/tasks", "limit", "1000", "after", fmt.Sprint(after))
+		path := client.Query("/api/v1/tasks", "since", since.Format(time.RFC3339Nano), "limit", "1000", "after", fmt.Sprint(after))
 		if err := cl.Do(cmd.Context(), "GET", path, nil, &page); err != nil {
 			return nil, err
 		}

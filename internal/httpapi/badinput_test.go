@@ -3,6 +3,8 @@ package httpapi
 import (
 	"strings"
 	"testing"
+
+	"github.com/taskgov/taskgov/internal/store"
 )
 
 // TestBadInputChangesNothing: each bad request gets a clear 4xx naming the
@@ -45,6 +47,13 @@ func TestBadInputChangesNothing(t *testing.T) {
 	}
 	if code, body := e.do("GET", "/api/v1/tasks?limit=0", e.admin, nil); code != 400 || !strings.Contains(string(body), "limit") {
 		t.Errorf("bad limit: %d %s", code, body)
+	}
+	if code, body := e.do("GET", "/api/v1/tasks?since=yesterday", e.admin, nil); code != 400 || !strings.Contains(string(body), "since") ||
+		!strings.Contains(string(body), "RFC 3339") {
+		t.Errorf("bad since: %d %s", code, body)
+	}
+	if code, body := e.do("GET", "/api/v1/cluster", e.token(store.RoleMember, "alpha"), nil); code != 403 {
+		t.Errorf("a member read the whole cluster: %d %s", code, body)
 	}
 	var list struct{ Tasks []any }
 	e.mustDo("GET", "/api/v1/tasks", e.admin, nil, 200, &list)

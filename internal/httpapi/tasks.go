@@ -47,6 +47,13 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 		}
 		f.AfterSeq = n
 	}
+	if v := q.Get("since"); v != "" {
+		since, err := parseTime("since", v)
+		if err != nil {
+			return err
+		}
+		f.Since = since
+	}
 	if allowed := p.readableTeams(); allowed != nil {
 		if len(f.Teams) == 0 {
 			f.Teams = []string{p.Team}

@@ -71,6 +71,12 @@ func TestDurableAcrossReopen(t *testing.T) {
 	if len(page) != 1 || page[0].Name != "c" {
 		t.Fatalf("filtered page: %+v", page)
 	}
+	if all, _ := s.ListTasks(ctx, TaskFilter{Since: now, Limit: 10}); len(all) != 3 {
+		t.Fatalf("tasks submitted since %v: %+v", now, all)
+	}
+	if none, _ := s.ListTasks(ctx, TaskFilter{Since: now.Add(time.Nanosecond), Limit: 10}); len(none) != 0 {
+		t.Fatalf("tasks submitted after every one of them: %+v", none)
+	}
 }
 
 // TestPruneAudit deletes only entries older than the retention cut.

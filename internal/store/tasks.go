@@ -139,9 +139,10 @@ func (s *Store) Task(ctx context.Context, name string) (TaskRecord, error) {
 
 // TaskFilter selects tasks for ListTasks.
 type TaskFilter struct {
-	Teams    []string // empty: all teams
-	States   []string // empty: all states
-	AfterSeq int64    // pagination cursor: only tasks submitted after this one
+	Teams    []string  // empty: all teams
+	States   []string  // empty: all states
+	AfterSeq int64     // pagination cursor: only tasks submitted after this one
+	Since    time.Time // zero: any submission time; else submitted at or after it
 	Limit    int
 }
 
@@ -160,6 +161,10 @@ func (s *Store) ListTasks(ctx context.Context, f TaskFilter) ([]TaskRecord, erro
 		for _, st := range f.States {
 			args = append(args, st)
 		}
+	}
+	if !f.Since.IsZero() {
+		q += ` AND submitted_at >= ?`
+		args = append(args, nanos(f.Since))
 	}
 	q += ` ORDER BY seq LIMIT ?`
 	args = append(args, f.Limit)
