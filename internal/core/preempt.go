@@ -140,7 +140,8 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 	var victims []victim
 	s.cc.quick = true
 	switch {
-	case !s.roomBound(t, cands, nil, mode):
+	case mode == modeGuaranteed && !s.quotaWithout(t, cands):
+	case !s.roomBound(t, cands, nil):
 	case t.reqLevel >= 0 && t.typ.topo.labeled > 0:
 		victims = s.chooseInDomain(t, cands, allowed, feasible)
 	default:
@@ -286,7 +287,7 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 	}
 	best, bestCost := -1, 0.0
 	for id, vs := range inDom {
-		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes || !s.roomBound(t, vs, doms[id], modeFairShare) {
+		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes || !s.roomBound(t, vs, doms[id]) {
 			continue
 		}
 		s.cc.only = doms[id]

@@ -148,26 +148,26 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 	return out
 }
 
+// quotaWithout reports whether t's team fits its quota with t added once its
+// own candidates are gone, which a guaranteed victim search needs.
+func (s *Scheduler) quotaWithout(t *task, cands []victim) bool {
+	use := t.team.usage[t.typ.idx].Add(t.total)
+	for _, v := range cands {
+		if v.t.team == t.team {
+			use = use.Sub(v.t.total)
+		}
+	}
+	return use.LessEq(t.team.quota[t.typ.idx])
+}
+
 // roomBound reports whether t's gang could have room once every candidate is
 // gone: each of its pods needs its own node whose free-capacity key is at
 // least keyFor(t), and a candidate's pod raises its node's key by at most the
 // pod's own key, so at least as many nodes in scope (domain d, or the whole
-// type when d is nil) must reach that key. In guaranteed mode the team must
-// also fit its quota once its own candidates are gone. It is a necessary
-// condition only, and cheap: most victim searches fail, and this answers
+// type when d is nil) must reach that key. It is a necessary condition only,
+// and cheap: most victim searches fail, and this (with quotaWithout) answers
 // them without stopping and restarting every candidate.
-func (s *Scheduler) roomBound(t *task, cands []victim, d *domain, mode preemptMode) bool {
-	if mode == modeGuaranteed {
-		use := t.team.usage[t.typ.idx].Add(t.total)
-		for _, v := range cands {
-			if v.t.team == t.team {
-				use = use.Sub(v.t.total)
-			}
-		}
-		if !use.LessEq(t.team.quota[t.typ.idx]) {
-			return false
-		}
-	}
+func (s *Scheduler) roomBound(t *task, cands []victim, d *domain) bool {
 	it := t.typ
 	k0 := keyFor(t)
 	need := t.spec.Nodes

@@ -10,7 +10,7 @@ import (
 // placement, for the whole type and for each domain of the required level.
 // The bound only prunes victim searches; it must never prune one that could
 // succeed. It must also prune some, or it is not exercised. In guaranteed
-// mode the bound also asks the team's quota to hold without its own
+// mode quotaWithout joins it: the team's quota must hold without its own
 // candidates, which is what a guaranteed victim search needs.
 func TestRoomBoundIsNecessary(t *testing.T) {
 	pruned, checked := 0, 0
@@ -21,7 +21,11 @@ func TestRoomBoundIsNecessary(t *testing.T) {
 		}
 		for _, d := range scopes {
 			checked++
-			if s.roomBound(tk, cands, d, mode) {
+			bound := s.roomBound(tk, cands, d)
+			if mode == modeGuaranteed {
+				bound = bound && s.quotaWithout(tk, cands)
+			}
+			if bound {
 				continue
 			}
 			pruned++
