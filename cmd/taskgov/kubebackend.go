@@ -28,7 +28,7 @@ type kubeBackend struct {
 
 // openKube connects with kubeconfig (or the in-cluster config when it is
 // empty) and waits for the node, pod and managed-pod caches.
-func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt kube.Checkpoints, log *slog.Logger) (*kubeBackend, error) {
+func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt kube.Checkpoints, retention time.Duration, log *slog.Logger) (*kubeBackend, error) {
 	var cfg *rest.Config
 	var err error
 	if kubeconfig != "" {
@@ -52,6 +52,7 @@ func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt k
 	b := &kubeBackend{client: client, nodes: kube.NewNodeSource(client, 0), exec: kube.NewExecutor(client, image), log: log, requests: requests}
 	b.exec.KubeletReady = b.nodes.KubeletReady
 	b.exec.Checkpoints = ckpt
+	b.exec.Retention = retention
 	if err := b.nodes.Start(ctx); err != nil {
 		return nil, fmt.Errorf("kubernetes at %s: %w", cfg.Host, err)
 	}

@@ -41,6 +41,7 @@ type serverOptions struct {
 	leader                                   leaderOptions
 	advertise                                string
 	kubeQPS                                  float32
+	podRetention                             time.Duration
 	shutdownTimeout                          time.Duration // default 60 s
 	checkpoints                              kube.Checkpoints
 }
@@ -72,6 +73,7 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --executor kubernetes (default: the in-cluster service account)")
 	c.Flags().StringVar(&o.image, "image", "python:3.12-slim", "container image for tasks that name none (--executor kubernetes)")
 	c.Flags().Float32Var(&o.kubeQPS, "kube-api-qps", 100, "requests per second taskgov may send the Kubernetes API server (bursts of twice that); each admitted pod costs about two")
+	c.Flags().DurationVar(&o.podRetention, "pod-retention", 0, "delete each finished task pod, and its logs, this long after it ended (0: leave them to Kubernetes' pod garbage collector) (--executor kubernetes)")
 	c.Flags().StringVar(&o.checkpoints.Claim, "checkpoint-claim", "", "PersistentVolumeClaim, present in every team namespace, whose TASK subdirectory each pod mounts as TASKGOV_CHECKPOINT_DIR (--executor kubernetes)")
 	c.Flags().StringVar(&o.checkpoints.Root, "checkpoint-root", "", "where taskgov sees the same storage as ROOT/NAMESPACE/TASK, to learn of checkpoints from each task's .taskgov-checkpoint marker (--executor kubernetes)")
 	c.Flags().BoolVar(&o.leader.enabled, "leader-elect", false, "run as one of several replicas: only the holder of a coordination.k8s.io Lease decides; the others stand by and forward API calls to it (--executor kubernetes)")
@@ -121,11 +123,14 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		if o.kubeQPS <= 0 {
 			return &model.FieldError{Field: "--kube-api-qps", Problem: "must be above 0", Fix: "use the default 100, or more for a large cluster"}
 		}
+		if o.podRetention < 0 {
+			return &model.FieldError{Field: "--pod-retention", Problem: "must not be negative", Fix: "use e.g. 168h, or 0 to keep finished pods"}
+		}
 		if o.checkpoints.Root != "" && o.checkpoints.Claim == "" {
 			return &model.FieldError{Field: "--checkpoint-root", Problem: "is set without --checkpoint-claim",
 				Fix: "give the claim the pods mount as well, or drop --checkpoint-root"}
 		}
-		if kb, err = openKube(ctx, o.kubeconfig, o.image, o.kubeQPS, o.checkpoints, log); err != nil {
+		if kb, err = openKube(ctx, o.kubeconfig, o.image, o.kubeQPS, o.checkpoints, o.podRetention, log); err != nil {
 			return err
 		}
 	default:

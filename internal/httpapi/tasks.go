@@ -149,11 +149,16 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p principal) e
 			return &model.FieldError{Field: "rank", Problem: "no such pod", Fix: "pass a pod rank from 0 to nodes-1"}
 		}
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	rc, err := s.eng.Logs(v.Name, rank)
 	if err != nil {
-		return nil // the pod has not started yet: no output so far
+		if v.StartedAt.IsZero() {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			return nil // the pod has not started yet: no output so far
+		}
+		return &apiError{Status: http.StatusGone, Code: "logs_gone", Message: "the task ran, but its logs are gone: " + err.Error(),
+			Fix: "read logs before they are removed (on Kubernetes, raise the server's --pod-retention)"}
 	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	defer rc.Close()
 	_, _ = io.Copy(w, rc)
 	return nil

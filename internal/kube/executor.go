@@ -55,6 +55,9 @@ type Executor struct {
 	// Checkpoints, if its Claim is set, gives every pod a checkpoint
 	// directory that outlives its runs (see checkpoints.go).
 	Checkpoints Checkpoints
+	// Retention, if positive, deletes each finished pod (and its logs) that
+	// long after it ended (see retention.go); 0 leaves them to Kubernetes.
+	Retention time.Duration
 
 	mu         sync.Mutex
 	reported   map[string]bool // pod UIDs whose exit was sent
@@ -91,6 +94,9 @@ func (e *Executor) Run(ctx context.Context) error {
 	if e.Checkpoints.Root != "" {
 		go e.watchCheckpoints(ctx)
 	}
+	if e.Retention > 0 {
+		go e.pruneFinished(ctx)
+	}
 	return nil
 }
 
@@ -111,12 +117,16 @@ func (e *Executor) observe(o any, deleted bool) {
 		code = -1 // gone before it finished: killed
 	}
 	e.mu.Lock()
-	if e.reported[string(p.UID)] {
-		e.mu.Unlock()
+	seen := e.reported[string(p.UID)]
+	if deleted {
+		delete(e.reported, string(p.UID)) // gone: no event will name it again
+	} else {
+		e.reported[string(p.UID)] = true
+	}
+	e.mu.Unlock()
+	if seen {
 		return
 	}
-	e.reported[string(p.UID)] = true
-	e.mu.Unlock()
 	rank, _ := strconv.Atoi(p.Labels[LabelRank])
 	run, _ := strconv.Atoi(p.Labels[LabelRun])
 	e.events <- executor.Event{Task: p.Labels[LabelTask], Rank: rank, Run: run, At: time.Now(), Exited: true, ExitCode: code}
@@ -326,6 +336,10 @@ func (e *Executor) Logs(task string, rank int) (io.ReadCloser, error) {
 		buf.Write(b)
 	}
 	if !found {
+		if e.Retention > 0 {
+			return nil, fmt.Errorf("kubernetes: no pods of task %s rank %d (finished pods are deleted, with their logs, %v after they end: --pod-retention)",
+				task, rank, e.Retention)
+		}
 		return nil, fmt.Errorf("kubernetes: no pods of task %s rank %d", task, rank)
 	}
 	return io.NopCloser(&buf), nil
