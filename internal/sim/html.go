@@ -67,7 +67,11 @@ func chart(title string, lines []line) template.HTML {
 		y := h - pad - float64(i)/4*(h-pad-24)
 		fmt.Fprintf(&b, `<text x="4" y="%.0f" font-size="11">%.4g</text>`, y+4, maxY*float64(i)/4)
 		x := pad + float64(i)/4*(w-10-pad)
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11">%.4gh</text>`, x-10, h-pad+16, maxX*float64(i)/4/3600)
+		anchor := "middle" // the last label ends at the axis' end, inside the chart
+		if i == 4 {
+			anchor = "end"
+		}
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11" text-anchor="%s">%.4gh</text>`, x, h-pad+16, anchor, maxX*float64(i)/4/3600)
 	}
 	for i, l := range lines {
 		color := palette[i%len(palette)]
