@@ -101,8 +101,20 @@ func (r WaitReason) Message() string {
 		return fmt.Sprintf("waiting: free %s nodes are held for task %s, which has waited past the starvation bound",
 			r.InstanceType, r.Detail)
 	case Draining:
-		return fmt.Sprintf("waiting: %d %s nodes are reserved for this task; %d of them are still busy",
-			r.Need, r.InstanceType, r.Used)
+		held := fmt.Sprintf("%d %s nodes are", r.Need, r.InstanceType)
+		if r.Need == 1 {
+			held = fmt.Sprintf("1 %s node is", r.InstanceType)
+		}
+		busy := fmt.Sprintf("%d of them are", r.Used)
+		if r.Need == 1 {
+			busy = "it is"
+		} else if r.Used == 1 {
+			busy = "1 of them is"
+		}
+		if r.Used == 0 {
+			return fmt.Sprintf("waiting: %s reserved for this task", held)
+		}
+		return fmt.Sprintf("waiting: %s reserved for this task; %s still busy", held, busy)
 	case QueuedForHold:
 		return fmt.Sprintf("waiting: past the starvation bound; %s nodes are held for task %s (one task holds at a time), and this task holds nodes once it starts",
 			r.InstanceType, r.Detail)
