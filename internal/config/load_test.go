@@ -52,7 +52,7 @@ teams:
 // its field path and a fix, and that all problems are reported at once.
 func TestBadConfigNamesFieldAndFix(t *testing.T) {
 	p := writeFile(t, `
-nodeGroups: [{name: p5, instanceType: ml.p9.huge, count: 2}]
+nodeGroups: [{name: p5, instanceType: ml.p9.huge, count: 2}, {name: typo, instanceType: ml.p5.48xlarge, count: 100000000}]
 policy:
   taskPrioritization: Random
   priorityClasses: [{name: x, weight: 101}]
@@ -66,6 +66,7 @@ teams:
 	}
 	for _, want := range []string{
 		`nodeGroups[0].instanceType: unknown instance type "ml.p9.huge"`,
+		`nodeGroups[1].count: is 100000000; declare at most 100000 nodes in all`,
 		`policy.taskPrioritization: unknown value "Random"; use FirstComeFirstServe or TaskRanking`,
 		`policy.priorityClasses[0].weight: 101 is out of range; use a whole number from 0 to 100`,
 		`teams[0].fairShareWeight: 150 is out of range`,

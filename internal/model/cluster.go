@@ -70,6 +70,11 @@ func (c *Cluster) Levels() []string {
 // DefaultTopologyLevels are the network-node label keys, top layer first.
 var DefaultTopologyLevels = []string{LabelLayer1, LabelLayer2, LabelLayer3}
 
+// MaxNodes bounds the nodes a cluster file declares: more than any cluster
+// taskgov is measured on (10,000 nodes), and few enough that a typo in a
+// count is refused rather than exhausting memory.
+const MaxNodes = 100000
+
 // Cluster is the whole cluster file: the input the core is built from.
 type Cluster struct {
 	// Name appears in usage reports (default "taskgov").

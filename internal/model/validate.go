@@ -17,6 +17,7 @@ func (c *Cluster) Validate() error {
 	}
 	cat := NewCatalog(c.InstanceTypes)
 	seenNode := map[string]bool{}
+	total := len(c.Nodes)
 	for i, g := range c.NodeGroups {
 		f := fmt.Sprintf("nodeGroups[%d]", i)
 		if g.Name == "" {
@@ -25,6 +26,9 @@ func (c *Cluster) Validate() error {
 		errs = append(errs, checkInstanceType(f+".instanceType", g.InstanceType, cat)...)
 		if g.Count < 0 {
 			errs = append(errs, fieldErr(f+".count", "use 0 or more nodes", "is %d", g.Count))
+		}
+		if total += max(g.Count, 0); g.Count > MaxNodes || total > MaxNodes {
+			errs = append(errs, fieldErr(f+".count", fmt.Sprintf("declare at most %d nodes in all (node groups and nodes)", MaxNodes), "is %d", g.Count))
 		}
 		if t := g.Topology; t != nil && (t.NodesPerLayer3 <= 0 || t.Layer3PerLayer2 <= 0 || t.Layer2PerLayer1 <= 0) {
 			errs = append(errs, fieldErr(f+".topology", "set nodesPerLayer3, layer3PerLayer2 and layer2PerLayer1 to whole numbers of 1 or more", "has a value below 1"))

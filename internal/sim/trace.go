@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -126,6 +127,12 @@ func readCSV(r io.Reader) ([]Job, error) {
 				return nil, err
 			}
 		}
+		for k, v := range []float64{nodes, gpus} {
+			if v != math.Trunc(v) || v < 0 || v > 1e6 {
+				h := []string{"nodes", "gpus_per_node"}[k]
+				return nil, fmt.Errorf("trace line %d: %s %q must be a whole number from 0 to 1000000: %w", line, h, get(h), model.ErrInvalid)
+			}
+		}
 		j.Name, j.Team, j.Priority, j.InstanceType, j.Topology = get("name"), get("team"), get("priority"), get("instance_type"), get("topology")
 		j.Nodes, j.GPUsPerNode = int(nodes), int64(gpus)
 		if err := j.check(line); err != nil {
@@ -135,9 +142,18 @@ func readCSV(r io.Reader) ([]Job, error) {
 	}
 }
 
+// maxSeconds bounds every time in a trace (about 31 years), so that virtual
+// times stay well inside time.Duration.
+const maxSeconds = 1e9
+
 func (j Job) check(line int) error {
 	bad := func(what string) error {
 		return fmt.Errorf("trace line %d (%s): %s: %w", line, j.Name, what, model.ErrInvalid)
+	}
+	for _, v := range []float64{j.SubmitS, j.DurationS, j.CheckpointIntervalS, j.VCPUPerNode} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxSeconds {
+			return bad(fmt.Sprintf("%v is not a usable number: times and sizes must be finite and at most %g", v, maxSeconds))
+		}
 	}
 	switch {
 	case j.Name == "" || j.Team == "" || j.InstanceType == "":
