@@ -52,12 +52,13 @@ teams:
 // its field path and a fix, and that all problems are reported at once.
 func TestBadConfigNamesFieldAndFix(t *testing.T) {
 	p := writeFile(t, `
+instanceTypes: [{name: cpu.vast, gpus: 0, vcpu: 1e300, memoryGiB: 64}]
 nodeGroups: [{name: p5, instanceType: ml.p9.huge, count: 2}, {name: typo, instanceType: ml.p5.48xlarge, count: 100000000}]
 policy:
   taskPrioritization: Random
   priorityClasses: [{name: x, weight: 101}]
 teams:
-  - {name: a, fairShareWeight: 150, quotas: [{instanceType: ml.p5.48xlarge, count: -1}]}
+  - {name: a, fairShareWeight: 150, quotas: [{instanceType: ml.p5.48xlarge, count: -1}, {instanceType: ml.g5.xlarge, vcpu: 1e300}]}
   - {name: a, lending: Sometimes, borrowLimitPercent: 900, quotas: [{instanceType: ml.p5.48xlarge, gpus: 8, count: 1}]}
 `)
 	_, err := LoadCluster(p)
@@ -67,6 +68,8 @@ teams:
 	for _, want := range []string{
 		`nodeGroups[0].instanceType: unknown instance type "ml.p9.huge"`,
 		`nodeGroups[1].count: is 100000000; declare at most 100000 nodes in all`,
+		`instanceTypes[0].vcpu: is 1e+300; give the vCPU count of one instance, above 0 and at most 1e+06`,
+		`teams[0].quotas[1].vcpu: is 1e+300; give at most 1e+09`,
 		`policy.taskPrioritization: unknown value "Random"; use FirstComeFirstServe or TaskRanking`,
 		`policy.priorityClasses[0].weight: 101 is out of range; use a whole number from 0 to 100`,
 		`teams[0].fairShareWeight: 150 is out of range`,

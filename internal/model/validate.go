@@ -8,6 +8,14 @@ import (
 
 const maxGPUsPerNode = 64 // GPU indices are tracked in a 64-bit mask
 
+// Bounds on amounts, so that converting them to whole milli-vCPU and MiB can
+// never overflow: an instance offers at most maxPerInstance vCPU or GiB, and a
+// quota or borrow cap gives at most maxQuota of anything.
+const (
+	maxPerInstance = 1e6
+	maxQuota       = 1e9
+)
+
 // Validate checks the whole cluster file and returns every problem found, each
 // naming its field and the fix. It does not change c.
 func (c *Cluster) Validate() error {
@@ -82,11 +90,11 @@ func validateInstanceType(f string, it InstanceType) Errors {
 	if it.GPUs < 0 || it.GPUs > maxGPUsPerNode {
 		errs = append(errs, fieldErr(f+".gpus", fmt.Sprintf("use 0 to %d GPUs per instance", maxGPUsPerNode), "is %d", it.GPUs))
 	}
-	if !(it.VCPU > 0) || math.IsInf(it.VCPU, 0) {
-		errs = append(errs, fieldErr(f+".vcpu", "give the vCPU count of one instance, above 0", "is %v", it.VCPU))
+	if !(it.VCPU > 0) || !(it.VCPU <= maxPerInstance) {
+		errs = append(errs, fieldErr(f+".vcpu", fmt.Sprintf("give the vCPU count of one instance, above 0 and at most %g", maxPerInstance), "is %v", it.VCPU))
 	}
-	if !(it.MemoryGiB > 0) || math.IsInf(it.MemoryGiB, 0) {
-		errs = append(errs, fieldErr(f+".memoryGiB", "give the memory of one instance in GiB, above 0", "is %v", it.MemoryGiB))
+	if !(it.MemoryGiB > 0) || !(it.MemoryGiB <= maxPerInstance) {
+		errs = append(errs, fieldErr(f+".memoryGiB", fmt.Sprintf("give the memory of one instance in GiB, above 0 and at most %g", maxPerInstance), "is %v", it.MemoryGiB))
 	}
 	return errs
 }
@@ -204,6 +212,32 @@ func validateQuota(f string, q Quota) Errors {
 		neg("borrowCap.gpus", c.GPUs != nil && *c.GPUs < 0)
 		neg("borrowCap.vcpu", c.VCPU != nil && *c.VCPU < 0)
 		neg("borrowCap.memoryGiB", c.MemoryGiB != nil && *c.MemoryGiB < 0)
+	}
+	big := func(name string, v float64) {
+		if v > maxQuota || math.IsInf(v, 0) {
+			errs = append(errs, fieldErr(f+"."+name, fmt.Sprintf("give at most %g", float64(maxQuota)), "is %v", v))
+		}
+	}
+	for name, p := range map[string]*int64{"count": q.Count, "gpus": q.GPUs} {
+		if p != nil {
+			big(name, float64(*p))
+		}
+	}
+	for name, p := range map[string]*float64{"vcpu": q.VCPU, "memoryGiB": q.MemoryGiB} {
+		if p != nil {
+			big(name, *p)
+		}
+	}
+	if c := q.BorrowCap; c != nil {
+		if c.GPUs != nil {
+			big("borrowCap.gpus", float64(*c.GPUs))
+		}
+		if c.VCPU != nil {
+			big("borrowCap.vcpu", *c.VCPU)
+		}
+		if c.MemoryGiB != nil {
+			big("borrowCap.memoryGiB", *c.MemoryGiB)
+		}
 	}
 	return errs
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -53,8 +54,20 @@ func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Polic
 		return errs.orNil()
 	}
 	r := s.PerNode
-	if r.GPUs < 0 || r.VCPU < 0 || r.MemoryGiB < 0 {
+	if r.GPUs < 0 || r.VCPU < 0 || r.MemoryGiB < 0 || math.IsNaN(r.VCPU) || math.IsNaN(r.MemoryGiB) {
 		errs = append(errs, fieldErr("perNode", "requests cannot be negative", "has a negative amount"))
+		return errs.orNil()
+	}
+	// Compared before converting to whole units, which could overflow.
+	for _, over := range []struct {
+		kind string
+		bad  bool
+	}{{"GPUs", r.GPUs > it.GPUs}, {"vCPU", r.VCPU > it.VCPU}, {"memory", r.MemoryGiB > it.MemoryGiB}} {
+		if over.bad {
+			errs = append(errs, fieldErr("perNode", fmt.Sprintf("ask for at most one %s per pod: %s", it.Name, it.Capacity()),
+				"needs more %s than one node has", over.kind))
+			return errs.orNil()
+		}
 	}
 	pod := PodVector(r, it)
 	if k, over := pod.Exceeded(it.Capacity()); over {
