@@ -24,6 +24,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"negative GPUs", `{"name": "x", "perNode": {"gpus": -2}, ` + good + `}`, 400, "perNode"},
 		{"absurd node count", `{"name": "x", "nodes": 100000, ` + good + `}`, 400, "nodes"},
 		{"GPUs beyond a node", `{"name": "x", "perNode": {"gpus": 64}, ` + good + `}`, 400, "perNode"},
+		{"vCPU that overflows", `{"name": "x", "perNode": {"vcpu": 1e20}, ` + good + `}`, 400, "needs more vCPU than one node has"},
 		{"uppercase name", `{"name": "Train_Job", ` + good + `}`, 400, "Kubernetes DNS label"},
 		{"name too long", `{"name": "` + strings.Repeat("a", 64) + `", ` + good + `}`, 400, "name"},
 		{"unknown team", `{"name": "x", "team": "nobody", "instanceType": "ml.p5.48xlarge"}`, 400, `unknown team \"nobody\"`},
