@@ -56,6 +56,7 @@ instanceTypes: [{name: cpu.vast, gpus: 0, vcpu: 1e300, memoryGiB: 64}]
 nodeGroups: [{name: p5, instanceType: ml.p9.huge, count: 2}, {name: typo, instanceType: ml.p5.48xlarge, count: 100000000}]
 policy:
   taskPrioritization: Random
+  starvationBoundSeconds: 99999999999
   priorityClasses: [{name: x, weight: 101}]
 teams:
   - {name: a, fairShareWeight: 150, quotas: [{instanceType: ml.p5.48xlarge, count: -1}, {instanceType: ml.g5.xlarge, vcpu: 1e300}]}
@@ -71,6 +72,7 @@ teams:
 		`instanceTypes[0].vcpu: is 1e+300; give the vCPU count of one instance, above 0 and at most 1e+06`,
 		`teams[0].quotas[1].vcpu: is 1e+300; give at most 1e+09`,
 		`policy.taskPrioritization: unknown value "Random"; use FirstComeFirstServe or TaskRanking`,
+		`policy.starvationBoundSeconds: is 99999999999; use 0 to 31536000 seconds (a year)`,
 		`policy.priorityClasses[0].weight: 101 is out of range; use a whole number from 0 to 100`,
 		`teams[0].fairShareWeight: 150 is out of range`,
 		`teams[0].quotas[0].count: is negative; quotas cannot be negative`,

@@ -16,6 +16,10 @@ const (
 	maxQuota       = 1e9
 )
 
+// maxPolicySeconds bounds the policy's durations (a year), far inside
+// time.Duration.
+const maxPolicySeconds = 365 * 24 * 3600
+
 // Validate checks the whole cluster file and returns every problem found, each
 // naming its field and the fix. It does not change c.
 func (c *Cluster) Validate() error {
@@ -149,8 +153,8 @@ func (p Policy) validate(f string) Errors {
 	}
 	for name, v := range map[string]*int64{"fairShareMinRuntimeSeconds": p.FairShareMinRuntimeSeconds,
 		"starvationBoundSeconds": p.StarvationBoundSeconds, "restartCostSeconds": p.RestartCostSeconds} {
-		if v != nil && *v < 0 {
-			errs = append(errs, fieldErr(f+"."+name, "use 0 or more seconds", "is %d", *v))
+		if v != nil && (*v < 0 || *v > maxPolicySeconds) {
+			errs = append(errs, fieldErr(f+"."+name, fmt.Sprintf("use 0 to %d seconds (a year)", maxPolicySeconds), "is %d", *v))
 		}
 	}
 	return errs
