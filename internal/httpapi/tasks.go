@@ -151,9 +151,9 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p principal) e
 	}
 	rc, err := s.eng.Logs(v.Name, rank)
 	if err != nil {
-		if v.StartedAt.IsZero() {
+		if v.StartedAt.IsZero() || !store.Terminal(v.State) {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			return nil // the pod has not started yet: no output so far
+			return nil // the pod has not started, or has only just: no output so far
 		}
 		return &apiError{Status: http.StatusGone, Code: "logs_gone", Message: "the task ran, but its logs are gone: " + err.Error(),
 			Fix: "read logs before they are removed (on Kubernetes, raise the server's --pod-retention)"}
