@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,7 @@ func policyCmd() *cobra.Command {
 		}}
 	get.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
 	var prio, idle string
+	var knobs policyKnobs
 	set := &cobra.Command{Use: "set", Short: "Change the policy: flags, or a whole policy with -f", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, err := apiClient()
@@ -53,6 +55,9 @@ func policyCmd() *cobra.Command {
 			if idle != "" {
 				p.IdleComputeAllocation = model.IdleComputeAllocation(idle)
 			}
+			if err := knobs.apply(cmd, &p); err != nil {
+				return err
+			}
 			if err := cl.Do(cmd.Context(), "PUT", "/api/v1/policy", p, &p); err != nil {
 				return err
 			}
@@ -61,7 +66,8 @@ func policyCmd() *cobra.Command {
 		}}
 	set.Flags().StringVar(&prio, "task-prioritization", "", "FirstComeFirstServe or TaskRanking")
 	set.Flags().StringVar(&idle, "idle-compute-allocation", "", "FirstComeFirstServe or FairShare")
-	set.Flags().StringVarP(&file, "file", "f", "", "YAML policy to apply whole")
+	set.Flags().StringVarP(&file, "file", "f", "", "YAML policy to apply whole (other flags then change it further)")
+	knobs.add(set)
 	c.AddCommand(get, set)
 	return c
 }
@@ -257,4 +263,66 @@ func tokenCmd() *cobra.Command {
 	list.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
 	c.AddCommand(create, revoke, list)
 	return c
+}
+
+// policyKnobs are policy set's flags for the policy's scalar settings; each
+// changes the policy only when given.
+type policyKnobs struct {
+	preemptionDelay, starvationBound, restartCost, minRuntime time.Duration
+	rebalance, borrowUnallocated                              bool
+	victimOrder                                               string
+}
+
+func (k *policyKnobs) add(c *cobra.Command) {
+	f := c.Flags()
+	f.DurationVar(&k.preemptionDelay, "preemption-delay", 0, "how long a task waits for room before it may preempt (e.g. 10m; see sim compare)")
+	f.DurationVar(&k.starvationBound, "starvation-bound", 0, "how long a within-quota task waits before it may hold nodes")
+	f.DurationVar(&k.restartCost, "restart-cost", 0, "restart time charged per preemption when choosing victims")
+	f.DurationVar(&k.minRuntime, "fair-share-min-runtime", 0, "how long a borrowed task runs before a fair-share rebalance may take it")
+	f.BoolVar(&k.rebalance, "fair-share-rebalance", true, "let FairShare preempt borrowers above their share")
+	f.BoolVar(&k.borrowUnallocated, "borrow-unallocated", true, "let teams borrow capacity no quota covers")
+	f.StringVar(&k.victimOrder, "victim-order", "", "LeastLostWork or MostRecentlyStarted")
+}
+
+// apply writes the flags the user gave into p, in whole seconds where the
+// policy counts whole seconds.
+func (k *policyKnobs) apply(cmd *cobra.Command, p *model.Policy) error {
+	set := func(name string) bool { return cmd.Flags().Changed(name) }
+	secs := func(name string, d time.Duration) (int64, error) {
+		if d < 0 || d%time.Second != 0 {
+			return 0, &model.FieldError{Field: "--" + name, Problem: fmt.Sprintf("%v is not a whole number of seconds of 0 or more", d), Fix: "use e.g. 30m or 90s"}
+		}
+		return int64(d / time.Second), nil
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+		to   **int64
+	}{{"starvation-bound", k.starvationBound, &p.StarvationBoundSeconds}, {"restart-cost", k.restartCost, &p.RestartCostSeconds},
+		{"fair-share-min-runtime", k.minRuntime, &p.FairShareMinRuntimeSeconds}} {
+		if !set(d.name) {
+			continue
+		}
+		n, err := secs(d.name, d.v)
+		if err != nil {
+			return err
+		}
+		*d.to = &n
+	}
+	if set("preemption-delay") {
+		if k.preemptionDelay < 0 {
+			return &model.FieldError{Field: "--preemption-delay", Problem: "is negative", Fix: "use 0 or more, e.g. 10m"}
+		}
+		p.PreemptionDelaySeconds = k.preemptionDelay.Seconds()
+	}
+	if set("fair-share-rebalance") {
+		p.FairShareRebalance = &k.rebalance
+	}
+	if set("borrow-unallocated") {
+		p.BorrowUnallocated = &k.borrowUnallocated
+	}
+	if set("victim-order") {
+		p.VictimOrder = model.VictimOrder(k.victimOrder)
+	}
+	return nil
 }

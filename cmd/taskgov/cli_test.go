@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/cli/*.golden with the output produced")
@@ -237,5 +240,30 @@ func TestCLIEndToEnd(t *testing.T) {
 	fi, err := os.Stat(filepath.Join(dir, "cli.yaml"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("config file: %v %v", fi, err)
+	}
+}
+
+// TestPolicySetKnobs: policy set changes only the settings given as flags,
+// and refuses bad values with the flag and the fix.
+func TestPolicySetKnobs(t *testing.T) {
+	cliServer(t)
+	mustCLI(t, "policy", "set", "--preemption-delay", "10m", "--starvation-bound", "45m", "--restart-cost", "90s",
+		"--fair-share-min-runtime", "2m", "--fair-share-rebalance=false", "--victim-order", "MostRecentlyStarted")
+	var p model.Policy
+	if err := json.Unmarshal([]byte(mustCLI(t, "policy", "get", "-o", "json")), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.PreemptionDelaySeconds != 600 || *p.StarvationBoundSeconds != 2700 || *p.RestartCostSeconds != 90 ||
+		*p.FairShareMinRuntimeSeconds != 120 || *p.FairShareRebalance || p.VictimOrder != model.MostRecentlyStarted {
+		t.Fatalf("policy after set: %+v", p)
+	}
+	if p.TaskPrioritization != model.TaskRanking || len(p.PriorityClasses) != 3 || !*p.BorrowUnallocated {
+		t.Fatalf("policy set changed settings it was not given: %+v", p)
+	}
+	if _, errs, code := cli(t, "policy", "set", "--restart-cost", "1500ms"); code == 0 || !strings.Contains(errs, "--restart-cost") {
+		t.Fatalf("a fractional restart cost: %d %s", code, errs)
+	}
+	if _, errs, code := cli(t, "policy", "set", "--victim-order", "Random"); code == 0 || !strings.Contains(errs, "victimOrder") {
+		t.Fatalf("an unknown victim order: %d %s", code, errs)
 	}
 }
