@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"testing"
 )
@@ -48,12 +49,7 @@ func FuzzReadCSV(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		jobs, err := readCSV(bytes.NewReader(data))
-		if err == nil {
-			checkAccepted(t, jobs)
-		}
-	})
+	fuzzReader(f, readCSV)
 }
 
 // FuzzReadJSONL: the same for the JSON-lines form.
@@ -67,9 +63,13 @@ func FuzzReadJSONL(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	fuzzReader(f, readJSONL)
+}
+
+// fuzzReader checks every input read accepts (checkAccepted).
+func fuzzReader(f *testing.F, read func(io.Reader) ([]Job, error)) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		jobs, err := readJSONL(bytes.NewReader(data))
-		if err == nil {
+		if jobs, err := read(bytes.NewReader(data)); err == nil {
 			checkAccepted(t, jobs)
 		}
 	})
