@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -70,19 +72,9 @@ func simCompareCmd() *cobra.Command {
 					return err
 				}
 			}
-			var reports []*sim.Report
-			for _, v := range vs {
-				vo := o
-				p := o.Cluster.Policy
-				p.PriorityClasses = append([]model.PriorityClass(nil), p.PriorityClasses...)
-				v.Change(&p)
-				vo.Cluster.Policy = p
-				r, err := sim.Run(jobs, vo)
-				if err != nil {
-					return fmt.Errorf("%s: %w", v.Name, err)
-				}
-				r.Timeline = nil
-				reports = append(reports, r)
+			reports, err := runVariants(o, jobs, vs)
+			if err != nil {
+				return err
 			}
 			names := make([]string, len(vs))
 			for i, v := range vs {
@@ -173,4 +165,40 @@ func waitClasses(rs []*sim.Report, classes []model.PriorityClass) []string {
 	}
 	sort.Strings(rest)
 	return append(out, rest...)
+}
+
+// runVariants replays the trace once per variant, as many at a time as there
+// are CPUs. Each replay is deterministic on its own, so the reports do not
+// depend on the order they finish in.
+func runVariants(o sim.Options, jobs []sim.Job, vs []variant) ([]*sim.Report, error) {
+	reports := make([]*sim.Report, len(vs))
+	errs := make([]error, len(vs))
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, v := range vs {
+		vo := o
+		p := o.Cluster.Policy
+		p.PriorityClasses = append([]model.PriorityClass(nil), p.PriorityClasses...)
+		v.Change(&p)
+		vo.Cluster.Policy = p
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			r, err := sim.Run(jobs, vo)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w", v.Name, err)
+				return
+			}
+			r.Timeline = nil
+			reports[i] = r
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return reports, nil
 }
