@@ -29,6 +29,7 @@ type simInputs struct {
 	seed                             int64
 	teams                            int
 	mtbf, repair, arrivalScale       float64
+	ckptOnPreempt                    bool
 	clusterScale                     float64
 }
 
@@ -41,6 +42,7 @@ func (in *simInputs) add(c *cobra.Command) {
 	f.Int64Var(&in.seed, "seed", 1, "seed (node failures, importer team assignment)")
 	f.IntVar(&in.teams, "teams", 6, "teams to assign Alibaba pods to")
 	f.Float64Var(&in.mtbf, "node-mtbf-hours", 0, "mean time between node failures (0: none)")
+	f.BoolVar(&in.ckptOnPreempt, "checkpoint-on-preempt", false, "jobs with a checkpoint interval also save one in their preemption grace period, losing only the restart cost")
 	f.Float64Var(&in.repair, "repair-s", 3600, "seconds a failed node stays down")
 	f.Float64Var(&in.arrivalScale, "arrival-scale", 1, "multiply every submit time by this (below 1 compresses the trace to raise the load)")
 	f.Float64Var(&in.clusterScale, "cluster-scale", 1, "multiply every node group's size and every count quota by this (at least 1 node each)")
@@ -110,6 +112,7 @@ func (in *simInputs) load(out io.Writer) (sim.Options, []sim.Job, error) {
 		scaleCluster(&o.Cluster, in.clusterScale)
 	}
 	o.Seed, o.NodeMTBFHours, o.RepairS = in.seed, in.mtbf, in.repair
+	o.CheckpointOnPreempt = in.ckptOnPreempt
 	return o, jobs, nil
 }
 

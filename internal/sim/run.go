@@ -25,6 +25,12 @@ type Options struct {
 	RepairS       float64
 	// Samples is how many timeline points the report keeps (default 200).
 	Samples int
+	// CheckpointOnPreempt models jobs that save a checkpoint in their
+	// preemption grace period, as taskgov's signal-and-grace protocol lets
+	// them: a preempted job with a checkpoint interval keeps all its progress
+	// and loses only the restart cost. Without it, it falls back to its last
+	// periodic checkpoint.
+	CheckpointOnPreempt bool
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -202,6 +208,9 @@ func Run(jobs []Job, o Options) (*Report, error) {
 				continue
 			}
 			resume := j.checkpointed(now)
+			if o.CheckpointOnPreempt && j.CheckpointIntervalS > 0 {
+				resume = j.progress(now)
+			}
 			lost := (j.progress(now) - resume) * float64(j.gpus)
 			m.preempt(j, p.Reason, lost+float64(j.gpus)*restartCost(s))
 			j.running, j.base = false, resume

@@ -70,6 +70,37 @@ func TestPreemptionLosesWorkSinceCheckpoint(t *testing.T) {
 	}
 }
 
+// TestCheckpointOnPreempt: the same reclaim, with jobs that save in their
+// grace period: b1 keeps its 250 s of progress and loses only the restart
+// cost (16 × 60 GPU·s); it resumes at 350, restarts until 410 and needs 750 s
+// more: it ends at 1160. A job without a checkpoint interval still starts over.
+func TestCheckpointOnPreempt(t *testing.T) {
+	c := tinyCluster(2, 2, 1)
+	pct := 100
+	c.Teams[1].BorrowLimitPercent = &pct
+	jobs := []Job{
+		{SubmitS: 0, Name: "b1", Team: "b", InstanceType: "ml.p5.48xlarge", Nodes: 2, DurationS: 1000, CheckpointIntervalS: 100},
+		{SubmitS: 250, Name: "a1", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 2, DurationS: 100},
+	}
+	r, err := Run(jobs, Options{Cluster: c, CheckpointOnPreempt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := r.Preemptions.ByReason["Reclaim"]
+	if ps == nil || ps.Count != 1 || math.Abs(ps.LostGPUHours-16*60.0/3600) > 1e-9 || r.MakespanS != 1160 {
+		t.Fatalf("preemptions %+v, makespan %v; want 1 reclaim losing 16 × 60 GPU·s, makespan 1160", ps, r.MakespanS)
+	}
+	jobs[0].CheckpointIntervalS = 0
+	r, err = Run(jobs, Options{Cluster: c, CheckpointOnPreempt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No checkpoints: 250 s lost, resumes at 350 + 60, needs all 1000 s: 1410.
+	if r.MakespanS != 1410 {
+		t.Fatalf("makespan without checkpoints %v, want 1410", r.MakespanS)
+	}
+}
+
 // TestDeterministicReport: the same trace and seed give the same report.
 func TestDeterministicReport(t *testing.T) {
 	g := GenOptions{Seed: 3, Teams: 4, Jobs: 400, GPUs: 64, Load: 0.8}
