@@ -47,7 +47,6 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 			out.nodes[ni].heldFor = ct
 			ct.held = append(ct.held, ni)
 		}
-		ct.typ.holds += len(ct.held)
 		if len(ct.held) > 0 {
 			ct.typ.holder = ct
 		}

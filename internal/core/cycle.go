@@ -95,7 +95,7 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 			return
 		}
 	}
-	if it.holds > 0 {
+	if it.holder != nil {
 		if alt, _ := s.place(t, true); alt != nil {
 			for _, ni := range alt {
 				if h := s.nodes[ni].heldFor; h != nil && h != t {

@@ -44,7 +44,6 @@ func (s *Scheduler) reserve(t *task) bool {
 		n.heldFor = t
 		t.held = append(t.held, n.idx)
 	}
-	it.holds += len(t.held)
 	it.holder = t
 	s.holdChanges++
 	return true
@@ -60,7 +59,6 @@ func (s *Scheduler) releaseHold(t *task) {
 	for _, ni := range t.held {
 		s.nodes[ni].heldFor = nil
 	}
-	t.typ.holds -= len(t.held)
 	t.typ.holder = nil
 	t.held = nil
 }

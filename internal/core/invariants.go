@@ -67,8 +67,8 @@ func (s *Scheduler) CheckInvariants() error {
 		if holders[i] != it.holder {
 			return fmt.Errorf("type %s: recorded holder is not the task holding its nodes", it.spec.Name)
 		}
-		if held[i] != it.holds {
-			return fmt.Errorf("type %s: %d nodes are held, but its count says %d", it.spec.Name, held[i], it.holds)
+		if h := it.holder; h != nil && held[i] != len(h.held) {
+			return fmt.Errorf("type %s: %d nodes are held, but its holder %s lists %d", it.spec.Name, held[i], h.spec.Name, len(h.held))
 		}
 	}
 	for i, n := range s.nodes {

@@ -56,7 +56,6 @@ type itype struct {
 	sched    resource.Vector // total capacity of schedulable nodes
 	index    nodeIndex
 	topo     topoIndex
-	holds    int   // nodes held for a starving task
 	holder   *task // the one task holding nodes of this type, or nil
 }
 
