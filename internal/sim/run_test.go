@@ -146,4 +146,10 @@ func TestBacklogStaysBounded(t *testing.T) {
 	if ratio > 1.01 || r.Wait.MeanS > 1200 {
 		t.Fatalf("the backlog grew: makespan %.3f × bound, mean wait %.0f s", ratio, r.Wait.MeanS)
 	}
+	// The replay's cost follows the tasks each cycle tries, which is
+	// deterministic: 17.8 per cycle here (56 with the old hold rule). Timing
+	// is left to BenchmarkReplay; this catches a regression without a clock.
+	if tried := float64(r.Scheduler.TasksTried) / float64(r.Scheduler.Decisions); tried > 25 {
+		t.Fatalf("%.1f tasks tried per cycle; want at most 25", tried)
+	}
 }
