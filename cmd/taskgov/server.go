@@ -73,7 +73,7 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --executor kubernetes (default: the in-cluster service account)")
 	c.Flags().StringVar(&o.image, "image", "python:3.12-slim", "container image for tasks that name none (--executor kubernetes)")
 	c.Flags().Float32Var(&o.kubeQPS, "kube-api-qps", 100, "requests per second taskgov may send the Kubernetes API server (bursts of twice that); each admitted pod costs about two")
-	c.Flags().DurationVar(&o.podRetention, "pod-retention", 0, "delete each finished task pod, and its logs, this long after it ended (0: leave them to Kubernetes' pod garbage collector) (--executor kubernetes)")
+	daysVar(c.Flags(), &o.podRetention, "pod-retention", 0, "delete each finished task pod, and its logs, this long after it ended (7d, 36h; 0: leave them to Kubernetes' pod garbage collector) (--executor kubernetes)")
 	c.Flags().StringVar(&o.checkpoints.Claim, "checkpoint-claim", "", "PersistentVolumeClaim, present in every team namespace, whose TASK subdirectory each pod mounts as TASKGOV_CHECKPOINT_DIR (--executor kubernetes)")
 	c.Flags().StringVar(&o.checkpoints.Root, "checkpoint-root", "", "where taskgov sees the same storage as ROOT/NAMESPACE/TASK, to learn of checkpoints from each task's .taskgov-checkpoint marker (--executor kubernetes)")
 	c.Flags().BoolVar(&o.leader.enabled, "leader-elect", false, "run as one of several replicas: only the holder of a coordination.k8s.io Lease decides; the others stand by and forward API calls to it (--executor kubernetes)")

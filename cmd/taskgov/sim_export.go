@@ -71,7 +71,7 @@ func simExportCmd() *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&tracePath, "trace", "trace.csv", "where to write the trace (.csv, or .jsonl, which CPU-only jobs need)")
 	f.StringVar(&clusterPath, "cluster", "cluster.yaml", "where to write the cluster file")
-	f.DurationVar(&since, "since", 7*24*time.Hour, "export jobs submitted this long ago or later")
+	daysVar(f, &since, "since", 7*24*time.Hour, "export jobs submitted this long ago or later (7d, 36h)")
 	f.Float64Var(&ckpt, "checkpoint-interval", 60, "checkpoint interval (s) given to jobs that reported checkpoints; it stands in for the checkpoint a preempted job saves in its grace period")
 	return c
 }
