@@ -48,6 +48,9 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 			c.GPUs += float64(n.GPUs)
 		}
 		c.AllocatedGPUs += float64(n.GPUs - n.FreeGPUs)
+		if n.HeldFor != "" {
+			c.HeldNodes++
+		}
 	}
 	sort.Strings(order)
 	for _, t := range order {

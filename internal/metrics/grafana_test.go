@@ -17,7 +17,7 @@ import (
 func TestGrafanaDashboardUsesRealMetrics(t *testing.T) {
 	m := New(func() Snapshot {
 		return Snapshot{Pending: []Pending{{"a", "NoCapacity", 2}}, Usage: []Usage{{"a", "ml.p5.48xlarge", 16, 8, 0, 8}},
-			Capacity: []Capacity{{"ml.p5.48xlarge", 32, 8, 4, 4}}}
+			Capacity: []Capacity{{"ml.p5.48xlarge", 32, 8, 4, 4, 2}}}
 	})
 	m.Admitted("a", false, time.Minute)
 	m.Preempted("Reclaim", 7200)

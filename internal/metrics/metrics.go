@@ -36,6 +36,7 @@ type Capacity struct {
 	InstanceType        string
 	GPUs, AllocatedGPUs float64
 	Nodes, HealthyNodes int
+	HeldNodes           int // held for a task past the starvation bound
 }
 
 // Metrics holds the registry and the instruments.
@@ -100,13 +101,14 @@ var (
 	capDesc     = prometheus.NewDesc("taskgov_capacity_gpus", "Schedulable GPUs by instance type.", []string{"instance_type"}, nil)
 	allocDesc   = prometheus.NewDesc("taskgov_allocated_gpus", "GPUs allocated to running tasks by instance type.", []string{"instance_type"}, nil)
 	nodesDesc   = prometheus.NewDesc("taskgov_nodes", "Nodes by instance type and health.", []string{"instance_type", "healthy"}, nil)
+	heldDesc    = prometheus.NewDesc("taskgov_held_nodes", "Nodes held, draining, for a task past the starvation bound (at most one task per instance type).", []string{"instance_type"}, nil)
 )
 
 // stateCollector turns a Snapshot into gauges at scrape time.
 type stateCollector struct{ snapshot func() Snapshot }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{pendingDesc, quotaDesc, usedDesc, borrowDesc, lentDesc, capDesc, allocDesc, nodesDesc} {
+	for _, d := range []*prometheus.Desc{pendingDesc, quotaDesc, usedDesc, borrowDesc, lentDesc, capDesc, allocDesc, nodesDesc, heldDesc} {
 		ch <- d
 	}
 }
@@ -130,5 +132,6 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		g(allocDesc, k.AllocatedGPUs, k.InstanceType)
 		g(nodesDesc, float64(k.HealthyNodes), k.InstanceType, "true")
 		g(nodesDesc, float64(k.Nodes-k.HealthyNodes), k.InstanceType, "false")
+		g(heldDesc, float64(k.HeldNodes), k.InstanceType)
 	}
 }
