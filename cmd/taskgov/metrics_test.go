@@ -84,6 +84,9 @@ func TestMetricsMatchTheAPI(t *testing.T) {
 	if got := metricValue(t, text, `taskgov_allocated_gpus{instance_type="ml.p5.48xlarge"}`); got != 16 {
 		t.Errorf("allocated GPUs %v, want 16", got)
 	}
+	if got := metricValue(t, text, `taskgov_held_nodes{instance_type="ml.p5.48xlarge"}`); got != 0 {
+		t.Errorf("held nodes %v, want 0 (nothing has waited past the starvation bound)", got)
+	}
 	if got := metricValue(t, text, `taskgov_admissions_total{borrowed="false",team="ml-engineers"}`); got != 1 {
 		t.Errorf("admissions %v, want 1", got)
 	}
