@@ -26,7 +26,7 @@ func simExportCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if since <= 0 {
-				return &model.FieldError{Field: "--since", Problem: "must be a positive duration", Fix: "pass e.g. --since 168h for the last week"}
+				return &model.FieldError{Field: "--since", Problem: "must be a positive duration", Fix: "pass e.g. --since 7d for the last week"}
 			}
 			if ckpt <= 0 {
 				return &model.FieldError{Field: "--checkpoint-interval", Problem: "must be above 0", Fix: "pass e.g. --checkpoint-interval 60"}
@@ -65,7 +65,7 @@ func simExportCmd() *cobra.Command {
 			for _, why := range sortedKeys(left) {
 				fmt.Fprintf(out, "left out %d: %s\n", left[why], why)
 			}
-			fmt.Fprintf(out, "replay: taskgov sim run --cluster %s --trace %s --out DIR [--policy POLICY.yaml]\n", clusterPath, tracePath)
+			fmt.Fprintf(out, "replay: taskgov sim run --cluster %s --trace %s --out DIR [--policy POLICY.yaml] [--checkpoint-on-preempt]\n", clusterPath, tracePath)
 			return nil
 		}}
 	f := c.Flags()
