@@ -52,7 +52,24 @@ func simExportCmd() *cobra.Command {
 			if err := cl.Do(ctx, "GET", path, nil, &rep); err != nil {
 				return err
 			}
-			jobs, left := traceFromRecords(tasks, rep.Detailed, from, ckpt)
+			// Tasks already running when the window began have windows in it
+			// but were submitted before it: fetch them one by one.
+			have := map[string]bool{}
+			for _, t := range tasks {
+				have[t.Name] = true
+			}
+			for _, w := range rep.Detailed {
+				if have[w.Task] {
+					continue
+				}
+				have[w.Task] = true
+				var t apitypes.Task
+				if err := cl.Do(ctx, "GET", "/api/v1/tasks/"+w.Task, nil, &t); err != nil {
+					return fmt.Errorf("task %s, running when the window began: %w", w.Task, err)
+				}
+				tasks = append(tasks, t)
+			}
+			jobs, left, carried := traceFromRecords(tasks, rep.Detailed, from, ckpt)
 			if err := sim.WriteTrace(tracePath, jobs); err != nil {
 				return err
 			}
@@ -62,6 +79,9 @@ func simExportCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "wrote %d jobs submitted since %s to %s, and the cluster (%d nodes, %d teams) to %s\n",
 				len(jobs), from.Format(time.RFC3339), tracePath, len(cluster.Nodes), len(cluster.Teams), clusterPath)
+			if carried > 0 {
+				fmt.Fprintf(out, "%d of them were running when the window began: they are submitted at its start, with the time they still ran\n", carried)
+			}
 			for _, why := range sortedKeys(left) {
 				fmt.Fprintf(out, "left out %d: %s\n", left[why], why)
 			}
@@ -98,8 +118,10 @@ func allTasks(cmd *cobra.Command, cl *client.Client, since time.Time) ([]apitype
 }
 
 // traceFromRecords turns tasks submitted at or after from, with their
-// execution windows from a detailed usage report, into trace jobs, submit
-// times counted from the first job's. A job's
+// execution windows from a detailed usage report (clipped to the window),
+// into trace jobs, submit times counted from the first job's. A task
+// submitted earlier but running when the window began is carried in: it is
+// submitted at the window's start with the time it still ran. A job's
 // duration is the work it needed: for a task that reported checkpoints, the
 // sum of its runs (each resumed where the last left off, as a preempted task
 // saves a checkpoint in its grace period); for one that did not, its last
@@ -107,7 +129,7 @@ func allTasks(cmd *cobra.Command, cl *client.Client, since time.Time) ([]apitype
 // report's end, as the Alibaba importer cuts pods still running. Tasks that
 // never ran, and memory-only requests (the trace has no memory column), are
 // left out and counted by reason.
-func traceFromRecords(tasks []apitypes.Task, windows []usage.DetailRow, from time.Time, ckpt float64) ([]sim.Job, map[string]int) {
+func traceFromRecords(tasks []apitypes.Task, windows []usage.DetailRow, from time.Time, ckpt float64) (jobs []sim.Job, left map[string]int, carried int) {
 	runs := map[string][]usage.DetailRow{}
 	for _, w := range windows {
 		runs[w.Task] = append(runs[w.Task], w)
@@ -118,13 +140,13 @@ func traceFromRecords(tasks []apitypes.Task, windows []usage.DetailRow, from tim
 		}
 		return tasks[a].Seq < tasks[b].Seq
 	})
-	left := map[string]int{}
-	var jobs []sim.Job
+	left = map[string]int{}
 	for _, t := range tasks {
-		if t.SubmittedAt.Before(from) {
-			continue
-		}
 		rs := runs[t.Name]
+		early := t.SubmittedAt.Before(from)
+		if early && len(rs) == 0 {
+			continue // before the window and not running in it
+		}
 		if len(rs) == 0 {
 			left["never ran (no duration to replay)"]++
 			continue
@@ -144,7 +166,10 @@ func traceFromRecords(tasks []apitypes.Task, windows []usage.DetailRow, from tim
 				dur += r.End.Sub(r.Start).Seconds()
 			}
 		}
-		j := sim.Job{SubmitS: roundMS(t.SubmittedAt.Sub(from).Seconds()), Name: t.Name, Team: t.Team, Priority: spec.Priority,
+		if early {
+			carried++
+		}
+		j := sim.Job{SubmitS: roundMS(max(t.SubmittedAt.Sub(from).Seconds(), 0)), Name: t.Name, Team: t.Team, Priority: spec.Priority,
 			InstanceType: spec.InstanceType, Nodes: spec.Nodes, GPUsPerNode: req.GPUs, DurationS: max(roundMS(dur), 0.001),
 			CheckpointIntervalS: interval}
 		if req.GPUs == 0 && req.VCPU > 0 {
@@ -166,7 +191,7 @@ func traceFromRecords(tasks []apitypes.Task, windows []usage.DetailRow, from tim
 			jobs[k].SubmitS = roundMS(jobs[k].SubmitS - first)
 		}
 	}
-	return jobs, left
+	return jobs, left, carried
 }
 
 func roundMS(s float64) float64 { return math.Round(s*1000) / 1000 }

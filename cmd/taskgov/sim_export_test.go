@@ -75,6 +75,18 @@ func TestSimExportReplaysLiveWork(t *testing.T) {
 		t.Fatalf("cluster file:\n%s", b)
 	}
 
+	// A job still running from before a short window is carried in at its start.
+	mustCLI(t, "start-job", "--job-name", "long", "-n", "product", "--node-count", "1", "--command", "sleep 4", "--instance-type", "ml.p5.48xlarge")
+	waitJob(t, "long", "Running")
+	time.Sleep(1500 * time.Millisecond)
+	out = mustCLI(t, "sim", "export", "--since", "1s", "--trace", trace, "--cluster", cluster)
+	if !strings.Contains(out, "wrote 1 jobs") || !strings.Contains(out, "1 of them were running when the window began") {
+		t.Fatalf("export of a short window:\n%s", out)
+	}
+	if jobs, err = sim.ReadTrace(trace); err != nil || len(jobs) != 1 || jobs[0].Name != "long" || jobs[0].SubmitS != 0 {
+		t.Fatalf("short window's trace: %v %+v", err, jobs)
+	}
+
 	member := strings.TrimSpace(mustCLI(t, "token", "create", "--role", "member", "--team", "product"))
 	_, errs, code := cli(t, "--token", member, "sim", "export", "--trace", trace, "--cluster", cluster)
 	if code == 0 || !strings.Contains(errs, "ask an admin") {
@@ -99,6 +111,7 @@ func TestTraceFromRecords(t *testing.T) {
 		task("resumed", 10, model.TaskSpec{Nodes: 2, RequiredTopology: model.LabelLayer2}, true),
 		task("restarted", 5, model.TaskSpec{PerNode: model.Request{GPUs: 2}, PreferredTopology: model.LabelLayer3}, false),
 		task("old", -5, model.TaskSpec{}, false),
+		task("ancient", -100, model.TaskSpec{}, false), // before the window and not running in it
 		task("queued", 20, model.TaskSpec{}, false),
 		task("cpu", 30, model.TaskSpec{PerNode: model.Request{VCPU: 4}}, false),
 		task("memory", 31, model.TaskSpec{PerNode: model.Request{MemoryGiB: 8}}, false),
@@ -108,11 +121,12 @@ func TestTraceFromRecords(t *testing.T) {
 	}
 	windows := []usage.DetailRow{win("resumed", 40, 70), win("resumed", 11, 31), win("restarted", 6, 16), win("restarted", 20, 27.5),
 		win("old", 0, 3), win("cpu", 30, 31), win("memory", 31, 32)}
-	jobs, left := traceFromRecords(tasks, windows, from, 60)
+	jobs, left, carried := traceFromRecords(tasks, windows, from, 60)
 	want := []sim.Job{
-		{SubmitS: 0, Name: "restarted", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 1, GPUsPerNode: 2, DurationS: 7.5, Topology: "preferred:" + model.LabelLayer3},
-		{SubmitS: 5, Name: "resumed", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 2, DurationS: 50, CheckpointIntervalS: 60, Topology: "required:" + model.LabelLayer2},
-		{SubmitS: 25, Name: "cpu", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 1, DurationS: 1, VCPUPerNode: 4},
+		{SubmitS: 0, Name: "old", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 1, DurationS: 3},
+		{SubmitS: 5, Name: "restarted", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 1, GPUsPerNode: 2, DurationS: 7.5, Topology: "preferred:" + model.LabelLayer3},
+		{SubmitS: 10, Name: "resumed", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 2, DurationS: 50, CheckpointIntervalS: 60, Topology: "required:" + model.LabelLayer2},
+		{SubmitS: 30, Name: "cpu", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 1, DurationS: 1, VCPUPerNode: 4},
 	}
 	if len(jobs) != len(want) {
 		t.Fatalf("jobs %+v", jobs)
@@ -125,6 +139,9 @@ func TestTraceFromRecords(t *testing.T) {
 	if left["never ran (no duration to replay)"] != 1 || left["requests memory only (the trace has no memory column)"] != 1 || len(left) != 2 {
 		t.Fatalf("left out %v", left)
 	}
+	if carried != 1 {
+		t.Fatalf("%d tasks carried in from before the window; want 1 (old)", carried)
+	}
 	if err := sim.WriteTrace(filepath.Join(t.TempDir(), "t.csv"), jobs); err == nil || !strings.Contains(err.Error(), ".jsonl") {
 		t.Fatalf("a CPU-only job in a CSV trace: %v", err)
 	}
@@ -133,7 +150,7 @@ func TestTraceFromRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := sim.ReadTrace(p)
-	if err != nil || len(back) != 3 || back[2] != want[2] {
+	if err != nil || len(back) != 4 || back[3] != want[3] {
 		t.Fatalf("JSONL round trip: %v %+v", err, back)
 	}
 }
