@@ -19,8 +19,9 @@ import (
 // exports the cluster and the trace, and replays them: every job is there,
 // the gang's duration is its last run (it reported no checkpoint, so each
 // run began from scratch), and the replay reproduces the reclaim; sim
-// compare weighs a candidate policy file against the exported one. A member's
-// token is refused with the fix.
+// compare weighs a candidate policy file against the exported one; a job
+// still running from before a short window is carried in at its start. A
+// member's token is refused with the fix.
 func TestSimExportReplaysLiveWork(t *testing.T) {
 	dir := cliServer(t)
 	mustCLI(t, "start-job", "--job-name", "quick", "-n", "ml-engineers", "--node-count", "1", "--command", "sleep 0.2", "--instance-type", "ml.p5.48xlarge")
