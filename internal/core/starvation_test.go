@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,9 @@ func starvationRun(t *testing.T, boundSeconds int64, horizon time.Duration, gang
 					reasons[w.Task] = map[model.WaitCode]bool{}
 				}
 				reasons[w.Task][w.Reason.Code] = true
+				if w.Reason.Code == model.Draining && !strings.Contains(s.TopologyView().Text(200), "held for "+w.Task) {
+					t.Fatalf("%s drains, but the topology view marks no node held for it:\n%s", w.Task, s.TopologyView().Text(200))
+				}
 			}
 		}
 		for _, a := range d.Admissions {

@@ -46,8 +46,12 @@ func (s *Scheduler) TopologyView() model.TopologyView {
 			d.FreeGPUs += free
 			parent = d
 		}
-		parent.Children = append(parent.Children, &model.TopoDomain{Level: "node", Name: n.spec.Name, Nodes: 1,
-			GPUs: gpus, FreeGPUs: free, InstanceType: n.typ.spec.Name, Schedulable: n.schedulable, Tasks: tasksOn[n.idx]})
+		leaf := &model.TopoDomain{Level: "node", Name: n.spec.Name, Nodes: 1,
+			GPUs: gpus, FreeGPUs: free, InstanceType: n.typ.spec.Name, Schedulable: n.schedulable, Tasks: tasksOn[n.idx]}
+		if n.heldFor != nil {
+			leaf.HeldFor = n.heldFor.spec.Name
+		}
+		parent.Children = append(parent.Children, leaf)
 	}
 	var order func(ds []*model.TopoDomain)
 	order = func(ds []*model.TopoDomain) {

@@ -18,6 +18,8 @@ type TopoDomain struct {
 	InstanceType string   `json:"instanceType,omitempty"`
 	Schedulable  bool     `json:"schedulable,omitempty"`
 	Tasks        []string `json:"tasks,omitempty"`
+	// HeldFor names the starving task the machine drains for, if any.
+	HeldFor string `json:"heldFor,omitempty"`
 
 	Children []*TopoDomain `json:"children,omitempty"`
 }
@@ -45,6 +47,9 @@ func (v TopologyView) Text(width int) string {
 			state := ""
 			if !d.Schedulable {
 				state = " unschedulable"
+			}
+			if d.HeldFor != "" {
+				state += " held for " + d.HeldFor
 			}
 			line = fmt.Sprintf("%s%-*s %-20s %5s GPUs used%s  %s", indent, max(1, 28-len(indent)), d.Name, d.InstanceType,
 				fmt.Sprintf("%d/%d", d.GPUs-d.FreeGPUs, d.GPUs), state, strings.Join(d.Tasks, ","))
