@@ -148,6 +148,11 @@ func TestCLIEndToEnd(t *testing.T) {
 	golden(t, "list-pods.table", mustCLI(t, "list-pods", "--job-name", "pretrain"))
 	golden(t, "list-pods.json", mustCLI(t, "list-pods", "--job-name", "pretrain", "-o", "json"))
 	golden(t, "get-job.table", mustCLI(t, "get-job", "--job-name", "sweep"))
+	// The Started event is recorded once the executor has started the pods,
+	// a moment after the task turns Running: wait for it before the snapshot.
+	waitFor(t, 15*time.Second, func() bool {
+		return strings.Contains(mustCLI(t, "get-job", "--job-name", "pretrain", "--verbose"), "Started")
+	})
 	golden(t, "get-job.verbose", mustCLI(t, "get-job", "--job-name", "pretrain", "--verbose"))
 	golden(t, "team-list.table", mustCLI(t, "team", "list"))
 	golden(t, "team-list.json", mustCLI(t, "team", "list", "-o", "json"))
