@@ -52,8 +52,8 @@ func simExportCmd() *cobra.Command {
 			if err := cl.Do(ctx, "GET", path, nil, &rep); err != nil {
 				return err
 			}
-			// Tasks already running when the window began have windows in it
-			// but were submitted before it: fetch them one by one.
+			// Tasks submitted before the window that ran within it have
+			// windows there but were not listed: fetch them one by one.
 			have := map[string]bool{}
 			for _, t := range tasks {
 				have[t.Name] = true
@@ -65,7 +65,7 @@ func simExportCmd() *cobra.Command {
 				have[w.Task] = true
 				var t apitypes.Task
 				if err := cl.Do(ctx, "GET", "/api/v1/tasks/"+w.Task, nil, &t); err != nil {
-					return fmt.Errorf("task %s, running when the window began: %w", w.Task, err)
+					return fmt.Errorf("task %s, submitted before the window: %w", w.Task, err)
 				}
 				tasks = append(tasks, t)
 			}
@@ -80,7 +80,7 @@ func simExportCmd() *cobra.Command {
 			fmt.Fprintf(out, "wrote %d jobs submitted since %s to %s, and the cluster (%d nodes, %d teams) to %s\n",
 				len(jobs), from.Format(time.RFC3339), tracePath, len(cluster.Nodes), len(cluster.Teams), clusterPath)
 			if carried > 0 {
-				fmt.Fprintf(out, "%d of them were running when the window began: they are submitted at its start, with the time they still ran\n", carried)
+				fmt.Fprintf(out, "%d of them were submitted before the window and ran within it: they are submitted at its start, with the time they ran within it\n", carried)
 			}
 			for _, why := range sortedKeys(left) {
 				fmt.Fprintf(out, "left out %d: %s\n", left[why], why)
@@ -120,8 +120,8 @@ func allTasks(cmd *cobra.Command, cl *client.Client, since time.Time) ([]apitype
 // traceFromRecords turns tasks submitted at or after from, with their
 // execution windows from a detailed usage report (clipped to the window),
 // into trace jobs, submit times counted from the first job's. A task
-// submitted earlier but running when the window began is carried in: it is
-// submitted at the window's start with the time it still ran. A job's
+// submitted earlier that runs within the window is carried in: it is
+// submitted at the window's start with the time it ran within it. A job's
 // duration is the work it needed: for a task that reported checkpoints, the
 // sum of its runs (each resumed where the last left off, as a preempted task
 // saves a checkpoint in its grace period); for one that did not, its last

@@ -81,7 +81,7 @@ func TestSimExportReplaysLiveWork(t *testing.T) {
 	waitJob(t, "long", "Running")
 	time.Sleep(1500 * time.Millisecond)
 	out = mustCLI(t, "sim", "export", "--since", "1s", "--trace", trace, "--cluster", cluster)
-	if !strings.Contains(out, "wrote 1 jobs") || !strings.Contains(out, "1 of them were running when the window began") {
+	if !strings.Contains(out, "wrote 1 jobs") || !strings.Contains(out, "1 of them were submitted before the window and ran within it") {
 		t.Fatalf("export of a short window:\n%s", out)
 	}
 	if jobs, err = sim.ReadTrace(trace); err != nil || len(jobs) != 1 || jobs[0].Name != "long" || jobs[0].SubmitS != 0 {
