@@ -200,6 +200,8 @@ func nodeCmd() *cobra.Command {
 						status = "Unhealthy"
 					case n.Cordoned:
 						status = "Cordoned"
+					case n.HeldFor != "":
+						status = "Held for " + n.HeldFor
 					}
 					row(tw, n.Name, n.InstanceType, status, fmt.Sprintf("%d/%d", n.FreeGPUs, n.GPUs), orDash(n.Labels[model.LabelLayer3]))
 				}

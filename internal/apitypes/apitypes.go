@@ -39,4 +39,6 @@ type Node struct {
 	Cordoned     bool              `json:"cordoned"`
 	GPUs         int64             `json:"gpus"`
 	FreeGPUs     int64             `json:"freeGPUs"`
+	// HeldFor names the task past the starvation bound this node drains for.
+	HeldFor string `json:"heldFor,omitempty"`
 }

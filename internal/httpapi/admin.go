@@ -100,7 +100,8 @@ func (s *Server) listNodes(w http.ResponseWriter, r *http.Request, p principal) 
 	s.eng.Read(func(c *core.Scheduler) {
 		for _, n := range c.Nodes() {
 			rows = append(rows, apitypes.Node{Name: n.Spec.Name, InstanceType: n.Spec.InstanceType, Labels: n.Spec.Labels,
-				Healthy: n.Healthy, Schedulable: n.Schedulable, Cordoned: n.Spec.Unschedulable, GPUs: n.GPUs, FreeGPUs: n.FreeGPUs})
+				Healthy: n.Healthy, Schedulable: n.Schedulable, Cordoned: n.Spec.Unschedulable, GPUs: n.GPUs, FreeGPUs: n.FreeGPUs,
+				HeldFor: n.HeldFor})
 		}
 	})
 	writeJSON(w, http.StatusOK, map[string]any{"nodes": rows})

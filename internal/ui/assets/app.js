@@ -52,7 +52,7 @@ async function cluster() {
   ${trend}
   ${devices}
   <div class="card"><h2>Nodes</h2><table id="nodes-table"><tr><th>node</th><th>instance type</th><th>health</th><th>GPUs free</th><th>layer-3</th></tr>
-  ${nodes.map(n => `<tr><td>${esc(n.name)}</td><td>${esc(n.instanceType)}</td><td>${!n.healthy ? 'unhealthy' : n.cordoned ? 'cordoned' : 'ready'}</td>
+  ${nodes.map(n => `<tr><td>${esc(n.name)}</td><td>${esc(n.instanceType)}</td><td>${!n.healthy ? 'unhealthy' : n.cordoned ? 'cordoned' : n.heldFor ? 'held for ' + esc(n.heldFor) : 'ready'}</td>
   <td class="num">${n.freeGPUs}/${n.gpus}</td><td>${esc((n.labels || {})['topology.k8s.aws/network-node-layer-3'] || '-')}</td></tr>`).join('')}</table></div>
   <div class="card"><h2>Topology</h2><pre id="topology">${esc(topo)}</pre></div>`;
 }
