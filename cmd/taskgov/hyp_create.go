@@ -18,14 +18,14 @@ import (
 // HyperPod's PyTorch job template (schema 1.0 and 1.1).
 type hypCreate struct {
 	version, name, image, namespace, command, args, env, pullPolicy, instanceType string
-	tasksPerNode, labelSelector, scheduler, queue, priority, serviceAccount      string
-	preferred, required, partitionType, discrete                                 string
-	nodeCount, replicaCount, accelerators, accelLimit, maxRetry, efa, efaLimit   int
-	partitionCount, partitionLimit, maxNodes, maxReplicas, step                  int
-	shutdownTimeout, scalingTimeout, snooze                                      int
-	vcpu, memory, vcpuLimit, memoryLimit                                         float64
-	deepHealth, debug                                                            bool
-	volumes                                                                      []string
+	tasksPerNode, labelSelector, scheduler, queue, priority, serviceAccount       string
+	preferred, required, partitionType, discrete                                  string
+	nodeCount, replicaCount, accelerators, accelLimit, maxRetry, efa, efaLimit    int
+	partitionCount, partitionLimit, maxNodes, maxReplicas, step                   int
+	shutdownTimeout, scalingTimeout, snooze                                       int
+	vcpu, memory, vcpuLimit, memoryLimit                                          float64
+	deepHealth, debug                                                             bool
+	volumes                                                                       []string
 }
 
 func hypCreateCmd() *cobra.Command {

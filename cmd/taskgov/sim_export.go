@@ -94,7 +94,6 @@ func simExportCmd() *cobra.Command {
 	return c
 }
 
-
 // simRecords converts what the API sent into the simulator's inputs.
 func simRecords(tasks []apitypes.Task, windows []usage.DetailRow) ([]sim.Record, []sim.Window) {
 	recs := make([]sim.Record, len(tasks))
