@@ -67,7 +67,9 @@ func TestHypWalkthrough(t *testing.T) {
 	bin := filepath.Join(dir, "bin")
 	_ = os.MkdirAll(bin, 0o755)
 	_ = os.WriteFile(filepath.Join(bin, "hyperpodrun"), []byte("#!/bin/sh\necho \"hyperpodrun $*\"\nsleep 60\n"), 0o755)
-	list := func(ns string) map[string]string { return hypStates(t, mustCLI(t, "list", "hyp-pytorch-job", "-n", ns)) }
+	list := func(ns string) map[string]string {
+		return hypStates(t, mustCLI(t, "list", "hyp-pytorch-job", "-n", ns))
+	}
 
 	// Borrowing: team A's 2-instance job runs on its own and team B's idle instance.
 	out := mustCLI(t, hypCreateLine("team-a-qwen3-training-prio", "hyperpod-ns-team-a", "training-priority", "2", bin)...)
