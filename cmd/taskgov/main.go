@@ -49,7 +49,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&connFlags.token, "token", "", "API token (or TASKGOV_TOKEN, or taskgov login)")
 	root.AddCommand(demoCmd(), scenarioCmd(), validateCmd(), topologyCmd(), serverCmd(), loadtestCmd(), exampleTrainCmd(),
 		loginCmd(), startJobCmd(), listJobsCmd(), getJobCmd(), cancelJobCmd(), patchJobCmd(), listPodsCmd(), getLogCmd(),
-		policyCmd(), teamCmd(), priorityClassCmd(), nodeCmd(), tokenCmd(), applyCmd(), simCmd(), benchCmd(), usageCmd())
+		policyCmd(), teamCmd(), priorityClassCmd(), nodeCmd(), tokenCmd(), applyCmd(), simCmd(), benchCmd(), usageCmd(), storeCmd())
 	return root
 }
 
