@@ -37,7 +37,9 @@ type fencedAdopter struct {
 	a executor.Adopter
 }
 
-func (f fencedAdopter) Alive(task string, run int, pods []executor.Pod) bool { return f.a.Alive(task, run, pods) }
+func (f fencedAdopter) Alive(task string, run int, pods []executor.Pod) bool {
+	return f.a.Alive(task, run, pods)
+}
 
 func (f fencedAdopter) RemoveOthers(keep map[string]int) int {
 	if !f.leading() {
