@@ -22,7 +22,6 @@ import (
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/executor"
-	"github.com/taskgov/taskgov/internal/executor/local"
 	"github.com/taskgov/taskgov/internal/httpapi"
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/metrics"
@@ -44,6 +43,7 @@ type serverOptions struct {
 	podRetention                             time.Duration
 	shutdownTimeout                          time.Duration // default 60 s
 	checkpoints                              kube.Checkpoints
+	taskUser, taskDir                        string // local executor: who tasks run as, where their directories live
 }
 
 func serverCmd() *cobra.Command {
@@ -69,6 +69,8 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
 	c.Flags().IntVar(&o.auditRetentionDays, "audit-retention-days", 90, "delete audit entries and task events older than this many days (0: keep all)")
 	c.Flags().DurationVar(&o.sampleInterval, "sample-interval", time.Minute, "how often to sample utilisation for the dashboard's trends")
+	c.Flags().StringVar(&o.taskUser, "task-user", "auto", "who local tasks run as: per-team (a uid of its own per team), a user name or uid all teams share, or server (the server's own user); auto: per-team when the server runs as root, else server")
+	c.Flags().StringVar(&o.taskDir, "task-dir", "", "where local tasks' working and checkpoint directories live, one per team and task (default: DATA_DIR/work when tasks run as the server's user, else DATA_DIR-tasks beside it)")
 	c.Flags().StringVar(&o.executor, "executor", "local", "where tasks run: local (child processes on the cluster file's virtual nodes) or kubernetes (pods; nodes come from the API server)")
 	c.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --executor kubernetes (default: the in-cluster service account)")
 	c.Flags().StringVar(&o.image, "image", "python:3.12-slim", "container image for tasks that name none (--executor kubernetes)")
@@ -96,7 +98,13 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		return &model.FieldError{Field: "--leader-elect", Problem: "needs --executor kubernetes (the Lease lives in the API server)",
 			Fix: "drop --leader-elect, or run with --executor kubernetes"}
 	}
+	// Files the server creates (database, logs, token) are its own alone,
+	// whatever the data directory's mode was.
+	syscall.Umask(0o077)
 	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(o.dataDir, 0o700); err != nil {
 		return err
 	}
 	if o.logTo == nil {
@@ -222,6 +230,7 @@ type controlPlane struct {
 // requeueing what ran before) and builds the API. Its goroutines end with ctx.
 func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Cluster, kb *kubeBackend, log *slog.Logger) (*controlPlane, error) {
 	st, err := store.Open(filepath.Join(o.dataDir, "taskgov.db"))
+	tightenDataFiles(o.dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -233,8 +242,11 @@ func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Clus
 	var killStrays func() int
 	var closeExec func()
 	if kb == nil {
-		l := local.New(o.dataDir, time.Now)
-		exec, killStrays, closeExec = l, l.KillStrays, l.Close
+		l, err := newLocalExecutor(o)
+		if err != nil {
+			return fail(err)
+		}
+		exec, killStrays, closeExec = l, l.Recover, l.Close
 	} else {
 		cluster.NodeGroups, cluster.Nodes = nil, nil
 		for _, n := range kb.statuses() {

@@ -21,6 +21,9 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	if !p.canWrite(spec.Team) {
 		return s.forbid(r, p, "task.submit", spec.Team+"/"+spec.Name)
 	}
+	if err := model.ValidateRun(spec); err != nil {
+		return err
+	}
 	rec, err := s.eng.Submit(r.Context(), p.ID, spec)
 	if err != nil {
 		return err
