@@ -62,6 +62,10 @@ func (s *Server) routes() {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready"})
 			return
 		}
+		if h := s.eng.Health(); !h.Ready { // the engine runs and the store takes writes
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": h.Reason})
+			return
+		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})
 	s.mux.Handle("GET /ui/", ui.Handler("/ui/"))

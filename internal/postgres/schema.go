@@ -84,4 +84,15 @@ var migrations = []string{
 	INSERT INTO leader_lease VALUES (1, '', 0, 'epoch');
 	CREATE TABLE leader_term(id INTEGER PRIMARY KEY CHECK (id = 1), term BIGINT NOT NULL);
 	INSERT INTO leader_term VALUES (1, 0);`,
+	// 2: as SQLite's migrations 5 and 6: a finished task's name may be reused
+	// by its team (model.CheckNameReuse), events say which task of a name
+	// they belong to, and a heartbeat row proves that writes work.
+	`ALTER TABLE tasks DROP CONSTRAINT tasks_pkey;
+	ALTER TABLE tasks ADD PRIMARY KEY (seq);
+	CREATE INDEX tasks_name ON tasks(name, seq);
+	CREATE UNIQUE INDEX tasks_live_name ON tasks(name) WHERE state NOT IN ('Succeeded', 'Failed', 'Cancelled');
+	ALTER TABLE events ADD COLUMN task_seq BIGINT NOT NULL DEFAULT 0;
+	UPDATE events SET task_seq = COALESCE((SELECT seq FROM tasks WHERE tasks.name = events.task), 0);
+	CREATE INDEX events_task_seq ON events(task_seq, id);
+	CREATE TABLE heartbeat(id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL);`,
 }

@@ -14,8 +14,19 @@ import (
 	"github.com/taskgov/taskgov/internal/store"
 )
 
-// InsertTask stores a new task.
+// InsertTask stores a new task. It enforces model.CheckNameReuse, as the
+// SQLite store does.
 func (t *Tx) InsertTask(r store.TaskRecord) error {
+	if err := t.flush(); err != nil {
+		return err
+	}
+	prior, err := priorUse(t.tx.QueryRow(t.ctx, priorUseQuery, r.Name))
+	if err != nil {
+		return err
+	}
+	if err := model.CheckNameReuse(r.Name, r.Team, prior); err != nil {
+		return err
+	}
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
 		return err
@@ -25,7 +36,7 @@ func (t *Tx) InsertTask(r store.TaskRecord) error {
 	return nil
 }
 
-// UpdateTask writes a task's mutable fields.
+// UpdateTask writes a task's mutable fields; the task is the one with r.Seq.
 func (t *Tx) UpdateTask(r store.TaskRecord) error {
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
@@ -37,16 +48,16 @@ func (t *Tx) UpdateTask(r store.TaskRecord) error {
 	}
 	pg, _ := json.Marshal(r.PGIDs)
 	t.exec(`UPDATE tasks SET spec=$1, state=$2, started_at=$3, finished_at=$4, checkpoint_at=$5, resumes=$6,
-		retries=$7, placement=$8, pgids=$9, message=$10 WHERE name=$11`,
+		retries=$7, placement=$8, pgids=$9, message=$10 WHERE seq=$11`,
 		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
-		string(placement), string(pg), r.Message, r.Name)
+		string(placement), string(pg), r.Message, r.Seq)
 	return nil
 }
 
 // AddEvent appends to a task's event history.
 func (t *Tx) AddEvent(e store.Event) error {
-	t.exec(`INSERT INTO events(task, team, at, kind, message) VALUES ($1, $2, $3, $4, $5)`,
-		e.Task, e.Team, nanos(e.At), e.Kind, e.Message)
+	t.exec(`INSERT INTO events(task, task_seq, team, at, kind, message) VALUES ($1, $2, $3, $4, $5, $6)`,
+		e.Task, e.TaskSeq, e.Team, nanos(e.At), e.Kind, e.Message)
 	return nil
 }
 
@@ -83,9 +94,9 @@ func scanTask(row pgx.Row) (store.TaskRecord, error) {
 	return r, nil
 }
 
-// Task reads one task.
+// Task reads the newest task with a name.
 func (s *Store) Task(ctx context.Context, name string) (store.TaskRecord, error) {
-	r, err := scanTask(s.pool.QueryRow(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=$1`, name))
+	r, err := scanTask(s.pool.QueryRow(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=$1 ORDER BY seq DESC LIMIT 1`, name))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, fmt.Errorf("task %q: %w", name, store.ErrNotFound)
 	}
@@ -144,9 +155,11 @@ func (s *Store) MaxSeq(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// Events returns a task's events after id afterID, oldest first.
+// Events returns the events after id afterID, oldest first, of the newest
+// task with a name.
 func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]store.Event, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, task, team, at, kind, message FROM events WHERE task=$1 AND id > $2 ORDER BY id LIMIT $3`,
+	rows, err := s.pool.Query(ctx, `SELECT id, task, task_seq, team, at, kind, message FROM events
+		WHERE task_seq=(SELECT COALESCE(MAX(seq), -1) FROM tasks WHERE name=$1) AND task=$1 AND id > $2 ORDER BY id LIMIT $3`,
 		task, afterID, limit)
 	if err != nil {
 		return nil, err
@@ -156,7 +169,7 @@ func (s *Store) Events(ctx context.Context, task string, afterID int64, limit in
 	for rows.Next() {
 		var e store.Event
 		var at int64
-		if err := rows.Scan(&e.ID, &e.Task, &e.Team, &at, &e.Kind, &e.Message); err != nil {
+		if err := rows.Scan(&e.ID, &e.Task, &e.TaskSeq, &e.Team, &at, &e.Kind, &e.Message); err != nil {
 			return nil, err
 		}
 		e.At = fromNanos(at)
@@ -183,4 +196,40 @@ func (s *Store) LastEventAt(ctx context.Context) (time.Time, error) {
 	var n int64
 	err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(at), 0) FROM events`).Scan(&n)
 	return fromNanos(n), err
+}
+
+const priorUseQuery = `SELECT team, state FROM tasks WHERE name=$1 ORDER BY seq DESC LIMIT 1`
+
+func priorUse(row pgx.Row) (*model.PriorUse, error) {
+	var team, state string
+	err := row.Scan(&team, &state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &model.PriorUse{Team: team, Live: !store.Terminal(state)}, nil
+}
+
+// PriorUse reads the newest task stored under name (nil if none).
+func (s *Store) PriorUse(ctx context.Context, name string) (*model.PriorUse, error) {
+	return priorUse(s.pool.QueryRow(ctx, priorUseQuery, name))
+}
+
+// Heartbeat rewrites the heartbeat row: a write that proves writes work.
+func (t *Tx) Heartbeat(at time.Time) error {
+	t.exec(`INSERT INTO heartbeat(id, at) VALUES (1, $1) ON CONFLICT(id) DO UPDATE SET at=excluded.at`, nanos(at))
+	return nil
+}
+
+// Apply commits a batch of writes in one transaction: all or none.
+func (s *Store) Apply(ctx context.Context, ws []store.Write) error {
+	return s.Commit(ctx, func(tx *Tx) error { return store.ApplyTo(tx, ws) })
+}
+
+// Probe checks that the database answers.
+func (s *Store) Probe(ctx context.Context) error {
+	var one int
+	return s.pool.QueryRow(ctx, `SELECT 1`).Scan(&one)
 }

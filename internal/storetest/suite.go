@@ -25,6 +25,7 @@ func Run[S Store[T], T Tx](t *testing.T, fresh Opener[S, T]) {
 		{"TokensAndAudit", tokensAndAudit[S, T]},
 		{"PruneAudit", pruneAudit[S, T]},
 		{"ConcurrentReadsAndCommits", concurrent[S, T]},
+		{"NameReuse", nameReuse[S, T]},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh(t)) })
@@ -55,7 +56,7 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 			if err := tx.InsertTask(task(name, int64(i+1), now)); err != nil {
 				return err
 			}
-			if err := tx.AddEvent(store.Event{Task: name, Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
+			if err := tx.AddEvent(store.Event{Task: name, TaskSeq: int64(i + 1), Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
 				return err
 			}
 		}
@@ -382,5 +383,50 @@ func concurrent[S Store[T], T Tx](t *testing.T, open func() S) {
 	}
 	if live, _ := s.LiveTasks(ctx); len(live) != n {
 		t.Fatalf("%d live tasks, want %d", len(live), n)
+	}
+}
+
+// nameReuse: model.CheckNameReuse holds in the store: one live task per
+// name; a finished task's name may be reused by its team, and the name then
+// reads as the newest task, with its own events; another team is refused.
+func nameReuse[S Store[T], T Tx](t *testing.T, open func() S) {
+	ctx := context.Background()
+	s := open()
+	defer s.Close()
+	now := time.Now().UTC()
+	first := task("again", 1, now)
+	must(t, s.Commit(ctx, func(tx T) error {
+		if err := tx.InsertTask(first); err != nil {
+			return err
+		}
+		return tx.AddEvent(store.Event{Task: "again", TaskSeq: 1, Team: "t", At: now, Kind: "Submitted"})
+	}))
+	if err := s.Commit(ctx, func(tx T) error { return tx.InsertTask(task("again", 2, now)) }); !errors.Is(err, model.ErrConflict) {
+		t.Fatalf("a second live task under one name: %v", err)
+	}
+	first.State, first.FinishedAt = store.Succeeded, now
+	must(t, s.Commit(ctx, func(tx T) error { return tx.UpdateTask(first) }))
+	other := task("again", 3, now)
+	other.Team, other.Spec.Team = "u", "u"
+	if err := s.Commit(ctx, func(tx T) error { return tx.InsertTask(other) }); !errors.Is(err, model.ErrConflict) {
+		t.Fatalf("another team reused a name: %v", err)
+	}
+	must(t, s.Commit(ctx, func(tx T) error {
+		if err := tx.InsertTask(task("again", 4, now)); err != nil {
+			return err
+		}
+		return tx.AddEvent(store.Event{Task: "again", TaskSeq: 4, Team: "t", At: now, Kind: "Resubmitted"})
+	}))
+	got, err := s.Task(ctx, "again")
+	if err != nil || got.Seq != 4 || got.State != store.Pending {
+		t.Fatalf("the name reads as %+v, %v; want the newest task (seq 4)", got, err)
+	}
+	evs, err := s.Events(ctx, "again", 0, 10)
+	if err != nil || len(evs) != 1 || evs[0].Kind != "Resubmitted" {
+		t.Fatalf("events of the newest task: %+v %v", evs, err)
+	}
+	all, _ := s.ListTasks(ctx, store.TaskFilter{Limit: 10})
+	if len(all) != 2 || all[0].State != store.Succeeded {
+		t.Fatalf("both tasks are kept: %+v", all)
 	}
 }
