@@ -21,7 +21,7 @@ var copyTables = []struct {
 }{
 	{"cluster", "id, doc", false},
 	{"tasks", "name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message", false},
-	{"events", "id, task, team, at, kind, message", true},
+	{"events", "id, task, task_seq, team, at, kind, message", true},
 	{"tokens", "id, hash, role, team, note, created_at, revoked_at", false},
 	{"audit", "id, at, actor, action, team, target, result", true},
 	{"runs", "id, task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at, ended_at, outcome", true},
@@ -56,7 +56,7 @@ func (s *Store) ImportSQLite(ctx context.Context, path string) (Counts, error) {
 	if err := src.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&version); err != nil {
 		return nil, fmt.Errorf("%s is not a taskgov database: %w", path, err)
 	}
-	const sqliteSchema = 4 // internal/store's migrations this copy knows
+	const sqliteSchema = 6 // internal/store's migrations this copy knows
 	if version != sqliteSchema {
 		return nil, fmt.Errorf("%s has schema version %d; this taskgov moves version %d: start and stop the matching taskgov server on it first", path, version, sqliteSchema)
 	}

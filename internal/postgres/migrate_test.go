@@ -30,7 +30,7 @@ func TestImportSQLite(t *testing.T) {
 			name := fmt.Sprint("job", i)
 			must(t, tx.InsertTask(store.TaskRecord{Name: name, Team: "t", Seq: int64(i), State: store.Pending, SubmittedAt: now,
 				Spec: model.TaskSpec{Name: name, Team: "t", Nodes: 1}}))
-			must(t, tx.AddEvent(store.Event{Task: name, Team: "t", At: now, Kind: "Submitted", Message: "queued"}))
+			must(t, tx.AddEvent(store.Event{Task: name, TaskSeq: int64(i), Team: "t", At: now, Kind: "Submitted", Message: "queued"}))
 			must(t, tx.Audit(store.AuditEntry{At: now, Actor: "u", Action: "task.submit", Team: "t", Target: name, Result: "ok"}))
 		}
 		must(t, tx.StartRun(store.Run{Task: "job1", Team: "t", InstanceType: "p5", GPUs: 8, VCPU: 1.5, StartedAt: now}))
@@ -59,7 +59,7 @@ func TestImportSQLite(t *testing.T) {
 		t.Fatalf("moved runs: %+v", rs)
 	}
 	must(t, dst.Commit(ctx, func(tx *postgres.Tx) error {
-		return tx.AddEvent(store.Event{Task: "job1", Team: "t", At: now, Kind: "Started"})
+		return tx.AddEvent(store.Event{Task: "job1", TaskSeq: 1, Team: "t", At: now, Kind: "Started"})
 	}))
 	if evs, _ := dst.Events(ctx, "job1", 0, 10); len(evs) != 2 || evs[1].ID <= evs[0].ID {
 		t.Fatalf("an event after the move: %+v", evs)
