@@ -276,14 +276,14 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 
 // controlPlane is the leader's half of the server: store, engine and API.
 type controlPlane struct {
-	api    http.Handler
-	ready  *atomic.Bool
-	close  func(ctx context.Context) error
+	api   http.Handler
+	ready *atomic.Bool
+	close func(ctx context.Context) error
 	// abandon kills every task process of this replica at once (a deposed
 	// leader with the local executor); it returns how many it killed.
 	abandon func() int
 	failed  <-chan struct{} // closed if the engine stopped on its own (a fatal storage fault)
-	err    func() error
+	err     func() error
 }
 
 // serverStore is what the server needs of its database; both adapters

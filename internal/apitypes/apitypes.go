@@ -76,3 +76,6 @@ type Node struct {
 	// HeldFor names the task past the starvation bound this node drains for.
 	HeldFor string `json:"heldFor,omitempty"`
 }
+
+// Terminal reports whether the task has finished for good.
+func (t Task) Terminal() bool { return store.Terminal(t.State) }
