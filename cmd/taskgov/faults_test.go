@@ -225,7 +225,10 @@ func boundedShutdown(t *testing.T, bin string) {
 		t.Fatalf("submit: %d %s", code, b)
 	}
 	var task taskJSON
-	waitFor(t, 10*time.Second, func() bool { _, _ = s.call("GET", "/api/v1/tasks/stubborn", nil, &task); return task.State == "Running" })
+	waitFor(t, 10*time.Second, func() bool {
+		_, _ = s.call("GET", "/api/v1/tasks/stubborn", nil, &task)
+		return task.State == "Running"
+	})
 	time.Sleep(300 * time.Millisecond) // let the pod's shell start its sleep
 	if len(processesOf(dir)) == 0 {
 		t.Fatal("the task's processes cannot be found by their TASKGOV_DATA_DIR marker")

@@ -17,11 +17,11 @@ import (
 // from one goroutine at a time (the engine's applier); reads may run
 // concurrently from any goroutine.
 type Store struct {
-	w    *sql.DB // the single writer connection
-	r    *sql.DB // readers (WAL lets them run beside the writer)
+	w     *sql.DB // the single writer connection
+	r     *sql.DB // readers (WAL lets them run beside the writer)
 	path  string
-	id    fileID   // the database file as opened; see checkFile
-	f     *os.File // the same file, read-only, for the header check
+	id    fileID                // the database file as opened; see checkFile
+	f     *os.File              // the same file, read-only, for the header check
 	fatal atomic.Pointer[Fault] // corruption a read found
 }
 
