@@ -35,7 +35,7 @@ func scenarioCmd() *cobra.Command {
 It exits 1 when the trace differs from the file's expect block, when an input
 is refused and the file has no expect block recording it, or when the steps
 are out of time order.`,
-		Args:  cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := scenario.Load(args[0])
 			if err != nil {
