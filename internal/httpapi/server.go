@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	_ "embed"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/devices"
 	"github.com/taskgov/taskgov/internal/engine"
@@ -22,6 +24,8 @@ type Server struct {
 	ready   func() bool
 	metrics http.Handler
 	devices *devices.Sampler
+	// taskList is the task page's in-memory copy of the task list.
+	taskList taskCache
 }
 
 // WithMetrics serves h at GET /metrics to admins and cluster-wide viewers.
@@ -46,6 +50,8 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p principa
 func New(eng *engine.Engine, log *slog.Logger, ready func() bool) *Server {
 	s := &Server{eng: eng, log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}}
 	s.routes()
+	s.taskList.watch(eng)
+	go func() { _, _, _ = s.taskList.get(context.Background(), eng.Store(), time.Now().UTC()) }() // warm it
 	return s
 }
 
