@@ -24,6 +24,7 @@ type Server struct {
 	ready   func() bool
 	metrics http.Handler
 	devices *devices.Sampler
+	dcgm    *dcgmSource // measured GPU use on Kubernetes; nil: nvidia-smi
 	// taskList is the task page's in-memory copy of the task list.
 	taskList taskCache
 }
