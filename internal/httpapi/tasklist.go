@@ -109,7 +109,7 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 		}
 	}
 	now := time.Now().UTC()
-	all, stats, err := s.taskList.get(r.Context(), s.eng.Store(), now)
+	all, stats, err := s.taskList.get(r.Context(), s.st, now)
 	if err != nil {
 		return err
 	}
