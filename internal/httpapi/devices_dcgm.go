@@ -70,7 +70,7 @@ func (s *Server) dcgmUse(w http.ResponseWriter, r *http.Request, p principal) er
 			f.Teams = append(f.Teams, t)
 		}
 	}
-	recs, err := s.eng.Store().ListTasks(r.Context(), f)
+	recs, err := s.st.ListTasks(r.Context(), f)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func New(eng *engine.Engine, log *slog.Logger, ready func() bool) *Server {
 	s := &Server{eng: eng, st: eng.Store().(Store), log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}}
 	s.routes()
 	s.taskList.watch(eng)
-	go func() { _, _, _ = s.taskList.get(context.Background(), eng.Store(), time.Now().UTC()) }() // warm it
+	go func() { _, _, _ = s.taskList.get(context.Background(), s.st, time.Now().UTC()) }() // warm it
 	return s
 }
 

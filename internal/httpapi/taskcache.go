@@ -55,7 +55,7 @@ func (c *taskCache) watch(eng *engine.Engine) {
 // get returns the records and run stats, reloading them if a task changed
 // since they were read or they are older than taskCacheMaxAge. The returned
 // slice and map are shared: callers must not change them.
-func (c *taskCache) get(ctx context.Context, st *store.Store, now time.Time) ([]store.TaskRecord, map[string]runStats, error) {
+func (c *taskCache) get(ctx context.Context, st Store, now time.Time) ([]store.TaskRecord, map[string]runStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	seen := c.changes.Load() // read before the store: a change during the load marks the copy stale
