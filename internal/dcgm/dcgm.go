@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -60,7 +59,12 @@ func (c *Client) GPUs(ctx context.Context, at time.Time) ([]GPU, error) {
 		hc = &http.Client{Timeout: 5 * time.Second}
 	}
 	q := url.Values{"query": {Metric}, "time": {strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64)}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.URL, "/")+"/api/v1/query?"+q.Encode(), nil)
+	// Prometheus's instant-query endpoint (its API, not taskgov's).
+	endpoint, err := url.JoinPath(c.URL, "api", "v1", "query")
+	if err != nil {
+		return nil, fmt.Errorf("prometheus URL %q: %w", c.URL, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"?"+q.Encode(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("prometheus URL %q: %w", c.URL, err)
 	}
