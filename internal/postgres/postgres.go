@@ -149,18 +149,31 @@ type Tx struct {
 	batch  *pgx.Batch
 	fence  int64 // the term to check first; 0: none
 	fenced bool  // the check is queued
+	checks map[int]func(pgconn.CommandTag) error // by position in batch
 }
 
 func (t *Tx) exec(sql string, args ...any) { t.batch.Queue(sql, args...) }
+
+// execCheck queues a write whose result check runs when it is sent; the
+// check's error fails the transaction.
+func (t *Tx) execCheck(sql string, check func(pgconn.CommandTag) error, args ...any) {
+	if t.checks == nil {
+		t.checks = map[int]func(pgconn.CommandTag) error{}
+	}
+	t.checks[t.batch.Len()] = check
+	t.batch.Queue(sql, args...)
+}
 
 // flush sends the queued writes, the term check first.
 func (t *Tx) flush() error {
 	if t.batch.Len() == 0 {
 		return nil
 	}
-	b := t.batch
-	t.batch = &pgx.Batch{}
+	b, checks := t.batch, t.checks
+	t.batch, t.checks = &pgx.Batch{}, nil
 	br := t.tx.SendBatch(t.ctx, b)
+	var failed func(pgconn.CommandTag) error
+	var failedTag pgconn.CommandTag
 	for i := 0; i < b.Len(); i++ {
 		if i == 0 && t.fenced {
 			t.fenced = false
@@ -175,12 +188,22 @@ func (t *Tx) flush() error {
 			}
 			continue
 		}
-		if _, err := br.Exec(); err != nil {
+		tag, err := br.Exec()
+		if err != nil {
 			br.Close()
 			return err
 		}
+		if check := checks[i]; check != nil && failed == nil && tag.RowsAffected() != 1 {
+			failed, failedTag = check, tag
+		}
 	}
-	return br.Close()
+	if err := br.Close(); err != nil {
+		return err
+	}
+	if failed != nil {
+		return failed(failedTag)
+	}
+	return nil
 }
 
 // Commit runs fn in one transaction and commits it durably: when Commit

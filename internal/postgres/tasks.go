@@ -9,29 +9,38 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
 )
 
 // InsertTask stores a new task. It enforces model.CheckNameReuse, as the
-// SQLite store does.
+// SQLite store does, inside the queued statement (so that inserts stay
+// pipelined): a refused insert writes nothing and the commit fails with the
+// rule's conflict error.
 func (t *Tx) InsertTask(r store.TaskRecord) error {
-	if err := t.flush(); err != nil {
-		return err
-	}
-	prior, err := priorUse(t.tx.QueryRow(t.ctx, priorUseQuery, r.Name))
-	if err != nil {
-		return err
-	}
-	if err := model.CheckNameReuse(r.Name, r.Team, prior); err != nil {
-		return err
-	}
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
 		return err
 	}
-	t.exec(`INSERT INTO tasks(name, team, seq, spec, state, submitted_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+	t.execCheck(`INSERT INTO tasks(name, team, seq, spec, state, submitted_at)
+		SELECT $1::text, $2::text, $3::bigint, $4::text, $5::text, $6::bigint
+		WHERE NOT EXISTS (SELECT 1 FROM (SELECT team, state FROM tasks WHERE name = $1 ORDER BY seq DESC LIMIT 1) p
+			WHERE p.team <> $2 OR p.state NOT IN ('Succeeded', 'Failed', 'Cancelled'))`,
+		func(tag pgconn.CommandTag) error {
+			if tag.RowsAffected() == 1 {
+				return nil
+			}
+			prior, err := priorUse(t.tx.QueryRow(t.ctx, priorUseQuery, r.Name))
+			if err != nil {
+				return err
+			}
+			if err := model.CheckNameReuse(r.Name, r.Team, prior); err != nil {
+				return err
+			}
+			return fmt.Errorf("task %q was not stored", r.Name)
+		},
 		r.Name, r.Team, r.Seq, string(spec), r.State, nanos(r.SubmittedAt))
 	return nil
 }
