@@ -147,8 +147,8 @@ type Tx struct {
 	ctx    context.Context
 	tx     pgx.Tx
 	batch  *pgx.Batch
-	fence  int64 // the term to check first; 0: none
-	fenced bool  // the check is queued
+	fence  int64                                 // the term to check first; 0: none
+	fenced bool                                  // the check is queued
 	checks map[int]func(pgconn.CommandTag) error // by position in batch
 }
 
