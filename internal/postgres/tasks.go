@@ -9,39 +9,21 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
 )
 
 // InsertTask stores a new task. It enforces model.CheckNameReuse, as the
-// SQLite store does, inside the queued statement (so that inserts stay
-// pipelined): a refused insert writes nothing and the commit fails with the
-// rule's conflict error.
+// SQLite store does, inside the (multi-row) insert: a refused task writes
+// nothing and the commit fails with the rule's conflict error.
 func (t *Tx) InsertTask(r store.TaskRecord) error {
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
 		return err
 	}
-	t.execCheck(`INSERT INTO tasks(name, team, seq, spec, state, submitted_at)
-		SELECT $1::text, $2::text, $3::bigint, $4::text, $5::text, $6::bigint
-		WHERE NOT EXISTS (SELECT 1 FROM (SELECT team, state FROM tasks WHERE name = $1 ORDER BY seq DESC LIMIT 1) p
-			WHERE p.team <> $2 OR p.state NOT IN ('Succeeded', 'Failed', 'Cancelled'))`,
-		func(tag pgconn.CommandTag) error {
-			if tag.RowsAffected() == 1 {
-				return nil
-			}
-			prior, err := priorUse(t.tx.QueryRow(t.ctx, priorUseQuery, r.Name))
-			if err != nil {
-				return err
-			}
-			if err := model.CheckNameReuse(r.Name, r.Team, prior); err != nil {
-				return err
-			}
-			return fmt.Errorf("task %q was not stored", r.Name)
-		},
-		r.Name, r.Team, r.Seq, string(spec), r.State, nanos(r.SubmittedAt))
+	t.rows.addTask(r, string(spec))
+	t.names = append(t.names, nameWrite{r.Name, r.Team, r.State, r.Seq})
 	return nil
 }
 
@@ -60,13 +42,13 @@ func (t *Tx) UpdateTask(r store.TaskRecord) error {
 		retries=$7, placement=$8, pgids=$9, message=$10 WHERE seq=$11`,
 		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
 		string(placement), string(pg), r.Message, r.Seq)
+	t.names = append(t.names, nameWrite{r.Name, r.Team, r.State, r.Seq})
 	return nil
 }
 
 // AddEvent appends to a task's event history.
 func (t *Tx) AddEvent(e store.Event) error {
-	t.exec(`INSERT INTO events(task, task_seq, team, at, kind, message) VALUES ($1, $2, $3, $4, $5, $6)`,
-		e.Task, e.TaskSeq, e.Team, nanos(e.At), e.Kind, e.Message)
+	t.rows.addEvent(e)
 	return nil
 }
 
@@ -219,11 +201,6 @@ func priorUse(row pgx.Row) (*model.PriorUse, error) {
 		return nil, err
 	}
 	return &model.PriorUse{Team: team, Live: !store.Terminal(state)}, nil
-}
-
-// PriorUse reads the newest task stored under name (nil if none).
-func (s *Store) PriorUse(ctx context.Context, name string) (*model.PriorUse, error) {
-	return priorUse(s.pool.QueryRow(ctx, priorUseQuery, name))
 }
 
 // Heartbeat rewrites the heartbeat row: a write that proves writes work.
