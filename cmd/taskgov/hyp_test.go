@@ -130,4 +130,56 @@ func TestHypWalkthrough(t *testing.T) {
 	if o := mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-b"); strings.TrimSpace(o) != "No jobs found." {
 		t.Fatalf("after delete:\n%s", o)
 	}
+	testHypReadme(t, bin)
+}
+
+// testHypReadme runs the job command lines of hyp's README and training
+// guide as written (no -n: hyp's "default" namespace).
+func testHypReadme(t *testing.T, bin string) {
+	// An admin of two teams has no default namespace until it sets one.
+	mustFail(t, exitInput, "no namespace given", "list", "hyp-pytorch-job")
+	mustCLI(t, "set-cluster-context", "--cluster-name", "taskgov", "--namespace", "hyperpod-ns-team-a")
+	if o := mustCLI(t, "get-cluster-context"); !strings.Contains(o, `"Namespace": "hyperpod-ns-team-a"`) {
+		t.Fatalf("hyp get-cluster-context:\n%s", o)
+	}
+	// The README's create lines: HyperPod refuses the first (its topology
+	// value is not a topology label); taskgov refuses its label selector,
+	// and the 1.1 line's GPU partitions.
+	readme := []string{"create", "hyp-pytorch-job", "--version", "1.0", "--job-name", "test-pytorch-job", "--image", "pytorch/pytorch:latest",
+		"--command", "[python, train.py]", "--args", "[--epochs=10, --batch-size=32]", "--environment", `{"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:32"}`,
+		"--pull-policy", "IfNotPresent", "--instance-type", "ml.p4d.24xlarge", "--tasks-per-node", "8",
+		"--label-selector", `{"accelerator": "nvidia", "network": "efa"}`, "--deep-health-check-passed-nodes-only", "true",
+		"--scheduler-type", "kueue", "--queue-name", "training-queue", "--priority", "high", "--max-retry", "3",
+		"--accelerators", "8", "--vcpu", "96.0", "--memory", "1152.0", "--accelerators-limit", "8", "--vcpu-limit", "96.0", "--memory-limit", "1152.0",
+		"--preferred-topology", "topology.kubernetes.io/zone=us-west-2a",
+		"--volume", "name=model-data,type=hostPath,mount_path=/data,path=/data",
+		"--volume", "name=training-output,type=pvc,mount_path=/data2,claim_name=my-pvc,read_only=false"}
+	mustFail(t, exitInput, "cannot select nodes by label", readme...)
+	mustFail(t, exitInput, "GPU partitions", "create", "hyp-pytorch-job", "--version", "1.1", "--job-name", "test-pytorch-job", "--image", "pytorch/pytorch:latest",
+		"--command", "[python, train.py]", "--accelerator-partition-type", "mig-1g.5gb", "--accelerator-partition-count", "2")
+	mustFail(t, exitInput, "--command", "create", "hyp-pytorch-job", "--job-name", "test-pytorch-job", "--image", "pytorch/pytorch:latest")
+	// The training guide's lines, with a command taskgov can run.
+	mustCLI(t, "create", "hyp-pytorch-job", "--job-name", "test-pytorch-job-cli", "--image", "pytorch/pytorch:latest",
+		"--command", "[hyperpodrun, --steps, 3]", "--environment", `{"PATH": "`+bin+`:/usr/bin:/bin"}`, "--node-count", "1")
+	waitJob(t, "test-pytorch-job-cli", "Running")
+	if s := hypStates(t, mustCLI(t, "list", "hyp-pytorch-job")); s["test-pytorch-job-cli"] != "Running" {
+		t.Fatalf("hyp list: %v", s)
+	}
+	if o := mustCLI(t, "describe", "hyp-pytorch-job", "--job-name", "test-pytorch-job-cli"); !strings.Contains(o, "Namespace:      hyperpod-ns-team-a") {
+		t.Fatalf("hyp describe:\n%s", o)
+	}
+	if o := mustCLI(t, "list-pods", "hyp-pytorch-job", "--job-name", "test-pytorch-job-cli"); !strings.Contains(o, "test-pytorch-job-cli-pod-0") {
+		t.Fatalf("hyp list-pods:\n%s", o)
+	}
+	waitFor(t, 10_000_000_000, func() bool {
+		o, _, _ := cli(t, "get-logs", "hyp-pytorch-job", "--pod-name", "test-pytorch-job-cli-pod-0", "--job-name", "test-pytorch-job-cli")
+		return strings.Contains(o, "Pod Logs for test-pytorch-job-cli-pod-0:") && strings.Contains(o, "hyperpodrun --steps 3")
+	})
+	mustFail(t, exitInput, "not associated with training job", "get-logs", "hyp-pytorch-job", "--pod-name", "test-pytorch-job-cli-pod-7", "--job-name", "test-pytorch-job-cli")
+	mustFail(t, exitInput, "kubectl exec", "exec", "hyp-recipe-job", "--job-name", "test-pytorch-job-cli", "--namespace", "default", "--all-pods", "--", "echo", "hello")
+	if o := mustCLI(t, "list-cluster"); !strings.Contains(o, `"Cluster": "taskgov"`) {
+		t.Fatalf("hyp list-cluster:\n%s", o)
+	}
+	mustCLI(t, "delete", "hyp-pytorch-job", "--job-name", "test-pytorch-job-cli")
+	mustFail(t, exitNotFound, "", "describe", "hyp-pytorch-job", "--job-name", "no-such-job")
 }

@@ -156,6 +156,15 @@ env_vars: {NCCL_DEBUG: INFO}
 		t.Fatalf("hydra job: %+v %v", h.Spec, err)
 	}
 
+	// HyperPod's basic example submits to namespace kubeflow, which is no
+	// team here: HyperPod's own answer for a missing namespace.
+	b, _ := os.ReadFile(hydra)
+	_ = os.WriteFile(hydra, []byte(strings.Replace(string(b), "namespace: hyperpod-ns-product", "namespace: kubeflow", 1)), 0o644)
+	mustFail(t, exitNotFound, "Namespace kubeflow does not exist!", "start-job", "--config-file", hydra)
+	if o := mustCLI(t, "get-clusters"); !strings.Contains(o, `"InstanceType": "ml.p5.48xlarge"`) || !strings.Contains(o, `"TotalNodes": 4`) {
+		t.Fatalf("get-clusters:\n%s", o)
+	}
+
 	// Refused clearly, never "unknown flag".
 	mustFail(t, exitInput, "does not run HyperPod recipes", "start-job", "--recipe", "fine-tuning/llama/hf_llama3_8b_seq8k_gpu_fine_tuning")
 	mustFail(t, exitInput, "cannot select nodes by label", "start-job", "--job-name", "x", "-n", "product", "--command", "true",
