@@ -48,10 +48,14 @@ func differentialRun(seed int64, ops int, breakMarks bool) error {
 	cycles := inc.cycle
 	for op := 0; op < ops; op++ {
 		now = now.Add(time.Duration(r.Intn(300)) * time.Second)
-		names := liveNames(ref)
+		k := r.Intn(100)
+		var names []string
+		if k >= 38 && k < 79 {
+			names = liveNames(ref)
+		}
 		pick := func() string { return names[r.Intn(len(names))] }
 		var err error
-		switch k := r.Intn(100); {
+		switch {
 		case k < 38:
 			next++
 			spec := randomTask(r, fmt.Sprintf("j%d", next), &c)
