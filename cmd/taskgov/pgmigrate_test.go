@@ -79,6 +79,12 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 	if code, err := p.call("GET", "/api/v1/tasks/three/events", nil, &evs); err != nil || code != 200 || len(evs.Events) < 2 {
 		t.Fatalf("the moved task's events: %d %v %+v", code, err, evs)
 	}
+	// A lost admin token is replaced straight in the database.
+	tok, err := exec.Command(bin, "store", "admin-token", "--store", dsn).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.token = strings.TrimSpace(string(tok))
 	if code, err := p.call("POST", "/api/v1/tasks", map[string]any{"name": "four", "team": "alpha", "instanceType": "ml.p5.48xlarge",
 		"command": []string{"true"}}, nil); err != nil || code != 201 {
 		t.Fatalf("a new task after the move: %d %v", code, err)
