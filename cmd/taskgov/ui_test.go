@@ -64,6 +64,10 @@ func TestDashboardInChromium(t *testing.T) {
 	if got := b.text("#kpi-vcpu"); !strings.HasSuffix(got, fmt.Sprintf("/ %.0f", vcpu)) {
 		t.Errorf("vCPU shown %q, API total %v", got, vcpu)
 	}
+	// A cordoned node that still runs a task stays in the capacity figures.
+	mustCLI(t, "node", "cordon", "p5-0")
+	b.until("cordoned node counted", `document.getElementById('kpi-gpus-total').textContent === '32' && !!document.getElementById('cordoned-note')`, 10*time.Second)
+	mustCLI(t, "node", "uncordon", "p5-0")
 	if !strings.Contains(b.text("#topology"), "layer-3") || !strings.Contains(b.text("#nodes-table"), "p5-0") {
 		t.Error("topology or nodes missing on the cluster page")
 	}
@@ -131,6 +135,13 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// Policies: a form; Preview before Save; the saved value is the API's.
 	b.open("policies", "#policy-form")
+	// A refused preview says its problem and fix once; the next result
+	// replaces it.
+	b.run(chromedp.Click("#class-add", chromedp.ByID), chromedp.Click("#policy-preview", chromedp.ByID), chromedp.WaitVisible("#policy-error", chromedp.ByID))
+	if msg := b.text("#policy-error"); strings.Count(msg, "name") == 0 || repeats(msg) {
+		t.Errorf("preview error %q", msg)
+	}
+	b.run(chromedp.Click("#classes-table tbody tr:last-child button", chromedp.ByQuery))
 	b.run(chromedp.SetValue("#p-starvationBoundSeconds", "900", chromedp.ByID),
 		chromedp.Evaluate(`document.getElementById('p-starvationBoundSeconds').dispatchEvent(new Event('input', {bubbles: true}))`, nil))
 	if !eval[bool](b, `document.getElementById('policy-save').disabled`) {
@@ -138,6 +149,9 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	b.run(chromedp.Click("#policy-preview", chromedp.ByID), chromedp.WaitVisible("#preview-count", chromedp.ByID),
 		chromedp.Click("#policy-save", chromedp.ByID), chromedp.WaitVisible("#policy-saved", chromedp.ByID))
+	if eval[bool](b, exists("#policy-error")) {
+		t.Error("a stale preview error stays below the saved policy")
+	}
 	var pol model.Policy
 	if err := cl.Do(b.ctx, "GET", "/api/v1/policy", nil, &pol); err != nil || pol.StarvationBoundSeconds == nil || *pol.StarvationBoundSeconds != 900 {
 		t.Errorf("policy after save: %+v %v", pol, err)
@@ -261,4 +275,17 @@ func TestDashboardInChromium(t *testing.T) {
 			}
 		}
 	}
+}
+
+// repeats reports whether a message says one of its clauses twice.
+func repeats(msg string) bool {
+	seen := map[string]bool{}
+	for _, part := range strings.FieldsFunc(msg, func(r rune) bool { return r == ';' || r == '—' || r == '\n' }) {
+		part = strings.TrimSpace(part)
+		if part != "" && seen[part] {
+			return true
+		}
+		seen[part] = true
+	}
+	return false
 }
