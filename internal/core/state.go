@@ -89,7 +89,8 @@ type team struct {
 
 	pending     []*task // queue; may hold stale entries until the next sort
 	queueSorted bool
-	cursor      int
+	byType      [][]*task // pending split per instance type, rebuilt with each sort
+	cursors     []int     // the cycle's position in each byType list
 }
 
 // group is a lending group (cohort) and its per-type pools.
@@ -134,4 +135,13 @@ type Scheduler struct {
 	nextWake    time.Time
 	lastWaiting []model.Waiting
 	evictions   []model.Preemption // node losses, reported by the next cycle
+
+	// Incremental cycles (dirty.go).
+	fullRescan bool        // evaluate every type in every cycle (reference mode)
+	allDirty   bool        // an input may change any type's outcomes
+	typeDirty  []bool      // per type: changed since its last evaluation
+	typeWake   []time.Time // per type (and one for all): its earliest time-based rule
+	work       []bool      // per type: evaluated by the cycle in progress
+	curType    int         // type of the task being tried, -1 outside tryTask
+	breakMarks bool        // test only: drop per-type marks, to prove the differential test sees it
 }
