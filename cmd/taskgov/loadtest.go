@@ -25,6 +25,7 @@ import (
 func loadtestCmd() *cobra.Command {
 	var clients, tasks, stored, pending, prefill int
 	var storeArg string
+	var pressure pressureOptions
 	c := &cobra.Command{
 		Use:   "loadtest",
 		Short: "Measure acknowledged (durable) submissions per second and latency against a fresh local server",
@@ -41,6 +42,9 @@ the server's resident memory.`,
 			if storeArg != "" {
 				args = []string{"--store", storeArg}
 			}
+			if pressure.on() {
+				return loadtestPressure(cmd.OutOrStdout(), clients, tasks, pressure, args...)
+			}
 			return loadtest(cmd.OutOrStdout(), clients, tasks, stored, pending, prefill, args...)
 		},
 	}
@@ -50,6 +54,7 @@ the server's resident memory.`,
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")
 	c.Flags().StringVar(&storeArg, "store", "", "the server's --store: sqlite (default, in the temporary directory) or postgres://... (an empty database)")
+	pressureFlags(c, &pressure)
 	return c
 }
 
