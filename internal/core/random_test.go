@@ -164,7 +164,7 @@ func liveNames(s *Scheduler) []string {
 // checkCycle runs one cycle and asserts the invariants around it.
 func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h interface{ Write([]byte) (int, error) }) {
 	t.Helper()
-	borrowed := refBorrowed(s)
+	usageBefore := refAllUsage(s)
 	before := make([]resource.Vector, len(s.types))
 	for i := range s.types {
 		before[i] = refOverflow(s, i)
@@ -181,13 +181,26 @@ func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h
 	if err := s.CheckInvariants(); err != nil {
 		fail("%v", err)
 	}
+	type teamType struct {
+		tm *team
+		i  int
+	}
+	reclaimed := map[teamType][]*task{}
 	for _, p := range d.Preemptions {
 		if p.Reason != model.Reclaim && p.Reason != model.FairShareReason {
 			continue
 		}
 		victim := s.tasks[p.Task]
-		if victim == nil || !borrowed[victim] {
-			fail("%s preempted %s, which ran within its team's quota", p.Reason, p.Task)
+		if victim == nil {
+			fail("%s preempted %s, which is gone", p.Reason, p.Task)
+		}
+		k := teamType{victim.team, victim.typ.idx}
+		reclaimed[k] = append(reclaimed[k], victim)
+	}
+	for k, vs := range reclaimed {
+		if !refGivesOnlyBorrowed(k.tm, k.i, usageBefore[k.tm][k.i], vs) {
+			fail("team %s gave back %d tasks, more than it borrowed (usage before %v, quota %v)",
+				k.tm.spec.Name, len(vs), usageBefore[k.tm][k.i], k.tm.quota[k.i])
 		}
 	}
 	// Borrowing never grows past what lenders and unallocated capacity offer.

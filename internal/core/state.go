@@ -85,6 +85,9 @@ type team struct {
 	lendC     []resource.Vector // what it contributes to its group's lend pool
 	borC      []resource.Vector // what it borrows from its group
 	run       [][]*task         // running tasks per instance type
+	// fresh is, per type, the usage of tasks admitted in cycle freshCycle.
+	fresh      []resource.Vector
+	freshCycle uint64
 
 	pending     []*task // queue; may hold stale entries until the next sort
 	queueSorted bool

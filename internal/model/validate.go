@@ -182,6 +182,11 @@ func ValidateTeam(f string, t Team, cat Catalog) Errors {
 	default:
 		errs = append(errs, fieldErr(f+".preemptTeamTasks", "use LowerPriority or Never", "unknown value %q", t.PreemptTeamTasks))
 	}
+	switch t.ReclaimWithinGroup {
+	case "", ReclaimAny, ReclaimLowerPriority, ReclaimNever:
+	default:
+		errs = append(errs, fieldErr(f+".reclaimWithinGroup", "use Any, LowerPriority or Never", "unknown value %q", t.ReclaimWithinGroup))
+	}
 	seen := map[string]bool{}
 	for i, q := range t.Quotas {
 		qf := fmt.Sprintf("%s.quotas[%d]", f, i)
