@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Kubernetes binaries the Kubernetes executor's integration tests
-# run (kube-apiserver from tools/kube, kwok from tools/kwok) and caches them
+# run (kube-apiserver and kube-controller-manager from tools/kube, kwok from
+# tools/kwok) and caches them
 # by version outside the repo. Prints the cache folder. A warm run takes
 # under a second; a cold one about 20 minutes on 2 cores.
 #
@@ -18,6 +19,7 @@ build() { # build <tools module> <package> <binary>
   fi
 }
 build kube k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver
+build kube k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager
 build kwok sigs.k8s.io/kwok/cmd/kwok kwok
 if ! command -v etcd >/dev/null 2>&1; then
   echo "k8s-test-bins: etcd is missing; run scripts/install-test-deps.sh (Debian package etcd-server)" >&2

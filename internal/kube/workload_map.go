@@ -1,0 +1,184 @@
+package kube
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Mapping turns a governed Kubernetes object into a taskgov task, as Kueue
+// and HyperPod name things: the local queue "hyperpod-ns-<team>-localqueue"
+// is the team, the priority class "<class>-priority" is the class.
+type Mapping struct {
+	// TeamNamespaces governs objects without a queue-name label too when
+	// they are in a team's namespace, hyperpod-ns-<team>.
+	TeamNamespaces bool
+	// Classes are the policy's priority classes, so that "training-priority"
+	// can mean the class "training" (and a class literally named
+	// "training-priority" still means itself).
+	Classes func() []string
+}
+
+// Team returns the team that governs u, and false when taskgov leaves u
+// alone: no queue-name label (and no team namespace, when enabled), or
+// owned by another workload (a JobSet's Jobs, say), which is governed
+// through its owner.
+func (m Mapping) Team(u *unstructured.Unstructured) (string, bool) {
+	for _, o := range u.GetOwnerReferences() {
+		if o.Controller != nil && *o.Controller {
+			return "", false
+		}
+	}
+	if q, ok := u.GetLabels()[LabelQueueName]; ok {
+		return TeamOfQueue(q), true
+	}
+	if m.TeamNamespaces && strings.HasPrefix(u.GetNamespace(), "hyperpod-ns-") {
+		return strings.TrimPrefix(u.GetNamespace(), "hyperpod-ns-"), true
+	}
+	return "", false
+}
+
+// TeamOfQueue maps a Kueue local queue name to a team:
+// "hyperpod-ns-research-localqueue" and "research" both mean "research".
+func TeamOfQueue(q string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(q, "hyperpod-ns-"), "-localqueue")
+}
+
+// Class maps a Kueue priority class name to one of the policy's classes.
+func (m Mapping) Class(name string) string {
+	if name == "" || m.Classes == nil {
+		return strings.TrimSuffix(name, "-priority")
+	}
+	known := m.Classes()
+	if contains(known, name) {
+		return name
+	}
+	return strings.TrimSuffix(name, "-priority")
+}
+
+// TaskName is the task that governs an object: its name (dots become
+// dashes, cut to 54 characters) and 8 characters of its UID, so that two
+// teams' "train" Jobs, or a Job deleted and created again, never share one.
+func TaskName(u *unstructured.Unstructured) string {
+	base := strings.ToLower(strings.ReplaceAll(u.GetName(), ".", "-"))
+	if len(base) > 54 {
+		base = base[:54]
+	}
+	base = strings.TrimRight(base, "-")
+	sum := sha256.Sum256([]byte(u.GetUID()))
+	return base + "-" + hex.EncodeToString(sum[:4])
+}
+
+// TaskSpec maps a governed object to the task taskgov queues. Errors are
+// model.FieldErrors naming the manifest's field and the fix; the engine
+// checks the rest (team, class, instance type, topology label, gang size)
+// when the task is submitted.
+func (m Mapping) TaskSpec(k *Kind, u *unstructured.Unstructured) (model.TaskSpec, error) {
+	team, _ := m.Team(u)
+	spec := model.TaskSpec{Name: TaskName(u), Team: team, Priority: m.Class(u.GetLabels()[LabelPriorityClass]), Type: model.Training}
+	sets, err := k.PodSets(u)
+	if err != nil {
+		return spec, &model.FieldError{Field: "spec", Problem: err.Error(), Fix: "give the " + k.Name + " its pod template(s)"}
+	}
+	var errs model.Errors
+	req, grace := model.Request{}, int64(-1)
+	ann := u.GetAnnotations()
+	for _, ps := range sets {
+		if ps.Count < 1 {
+			errs = append(errs, &model.FieldError{Field: "spec (" + ps.Name + ")", Problem: fmt.Sprintf("asks for %d pods", ps.Count), Fix: "ask for 1 or more pods"})
+			continue
+		}
+		spec.Nodes += ps.Count
+		pod := &corev1.Pod{Spec: ps.Template.Spec}
+		v := PodRequests(pod)
+		req.GPUs = max(req.GPUs, v.GPUs)
+		req.VCPU = max(req.VCPU, float64(v.MilliCPU)/1000)
+		req.MemoryGiB = max(req.MemoryGiB, float64(v.MemMiB)/1024)
+		it := ps.Template.Spec.NodeSelector[LabelInstanceType]
+		switch {
+		case it == "":
+			errs = append(errs, &model.FieldError{Field: "nodeSelector (" + ps.Name + ")", Problem: "names no instance type",
+				Fix: "add nodeSelector " + LabelInstanceType + ": <type> (for example ml.p5.48xlarge) to the pod template"})
+		case spec.InstanceType != "" && spec.InstanceType != it:
+			errs = append(errs, &model.FieldError{Field: "nodeSelector (" + ps.Name + ")", Problem: fmt.Sprintf("asks for %s while another pod set asks for %s", it, spec.InstanceType),
+				Fix: "give every pod set the same " + LabelInstanceType + "; a gang runs on one instance type"})
+		default:
+			spec.InstanceType = it
+		}
+		if g := ps.Template.Spec.TerminationGracePeriodSeconds; g != nil && *g > grace {
+			grace = *g
+		}
+		for key, into := range map[string]*string{AnnRequiredTopo: &spec.RequiredTopology, AnnPreferredTopo: &spec.PreferredTopology} {
+			v := ps.Template.Annotations[key]
+			if v == "" {
+				v = ann[key] // HyperPod's CLI also writes them on the object
+			}
+			if v != "" && *into != "" && *into != v {
+				errs = append(errs, &model.FieldError{Field: "annotations[" + key + "]", Problem: fmt.Sprintf("is %q on one pod set and %q on another", v, *into),
+					Fix: "give one topology level for the whole job; taskgov places it as one gang"})
+			} else if v != "" {
+				*into = v
+			}
+		}
+	}
+	if req.GPUs > 0 || req.VCPU > 0 || req.MemoryGiB > 0 {
+		spec.PerNode = req
+	}
+	if grace > 3600 {
+		grace = 3600
+	}
+	if grace >= 0 {
+		spec.GracePeriodSeconds = int(grace)
+		if grace == 0 {
+			spec.GracePeriodSeconds = 1 // 0 would mean the default
+		}
+	}
+	if len(errs) > 0 {
+		return spec, errs
+	}
+	return spec, nil
+}
+
+// ManifestError rewrites the engine's field names as the manifest's, so an
+// Event on the object says which label or annotation to change.
+func ManifestError(err error) error {
+	rename := map[string]string{
+		"team":              "metadata.labels[" + LabelQueueName + "]",
+		"priority":          "metadata.labels[" + LabelPriorityClass + "]",
+		"requiredTopology":  "annotations[" + AnnRequiredTopo + "]",
+		"preferredTopology": "annotations[" + AnnPreferredTopo + "]",
+		"instanceType":      "nodeSelector[" + LabelInstanceType + "]",
+		"nodes":             "replicas/parallelism",
+		"perNode":           "resources.requests",
+	}
+	fix := func(fe *model.FieldError) *model.FieldError {
+		c := *fe
+		if f, ok := rename[c.Field]; ok {
+			c.Field = f
+		}
+		if c.Field == "metadata.labels["+LabelQueueName+"]" {
+			c.Fix = "use the queue hyperpod-ns-<team>-localqueue of an existing team (taskgov's cluster file lists them)"
+		}
+		return &c
+	}
+	var fe *model.FieldError
+	var fes model.Errors
+	switch {
+	case errors.As(err, &fes):
+		out := make(model.Errors, len(fes))
+		for i, e := range fes {
+			out[i] = fix(e)
+		}
+		return out
+	case errors.As(err, &fe):
+		return fix(fe)
+	}
+	return err
+}

@@ -1,0 +1,147 @@
+package kube
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+func readManifest(t *testing.T, path string) (*Kind, *unstructured.Unstructured) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(b, &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	u.SetUID("3b1c6a1e-0000-4000-8000-000000000001")
+	for _, k := range Kinds {
+		if k.Name == u.GetKind() {
+			return k, u
+		}
+	}
+	t.Fatalf("%s: kind %s is not governed", path, u.GetKind())
+	return nil, nil
+}
+
+var testMapping = Mapping{Classes: func() []string { return []string{"inference", "training", "fine-tuning"} }}
+
+// Each manifest in testdata is what a HyperPod user already has; the task
+// it maps to is what taskgov queues.
+func TestMappingManifests(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want model.TaskSpec
+	}{
+		{"job.yaml", model.TaskSpec{Team: "research", Priority: "training", InstanceType: "ml.p5.48xlarge", Nodes: 2,
+			PerNode: model.Request{GPUs: 8}, RequiredTopology: model.LabelLayer3, GracePeriodSeconds: 45}},
+		{"hyperpodpytorchjob.yaml", model.TaskSpec{Team: "research", Priority: "training", InstanceType: "ml.p5.48xlarge", Nodes: 4,
+			PerNode: model.Request{GPUs: 8}, RequiredTopology: model.LabelLayer3}},
+		{"pytorchjob.yaml", model.TaskSpec{Team: "research", Priority: "fine-tuning", InstanceType: "ml.p5.48xlarge", Nodes: 3,
+			PerNode: model.Request{GPUs: 4}, PreferredTopology: model.LabelLayer2}},
+		{"jobset.yaml", model.TaskSpec{Team: "research", InstanceType: "ml.g5.12xlarge", Nodes: 4,
+			PerNode: model.Request{GPUs: 1, VCPU: 4, MemoryGiB: 16}}},
+	} {
+		k, u := readManifest(t, "testdata/"+tc.file)
+		got, err := testMapping.TaskSpec(k, u)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		tc.want.Name, tc.want.Type = TaskName(u), model.Training
+		if got.Name != tc.want.Name || got.Team != tc.want.Team || got.Priority != tc.want.Priority || got.InstanceType != tc.want.InstanceType ||
+			got.Nodes != tc.want.Nodes || got.PerNode != tc.want.PerNode || got.RequiredTopology != tc.want.RequiredTopology ||
+			got.PreferredTopology != tc.want.PreferredTopology || got.GracePeriodSeconds != tc.want.GracePeriodSeconds {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.file, got, tc.want)
+		}
+		if !model.ValidName(got.Name) || !strings.HasPrefix(got.Name, u.GetName()+"-") {
+			t.Errorf("%s: task name %q", tc.file, got.Name)
+		}
+	}
+}
+
+func TestMappingNames(t *testing.T) {
+	for q, team := range map[string]string{"hyperpod-ns-research-localqueue": "research", "research": "research", "hyperpod-ns-a-b-localqueue": "a-b"} {
+		if got := TeamOfQueue(q); got != team {
+			t.Errorf("TeamOfQueue(%q) = %q, want %q", q, got, team)
+		}
+	}
+	m := Mapping{Classes: func() []string { return []string{"training", "batch-priority"} }}
+	for in, want := range map[string]string{"training-priority": "training", "training": "training", "batch-priority": "batch-priority", "": ""} {
+		if got := m.Class(in); got != want {
+			t.Errorf("Class(%q) = %q, want %q", in, got, want)
+		}
+	}
+	u := &unstructured.Unstructured{}
+	u.SetName(strings.Repeat("a.b", 30))
+	u.SetUID("u1")
+	if n := TaskName(u); !model.ValidName(n) {
+		t.Errorf("TaskName of a long dotted name = %q, not a DNS label", n)
+	}
+	other := u.DeepCopy()
+	other.SetUID("u2")
+	if TaskName(u) == TaskName(other) {
+		t.Error("two objects of one name share a task name")
+	}
+}
+
+// Objects taskgov leaves alone: unlabelled outside team namespaces, and a
+// JobSet's child Jobs (governed through the JobSet).
+func TestMappingGoverned(t *testing.T) {
+	_, u := readManifest(t, "testdata/job.yaml")
+	if team, ok := testMapping.Team(u); !ok || team != "research" {
+		t.Fatalf("labelled Job: team %q, governed %v", team, ok)
+	}
+	bare := u.DeepCopy()
+	bare.SetLabels(nil)
+	if _, ok := testMapping.Team(bare); ok {
+		t.Error("a Job without a queue label is governed without TeamNamespaces")
+	}
+	if team, ok := (Mapping{TeamNamespaces: true}).Team(bare); !ok || team != "research" {
+		t.Errorf("TeamNamespaces: team %q, governed %v", team, ok)
+	}
+	child := u.DeepCopy()
+	yes := true
+	child.SetOwnerReferences([]metav1.OwnerReference{{Kind: "JobSet", Name: "x", UID: "y", Controller: &yes}})
+	if _, ok := testMapping.Team(child); ok {
+		t.Error("a JobSet's child Job is governed on its own")
+	}
+}
+
+// Bad input names the manifest's field and the fix.
+func TestMappingErrors(t *testing.T) {
+	k, u := readManifest(t, "testdata/job.yaml")
+	noType := u.DeepCopy()
+	unstructured.RemoveNestedField(noType.Object, "spec", "template", "spec", "nodeSelector")
+	_, err := testMapping.TaskSpec(k, noType)
+	if err == nil || !strings.Contains(err.Error(), "add nodeSelector node.kubernetes.io/instance-type") {
+		t.Errorf("no instance type: %v", err)
+	}
+	k2, p := readManifest(t, "testdata/pytorchjob.yaml")
+	_ = unstructured.SetNestedField(p.Object, "ml.g5.12xlarge", "spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "nodeSelector", LabelInstanceType)
+	if _, err := testMapping.TaskSpec(k2, p); err == nil || !strings.Contains(err.Error(), "same node.kubernetes.io/instance-type") {
+		t.Errorf("mixed instance types: %v", err)
+	}
+	me := ManifestError(&model.FieldError{Field: "team", Problem: `unknown team "ghost"`, Fix: "x"})
+	var fe *model.FieldError
+	if !errors.As(me, &fe) || fe.Field != "metadata.labels[kueue.x-k8s.io/queue-name]" || !strings.Contains(fe.Fix, "hyperpod-ns-<team>-localqueue") {
+		t.Errorf("unknown team: %v", me)
+	}
+	if !errors.Is(me, model.ErrInvalid) {
+		t.Error("a manifest error is not ErrInvalid")
+	}
+}
+
+func TestSuspendPatch(t *testing.T) {
+	if got := string(Kinds[1].SuspendPatch(true)); got != `{"spec":{"runPolicy":{"suspend":true}}}` {
+		t.Errorf("PyTorchJob suspend patch = %s", got)
+	}
+}
