@@ -23,6 +23,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	s.now = now
 	s.cycle++
 	s.nextWake = never
+	s.unpaid = false
 	s.cc.startCycle(len(s.types))
 	holds := s.holdChanges
 	d := model.Decision{Time: now, Preemptions: s.evictions}

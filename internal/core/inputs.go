@@ -100,6 +100,9 @@ func (s *Scheduler) Checkpoint(name string, at time.Time) error {
 	}
 	if at.After(t.checkpointAt) {
 		t.checkpointAt = at
+		if t.state == running && s.unpaid {
+			s.touch() // a cheaper victim may now pay for a waiting task
+		}
 	}
 	return nil
 }

@@ -166,6 +166,15 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
 	}
+	if ready, paid := s.paidBack(t, victims); !paid {
+		for k := len(victims) - 1; k >= 0; k-- {
+			s.reassign(victims[k].t)
+		}
+		s.cc.only = nil
+		s.wakeAt(ready)
+		s.unpaid = true
+		return false
+	}
 	clear(s.cc.noRoom) // victims freed room: earlier failures no longer hold
 	if !feasible() {   // the final placement, with the victims gone
 		panic("core: victims chosen but the task does not place")

@@ -105,6 +105,9 @@ type group struct {
 
 // Scheduler is the scheduling core. Build it with New.
 type Scheduler struct {
+	// unpaid: the last cycle left a task waiting for its payback (payback.go),
+	// so a checkpoint, which makes victims cheaper, warrants a cycle.
+	unpaid bool
 	seed   int64
 	policy model.Policy // with defaults
 	levels []string     // topology label keys, top layer first

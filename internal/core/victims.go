@@ -77,8 +77,19 @@ func (s *Scheduler) stillBorrows(v *task) bool {
 // victim is a preemption candidate with its cost.
 type victim struct {
 	t    *task
-	cat  int // lower categories are taken first
-	lost float64
+	cat  int     // lower categories are taken first
+	lost float64 // GPU·s its preemption throws away now
+	cost float64 // lost, weighted by how often it was preempted before (bounce)
+}
+
+// victimCost is what the victim search minimises and the payback rule
+// charges: the work v would lose now, times one plus the times it was
+// already preempted. A task just restarted loses only its restart cost, so
+// without the factor the same cheap victims were taken again and again; with
+// it, each preemption makes the next one of the same task dearer (like a
+// backoff), and the search turns to tasks that were not yet disturbed.
+func victimCost(t *task, lost float64) float64 {
+	return lost * float64(1+t.resumes)
 }
 
 // sortVictims orders candidates cheapest first: by category, then lower
@@ -95,8 +106,8 @@ func (s *Scheduler) sortVictims(vs []victim) {
 		if x.t.rank != y.t.rank {
 			return x.t.rank < y.t.rank
 		}
-		if byLoss && x.lost != y.lost {
-			return x.lost < y.lost
+		if byLoss && x.cost != y.cost {
+			return x.cost < y.cost
 		}
 		if !x.t.startedAt.Equal(y.t.startedAt) {
 			return x.t.startedAt.After(y.t.startedAt)
@@ -121,6 +132,7 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 	}
 	for k := range cands {
 		cands[k].lost = s.lostWork(cands[k].t, s.now)
+		cands[k].cost = victimCost(cands[k].t, cands[k].lost)
 	}
 	s.sortVictims(cands)
 	var chosen []victim
@@ -145,7 +157,7 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 	}
 	// Reprieve: try to keep the costliest victims running.
 	byCost := append([]victim(nil), chosen...)
-	sort.SliceStable(byCost, func(a, b int) bool { return byCost[a].lost > byCost[b].lost })
+	sort.SliceStable(byCost, func(a, b int) bool { return byCost[a].cost > byCost[b].cost })
 	kept := map[*task]bool{}
 	out := func() []victim {
 		var o []victim
