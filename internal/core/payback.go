@@ -25,13 +25,24 @@ import (
 // work and neither lowered the guarantee violation.
 //
 // It returns whether t's wait has paid, and if not when to look again.
-func (s *Scheduler) paidBack(t *task, victims []victim) (time.Time, bool) {
+func (s *Scheduler) paidBack(t *task, victims []victim, guaranteed bool) (time.Time, bool) {
 	if s.policy.Preemption == model.PreemptImmediate {
 		return s.now, true
 	}
 	cost := 0.0
 	for _, v := range victims {
-		cost += v.cost
+		c := v.cost
+		if guaranteed {
+			// Its quota is its due: the price is fixed when its wait began
+			// (work a victim does meanwhile is rent paid, not a dearer
+			// price), so it waits at most that price ÷ its GPUs.
+			at := t.pendingSince
+			if at.Before(v.t.startedAt) {
+				at = v.t.startedAt
+			}
+			c = math.Min(c, victimCost(v.t, s.lostWork(v.t, at)))
+		}
+		cost += c
 	}
 	rate := float64(t.total.GPUs)
 	if rate <= 0 || cost <= 0 {

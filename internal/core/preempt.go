@@ -163,16 +163,21 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	}
 	s.cc.quick = false
 	if victims == nil {
+		s.unpaid = true
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
 	}
-	if ready, paid := s.paidBack(t, victims); !paid {
+	if ready, paid := s.paidBack(t, victims, mode == modeGuaranteed); !paid {
 		for k := len(victims) - 1; k >= 0; k-- {
 			s.reassign(victims[k].t)
 		}
 		s.cc.only = nil
 		s.wakeAt(ready)
 		s.unpaid = true
+		// Remembered as a failure for this cycle: a task of the team at least
+		// as large, tried later, has waited no longer in queue order; it
+		// gets its own search next cycle.
+		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
 	}
 	clear(s.cc.noRoom) // victims freed room: earlier failures no longer hold

@@ -47,6 +47,7 @@ func randomPolicy(r *rand.Rand) model.Policy {
 		StarvationBoundSeconds:     i64(int64(600 + r.Intn(3)*600)),
 		VictimOrder:                []model.VictimOrder{model.LeastLostWork, model.MostRecentlyStarted}[r.Intn(2)],
 		PreemptionDelaySeconds:     float64(r.Intn(2) * 120),
+		Preemption:                 []model.PreemptionTiming{model.PreemptImmediate, model.PreemptPayback}[r.Intn(2)],
 	}
 	return p
 }
@@ -59,6 +60,7 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 		Lending:            []model.Lending{model.LendAndBorrow, model.LendOnly, model.DontLend}[r.Intn(3)],
 		BorrowLimitPercent: ip(r.Intn(201)),
 		PreemptTeamTasks:   []model.PreemptTeamTasks{model.PreemptLowerPriority, model.PreemptNever}[r.Intn(2)],
+		ReclaimWithinGroup: []model.ReclaimWithinGroup{model.ReclaimAny, model.ReclaimAny, model.ReclaimLowerPriority, model.ReclaimNever}[r.Intn(4)],
 	}
 	n := int64(r.Intn(5))
 	t.Quotas = append(t.Quotas, model.Quota{InstanceType: randTypes[0], Count: &n})

@@ -105,8 +105,10 @@ type group struct {
 
 // Scheduler is the scheduling core. Build it with New.
 type Scheduler struct {
-	// unpaid: the last cycle left a task waiting for its payback (payback.go),
-	// so a checkpoint, which makes victims cheaper, warrants a cycle.
+	// unpaid: the last cycle left a victim search failing or a task waiting
+	// for its payback (payback.go). A checkpoint changes victims' costs,
+	// hence their order, and the greedy search (with stillBorrows) or the
+	// payback may then succeed: it warrants a cycle.
 	unpaid bool
 	seed   int64
 	policy model.Policy // with defaults

@@ -59,8 +59,8 @@ type Policy struct {
 	// comparisons in the simulator).
 	VictimOrder VictimOrder `yaml:"victimOrder,omitempty" json:"victimOrder,omitempty"`
 	// Preemption is Payback (the default: a task preempts once its wait has
-	// paid for the work its victims would lose) or Immediate (as soon as
-	// the rules allow).
+	// paid for the work its victims would lose) or Immediate (as soon as the
+	// rules allow).
 	Preemption PreemptionTiming `yaml:"preemption,omitempty" json:"preemption,omitempty"`
 }
 
