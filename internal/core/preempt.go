@@ -48,11 +48,6 @@ type cycleCache struct {
 	buf      []int32
 	// bestSpread is what the last place call found possible (see place).
 	bestSpread int
-	// only, when set, confines place to one domain (topology-aware preemption).
-	only *domain
-	// quick makes place answer only whether a gang fits, not where best; the
-	// victim search uses it, and the final placement is made without it.
-	quick bool
 	// noRoom remembers placements that failed this cycle (see place).
 	noRoom map[placeKey]bool
 	fits   []fitDomain // scratch of fitting
@@ -87,7 +82,7 @@ func (c *cycleCache) startCycle(types int) {
 	}
 	clear(c.borrowed)
 	c.failed, c.noRoom = c.memos.failed, c.memos.noRoom
-	c.bestSpread, c.only, c.quick = 0, nil, false
+	c.bestSpread = 0
 }
 
 func (s *Scheduler) cycleBorrowed(i int) []*task {
@@ -116,12 +111,13 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	}
 	tm, i := t.team, t.typ.idx
 	var nodes []int32
+	var pm placeMode // quick while victims are searched; confined to a domain by chooseInDomain
 	feasible := func() bool {
 		v := s.checkQuota(tm, i, t.total)
 		if !v.ok || (mode == modeGuaranteed && !v.inQuota) {
 			return false
 		}
-		nodes, _ = s.place(t, false)
+		nodes, _ = s.place(t, pm)
 		return nodes != nil
 	}
 	// A victim of another team goes only while that team still borrows;
@@ -152,16 +148,16 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 		}
 	}
 	var victims []victim
-	s.cc.quick = true
+	pm.quick = true
 	switch {
 	case mode == modeGuaranteed && !s.quotaWithout(t, cands):
 	case !s.roomBound(t, cands, nil):
 	case t.reqLevel >= 0 && t.typ.topo.labeled > 0:
-		victims = s.chooseInDomain(t, cands, allowed, feasible, fair)
+		victims = s.chooseInDomain(t, cands, allowed, feasible, fair, &pm)
 	default:
 		victims = s.chooseVictims(cands, allowed, feasible, fair)
 	}
-	s.cc.quick = false
+	pm.quick = false
 	if victims == nil {
 		s.unpaid = true
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
@@ -171,7 +167,6 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 		for k := len(victims) - 1; k >= 0; k-- {
 			s.reassign(victims[k].t)
 		}
-		s.cc.only = nil
 		s.wakeAt(ready)
 		s.unpaid = true
 		// Remembered as a failure for this cycle: a task of the team at least
@@ -184,7 +179,6 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	if !feasible() {   // the final placement, with the victims gone
 		panic("core: victims chosen but the task does not place")
 	}
-	s.cc.only = nil
 	wait := make([]string, 0, len(victims))
 	for _, v := range victims {
 		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
@@ -309,8 +303,9 @@ func (s *Scheduler) enforceLimits(d *model.Decision) {
 // gang land there; the domain whose victims lose the least work wins (lowest
 // id among equals). Victims stay concentrated in one domain, and nothing is
 // chosen unless the gang then places. On success the winning victims are
-// removed and s.cc.only confines the final placement to their domain.
-func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim) bool, feasible func() bool, fair func([]victim) bool) []victim {
+// removed and pm.only confines the final placement to their domain (feasible
+// places with pm).
+func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim) bool, feasible func() bool, fair func([]victim) bool, pm *placeMode) []victim {
 	l := t.reqLevel
 	doms := t.typ.topo.levels[l]
 	inDom := make([][]victim, len(doms))
@@ -328,7 +323,7 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes || !s.roomBound(t, vs, doms[id]) {
 			continue
 		}
-		s.cc.only = doms[id]
+		pm.only = doms[id]
 		chosen := s.chooseVictims(vs, allowed, feasible, fair)
 		if chosen == nil {
 			continue
@@ -343,9 +338,9 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 		}
 	}
 	if best < 0 {
-		s.cc.only = nil
+		pm.only = nil
 		return nil
 	}
-	s.cc.only = doms[best]
+	pm.only = doms[best]
 	return s.chooseVictims(inDom[best], allowed, feasible, fair)
 }

@@ -56,7 +56,33 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request, p principal)
 	if err := s.eng.DeleteTeam(r.Context(), p.ID, name); err != nil {
 		return err
 	}
+	// The team's tokens go with it: a team re-created under the same name
+	// must not give them access again.
+	err := s.revokeTeamTokens(r.Context(), p.ID, name)
+	s.tokens.clear()
+	if err != nil {
+		return err
+	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// revokeTeamTokens revokes every live token of team, each audited.
+func (s *Server) revokeTeamTokens(ctx context.Context, actor, team string) error {
+	toks, err := s.st.Tokens(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range toks {
+		if t.Team != team || !t.RevokedAt.IsZero() {
+			continue
+		}
+		now := time.Now().UTC()
+		a := store.AuditEntry{At: now, Actor: actor, Action: "token.revoke", Team: team, Target: t.ID, Result: "team deleted"}
+		if _, err := s.st.RevokeTokenAudited(ctx, t.ID, now, a); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -103,6 +129,12 @@ func (s *Server) listNodes(w http.ResponseWriter, r *http.Request, p principal) 
 				VCPU: vcpu(n.Capacity), FreeVCPU: vcpu(n.Free), MemGiB: gib(n.Capacity), FreeMemGiB: gib(n.Free), HeldFor: n.HeldFor})
 		}
 	})
+	rd := s.redactor(r.Context(), p)
+	for i := range rows {
+		if rows[i].HeldFor != "" {
+			rows[i].HeldFor = rd.name(rows[i].HeldFor)
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"nodes": rows})
 	return nil
 }
@@ -122,12 +154,7 @@ func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request, p principal)
 func (s *Server) topology(w http.ResponseWriter, r *http.Request, p principal) error {
 	var view model.TopologyView
 	s.eng.Read(func(c *core.Scheduler) { view = c.TopologyView() })
-	if !p.admin() {
-		redact(view.Roots, func(task string) bool {
-			v, err := s.eng.Task(r.Context(), task)
-			return err == nil && p.canRead(v.Team)
-		})
-	}
+	s.redactor(r.Context(), p).topology(view.Roots)
 	if r.URL.Query().Get("format") == "text" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte(view.Text(100)))
@@ -135,18 +162,6 @@ func (s *Server) topology(w http.ResponseWriter, r *http.Request, p principal) e
 	}
 	writeJSON(w, http.StatusOK, view)
 	return nil
-}
-
-// redact replaces the names of tasks the caller may not read.
-func redact(ds []*model.TopoDomain, visible func(string) bool) {
-	for _, d := range ds {
-		for i, t := range d.Tasks {
-			if !visible(t) {
-				d.Tasks[i] = "(other team)"
-			}
-		}
-		redact(d.Children, visible)
-	}
 }
 
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal) error {
@@ -178,7 +193,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal
 			return &model.FieldError{Field: "team", Problem: "unknown team " + strconv.Quote(body.Team), Fix: "create the team first"}
 		}
 	}
-	tok, secret, err := IssueToken(r.Context(), s.eng.Store(), body.Role, body.Team, body.Note, p.ID)
+	tok, secret, err := IssueToken(r.Context(), s.st, body.Role, body.Team, body.Note, p.ID)
 	if err != nil {
 		return err
 	}
@@ -188,15 +203,10 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal
 
 // IssueToken creates a token and records it in the audit log; it returns
 // the secret, which is shown once and stored only hashed.
-func IssueToken(ctx context.Context, st *store.Store, role, team, note, actor string) (store.Token, string, error) {
+func IssueToken(ctx context.Context, st TokenStore, role, team, note, actor string) (store.Token, string, error) {
 	secret, hash := NewSecret()
 	tok := store.Token{ID: "tok-" + hash[:12], Role: role, Team: team, Note: note, CreatedAt: time.Now().UTC()}
-	err := st.Commit(ctx, func(tx *store.Tx) error {
-		if err := tx.InsertToken(tok, hash); err != nil {
-			return err
-		}
-		return tx.Audit(store.AuditEntry{At: tok.CreatedAt, Actor: actor, Action: "token.create", Target: tok.ID, Result: "ok"})
-	})
+	err := st.CreateToken(ctx, tok, hash, store.AuditEntry{At: tok.CreatedAt, Actor: actor, Action: "token.create", Target: tok.ID, Result: "ok"})
 	return tok, secret, err
 }
 
@@ -204,7 +214,7 @@ func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, p principal)
 	if !p.admin() {
 		return errForbidden
 	}
-	toks, err := s.eng.Store().Tokens(r.Context())
+	toks, err := s.st.Tokens(r.Context())
 	if err != nil {
 		return err
 	}
@@ -217,14 +227,7 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p principal
 	if !p.admin() {
 		return s.forbid(r, p, "token.revoke", id)
 	}
-	var found bool
-	err := s.eng.Store().Commit(r.Context(), func(tx *store.Tx) error {
-		var err error
-		if found, err = tx.RevokeToken(id, time.Now()); err != nil {
-			return err
-		}
-		return tx.Audit(store.AuditEntry{At: time.Now().UTC(), Actor: p.ID, Action: "token.revoke", Target: id, Result: strconv.FormatBool(found)})
-	})
+	found, err := s.st.RevokeTokenAudited(r.Context(), id, time.Now(), store.AuditEntry{At: time.Now().UTC(), Actor: p.ID, Action: "token.revoke", Target: id})
 	if err != nil {
 		return err
 	}
@@ -254,7 +257,7 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, p principal) e
 			return err
 		}
 	}
-	entries, err := s.eng.Store().AuditLog(r.Context(), f)
+	entries, err := s.st.AuditLog(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -278,7 +281,7 @@ func (s *Server) trendsView(w http.ResponseWriter, r *http.Request, p principal)
 	if win > 24*time.Hour {
 		res = trends.Coarse
 	}
-	ss, err := s.eng.Store().Samples(r.Context(), res, time.Now().Add(-win))
+	ss, err := s.st.Samples(r.Context(), res, time.Now().Add(-win))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/store"
 )
 
@@ -102,10 +103,27 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (principal, 
 	tok, ok := s.tokens.get(h)
 	if !ok {
 		var err error
-		if tok, err = s.eng.Store().TokenByHash(ctx, h); err != nil {
+		if tok, err = s.st.TokenByHash(ctx, h); err != nil {
 			return principal{}, errUnauthenticated
 		}
 		s.tokens.put(h, tok)
 	}
+	if tok.Team != "" && !s.teamExists(tok.Team) {
+		// Its team was deleted (deleting a team also revokes its tokens).
+		return principal{}, errUnauthenticated
+	}
 	return principal{ID: tok.ID, Role: tok.Role, Team: tok.Team}, nil
+}
+
+func (s *Server) teamExists(team string) bool {
+	found := false
+	s.eng.Read(func(c *core.Scheduler) {
+		for _, t := range c.Teams() {
+			if t.Name == team {
+				found = true
+				return
+			}
+		}
+	})
+	return found
 }
