@@ -63,6 +63,13 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 // lets it; otherwise it records why t waits.
 func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	tm, it := t.team, t.typ
+	if s.now.Before(t.notBefore) {
+		s.releaseHold(t)
+		s.wakeAt(t.notBefore)
+		t.wait = model.WaitReason{Code: model.BackingOff, InstanceType: it.spec.Name,
+			Need: int64(t.notBefore.Sub(s.now).Seconds() + 0.999), Used: int64(t.retries)}
+		return
+	}
 	if it.index.atLeast(0) == 0 {
 		s.releaseHold(t)
 		t.wait = model.WaitReason{Code: model.NoNodes, InstanceType: it.spec.Name}

@@ -62,8 +62,8 @@ func (s *Scheduler) Complete(name string) error {
 }
 
 // Fail records that a running task failed. With auto-resume and retries left
-// it is requeued in its place (and true is returned); otherwise it is
-// forgotten.
+// it is requeued in its place (and true is returned), to start again no
+// sooner than model.RetryBackoff after now; otherwise it is forgotten.
 func (s *Scheduler) Fail(name string, now time.Time) (requeued bool, err error) {
 	t, err := s.lookup(name)
 	if err != nil {
@@ -75,6 +75,7 @@ func (s *Scheduler) Fail(name string, now time.Time) (requeued bool, err error) 
 	if t.spec.AutoResume && t.retries < t.spec.MaxRetry {
 		t.retries++
 		s.requeue(t, now)
+		t.notBefore = now.Add(model.RetryBackoff(t.retries))
 		return true, nil
 	}
 	s.forget(t)

@@ -35,6 +35,7 @@ type task struct {
 	pendingSince time.Time // when it last entered the queue
 	resumes      int
 	retries      int
+	notBefore    time.Time // after a failure: no restart before (retry backoff)
 
 	reqLevel  int     // level index of its required topology, -1 if none
 	held      []int32 // nodes reserved for it against starvation

@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/devices"
 	"github.com/taskgov/taskgov/internal/engine"
@@ -26,6 +28,9 @@ type Server struct {
 	ready   func() bool
 	metrics http.Handler
 	devices *devices.Sampler
+	dcgm    *dcgmSource // measured GPU use on Kubernetes; nil: nvidia-smi
+	// taskList is the task page's in-memory copy of the task list.
+	taskList taskCache
 
 	limits  Limits
 	rate    rateLimiter
@@ -55,6 +60,8 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p principa
 func New(eng *engine.Engine, log *slog.Logger, ready func() bool) *Server {
 	s := &Server{eng: eng, st: eng.Store().(Store), log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}, limits: DefaultLimits}
 	s.routes()
+	s.taskList.watch(eng)
+	go func() { _, _, _ = s.taskList.get(context.Background(), s.st, time.Now().UTC()) }() // warm it
 	return s
 }
 
