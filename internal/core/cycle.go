@@ -22,10 +22,9 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	}
 	s.now = now
 	s.cycle++
-	s.nextWake = never
-	s.unpaid = false
+	s.startMarks(now)
+	s.clearUnpaid()
 	s.cc.startCycle(len(s.types))
-	holds := s.holdChanges
 	d := model.Decision{Time: now, Preemptions: s.evictions}
 	s.evictions = nil
 
@@ -34,19 +33,25 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 		s.enforceLimits(&d)
 		s.limitsDirty = false
 	}
-	// 2. Every team's queue in order; one head per team in a heap.
+	// 2. Every team's queue in order; one head per team and instance type in
+	// a heap, for the types this cycle evaluates (dirty.go).
 	h := s.cc.heads[:0]
 	for _, tm := range s.teams {
 		sortQueue(tm)
-		tm.cursor = 0
-		s.pushNext(&h, tm)
+		for i, on := range s.work {
+			if on {
+				tm.cursors[i] = 0
+				s.pushNext(&h, tm, i)
+			}
+		}
 	}
 	// 3. Take the globally first head, try it, push that team's next.
 	for len(h) > 0 {
 		e := h.pop()
 		s.tried++
+		s.curType = e.i
 		s.tryTask(e.t, &d)
-		s.pushNext(&h, e.tm)
+		s.pushNext(&h, e.tm, e.i)
 	}
 	// 4. Report every pending task's place and reason.
 	s.cc.heads = h
@@ -54,8 +59,9 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	d.Waiting = s.collectWaiting()
 	s.lastWaiting = d.Waiting
 	// A cycle that changed nothing is a fixed point: until an input arrives or
-	// nextWake passes, another would decide the same.
-	s.dirty = len(d.Admissions) > 0 || len(d.Preemptions) > 0 || s.holdChanges != holds
+	// nextWake passes, another would decide the same. A type it changed is
+	// evaluated again next cycle.
+	s.endMarks(&d)
 	return d
 }
 

@@ -30,7 +30,7 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now, reqLevel: s.levelOf(spec.RequiredTopology)}
 	s.tasks[spec.Name] = t
 	s.enqueue(t)
-	s.touch()
+	s.touchType(it.idx)
 	return nil
 }
 
@@ -101,8 +101,8 @@ func (s *Scheduler) Checkpoint(name string, at time.Time) error {
 	}
 	if at.After(t.checkpointAt) {
 		t.checkpointAt = at
-		if t.state == running && s.unpaid {
-			s.touch() // a cheaper victim may now pay for a waiting task
+		if t.state == running && t.typ.idx < len(s.unpaid) && s.unpaid[t.typ.idx] {
+			s.touchType(t.typ.idx) // a cheaper victim may now pay for a waiting task
 		}
 	}
 	return nil
@@ -110,14 +110,15 @@ func (s *Scheduler) Checkpoint(name string, at time.Time) error {
 
 // forget releases everything a task holds and drops it.
 func (s *Scheduler) forget(t *task) {
-	if t.state == running {
+	ran := t.state == running
+	if ran {
 		s.unassign(t)
 	}
 	s.releaseHold(t)
 	t.state = gone
 	t.team.queueSorted = false
 	delete(s.tasks, t.spec.Name)
-	s.touch()
+	s.touchTask(t, ran)
 }
 
 // requeue stops a running task and returns it to its queue in its original
@@ -127,7 +128,7 @@ func (s *Scheduler) requeue(t *task, now time.Time) {
 	t.resumes++
 	t.pendingSince = now
 	s.enqueue(t)
-	s.touch()
+	s.touchUsage(t.typ.idx)
 }
 
 func (s *Scheduler) nodeByName(name string) (*node, error) {
@@ -148,7 +149,7 @@ func (s *Scheduler) Cordon(name string, on bool) error {
 	n.spec.Unschedulable = on
 	s.setSchedulable(n, n.healthy && !on)
 	s.releaseHoldsOn(n)
-	s.touch()
+	s.touchUsage(n.typ.idx)
 	return nil
 }
 
@@ -166,7 +167,7 @@ func (s *Scheduler) SetNodeHealth(name string, healthy bool, now time.Time) erro
 	}
 	s.setSchedulable(n, healthy && !n.spec.Unschedulable)
 	s.releaseHoldsOn(n)
-	s.touch()
+	s.touchUsage(n.typ.idx)
 	return nil
 }
 

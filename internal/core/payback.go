@@ -55,3 +55,22 @@ func (s *Scheduler) paidBack(t *task, victims []victim, guaranteed bool) (time.T
 	need := math.Min(cost/rate, 365*24*3600)
 	return t.pendingSince.Add(time.Duration(math.Ceil(need)) * time.Second), false
 }
+
+// markUnpaid records that type i's evaluation left a victim search failing
+// or unpaid, so that a checkpoint of a running task of the type re-evaluates
+// it.
+func (s *Scheduler) markUnpaid(i int) {
+	if len(s.unpaid) != len(s.types) {
+		s.unpaid = make([]bool, len(s.types))
+	}
+	s.unpaid[i] = true
+}
+
+// clearUnpaid forgets the marks of the types this cycle evaluates.
+func (s *Scheduler) clearUnpaid() {
+	for i := range s.unpaid {
+		if i < len(s.work) && s.work[i] {
+			s.unpaid[i] = false
+		}
+	}
+}

@@ -159,7 +159,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	}
 	pm.quick = false
 	if victims == nil {
-		s.unpaid = true
+		s.markUnpaid(i)
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
 	}
@@ -168,7 +168,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 			s.reassign(victims[k].t)
 		}
 		s.wakeAt(ready)
-		s.unpaid = true
+		s.markUnpaid(i)
 		// Remembered as a failure for this cycle: a task of the team at least
 		// as large, tried later, has waited no longer in queue order; it
 		// gets its own search next cycle.

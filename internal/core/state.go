@@ -92,7 +92,8 @@ type team struct {
 
 	pending     []*task // queue; may hold stale entries until the next sort
 	queueSorted bool
-	cursor      int
+	byType      [][]*task // pending split per instance type, rebuilt with each sort
+	cursors     []int     // the cycle's position in each byType list
 }
 
 // group is a lending group (cohort) and its per-type pools.
@@ -106,11 +107,11 @@ type group struct {
 
 // Scheduler is the scheduling core. Build it with New.
 type Scheduler struct {
-	// unpaid: the last cycle left a victim search failing or a task waiting
-	// for its payback (payback.go). A checkpoint changes victims' costs,
-	// hence their order, and the greedy search (with stillBorrows) or the
-	// payback may then succeed: it warrants a cycle.
-	unpaid bool
+	// unpaid, per instance type: its last evaluation left a victim search
+	// failing or a task waiting for its payback (payback.go). A checkpoint
+	// changes victims' costs, hence their order, and the greedy search (with
+	// stillBorrows) or the payback may then succeed: it marks the type.
+	unpaid []bool
 	seed   int64
 	policy model.Policy // with defaults
 	levels []string     // topology label keys, top layer first
@@ -142,4 +143,13 @@ type Scheduler struct {
 	nextWake    time.Time
 	lastWaiting []model.Waiting
 	evictions   []model.Preemption // node losses, reported by the next cycle
+
+	// Incremental cycles (dirty.go).
+	fullRescan bool        // evaluate every type in every cycle (reference mode)
+	allDirty   bool        // an input may change any type's outcomes
+	typeDirty  []bool      // per type: changed since its last evaluation
+	typeWake   []time.Time // per type (and one for all): its earliest time-based rule
+	work       []bool      // per type: evaluated by the cycle in progress
+	curType    int         // type of the task being tried, -1 outside tryTask
+	breakMarks bool        // test only: drop per-type marks, to prove the differential test sees it
 }
