@@ -46,6 +46,9 @@ type cycleCache struct {
 	borrowed [][]*task // per type: reclaimable running tasks of every team; nil = not computed
 	failed   map[attemptKey]failedAttempt
 	buf      []int32
+	// rejected: the victim search in progress skipped a candidate that
+	// allowed() refused, so its outcome depends on the candidates' order.
+	rejected bool
 	// bestSpread is what the last place call found possible (see place).
 	bestSpread int
 	// noRoom remembers placements that failed this cycle (see place).
@@ -148,6 +151,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 		}
 	}
 	var victims []victim
+	s.cc.rejected = false
 	pm.quick = true
 	switch {
 	case mode == modeGuaranteed && !s.quotaWithout(t, cands):
@@ -159,15 +163,21 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	}
 	pm.quick = false
 	if victims == nil {
-		s.markUnpaid(i)
+		if s.cc.rejected {
+			// The greedy order decided; it may change when the cost clock ticks.
+			s.markUnpaid(i)
+			s.wakeAt(s.nextTick())
+		}
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
 	}
-	if ready, paid := s.paidBack(t, victims, mode == modeGuaranteed); !paid {
+	if !s.paidBack(t, victims, mode == modeGuaranteed) {
 		for k := len(victims) - 1; k >= 0; k-- {
 			s.reassign(victims[k].t)
 		}
-		s.wakeAt(ready)
+		// Its wait and the victims' costs change when the cost clock ticks:
+		// look again then.
+		s.wakeAt(s.nextTick())
 		s.markUnpaid(i)
 		// Remembered as a failure for this cycle: a task of the team at least
 		// as large, tried later, has waited no longer in queue order; it
@@ -182,7 +192,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	wait := make([]string, 0, len(victims))
 	for _, v := range victims {
 		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
-			Reason: reasons(v), For: t.spec.Name, LostGPUSeconds: v.lost})
+			Reason: reasons(v), For: t.spec.Name, LostGPUSeconds: s.lostWork(v.t, s.now)})
 		wait = append(wait, v.t.spec.Name)
 		s.afterPreempt(v.t)
 	}

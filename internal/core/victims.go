@@ -131,7 +131,7 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 		return nil
 	}
 	for k := range cands {
-		cands[k].lost = s.lostWork(cands[k].t, s.now)
+		cands[k].lost = s.lostWork(cands[k].t, s.costClock())
 		cands[k].cost = victimCost(cands[k].t, cands[k].lost)
 	}
 	s.sortVictims(cands)
@@ -141,6 +141,7 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 		s.unassign(v.t)
 		if allowed != nil && !allowed(v) {
 			s.reassign(v.t)
+			s.cc.rejected = true
 			continue
 		}
 		chosen = append(chosen, v)
