@@ -84,12 +84,14 @@ func create(t *testing.T, dyn dynamic.Interface, u *unstructured.Unstructured) *
 }
 
 // workloadCluster starts an API server with kwok nodes, the real Job and
-// garbage-collector controllers, the admission policies and the CRDs of
-// the kinds whose operators do not run here.
-func workloadCluster(t *testing.T) (*kubetest.Cluster, dynamic.Interface) {
+// garbage-collector controllers (when jobs), the admission policies and
+// the CRDs of the kinds whose operators do not run here.
+func workloadCluster(t *testing.T, jobs bool) (*kubetest.Cluster, dynamic.Interface) {
 	t.Helper()
 	kc := kubetest.Start(t)
-	kc.StartControllerManager(t)
+	if jobs {
+		kc.StartControllerManager(t)
+	}
 	kc.StartKwok(t, "../../deploy/kwok/stages.yaml")
 	dyn, err := dynamic.NewForConfig(kc.Config)
 	if err != nil {
