@@ -17,6 +17,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/client"
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/sim"
 )
 
@@ -62,9 +63,9 @@ func benchKueue(ctx context.Context, out io.Writer, delay float64) error {
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				body := map[string]any{"name": j.Name, "team": j.Team, "priority": j.Priority, "instanceType": j.InstanceType,
-					"perNode": map[string]float64{"vcpu": j.VCPUPerNode}, "command": []string{"sleep", strconv.FormatFloat(j.DurationS, 'f', -1, 64)}}
-				if err := c.Do(ctx, "POST", "/api/v1/tasks", body, nil); err != nil {
+				spec := model.TaskSpec{Name: j.Name, Team: j.Team, Priority: j.Priority, InstanceType: j.InstanceType,
+					PerNode: model.Request{VCPU: j.VCPUPerNode}, Command: []string{"sleep", strconv.FormatFloat(j.DurationS, 'f', -1, 64)}}
+				if _, err := c.Submit(ctx, spec); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -86,8 +87,8 @@ func benchKueue(ctx context.Context, out io.Writer, delay float64) error {
 		return firstErr
 	}
 	for {
-		var page struct{ Tasks []apitypes.Task }
-		if err := c.Do(ctx, "GET", "/api/v1/tasks?state=Pending&state=Running&limit=1", nil, &page); err != nil {
+		page, err := c.TasksPage(ctx, client.TaskQuery{States: []string{"Pending", "Running"}}, 1, 0)
+		if err != nil {
 			return err
 		}
 		if len(page.Tasks) == 0 {
@@ -95,20 +96,9 @@ func benchKueue(ctx context.Context, out io.Writer, delay float64) error {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	var all []apitypes.Task
-	for after := int64(0); ; {
-		var page struct {
-			Tasks     []apitypes.Task
-			NextAfter int64
-		}
-		if err := c.Do(ctx, "GET", fmt.Sprintf("/api/v1/tasks?limit=1000&after=%d", after), nil, &page); err != nil {
-			return err
-		}
-		all = append(all, page.Tasks...)
-		if page.NextAfter == 0 {
-			break
-		}
-		after = page.NextAfter
+	all, err := c.Tasks(ctx, client.TaskQuery{})
+	if err != nil {
+		return err
 	}
 	f := kueueFigures(all)
 	kueueTable(out, fmt.Sprintf("taskgov, real time via the API (preemption delay %gs)", delay), f)

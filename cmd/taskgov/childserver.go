@@ -56,4 +56,5 @@ func (s *childServer) stop() {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	_ = s.cmd.Wait()
 	_ = os.RemoveAll(s.dir)
+	_ = os.RemoveAll(s.dir + "-tasks") // the task directories, when tasks run as other users
 }

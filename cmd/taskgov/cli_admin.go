@@ -14,7 +14,6 @@ import (
 	"github.com/taskgov/taskgov/internal/client"
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 func policyCmd() *cobra.Command {
@@ -22,8 +21,12 @@ func policyCmd() *cobra.Command {
 	var output, file string
 	get := &cobra.Command{Use: "get", Short: "Show the policy", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var p model.Policy
-			if err := call(cmd, "GET", "/api/v1/policy", nil, &p); err != nil {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			p, err := cl.Policy(cmd.Context())
+			if err != nil {
 				return err
 			}
 			return printOut(cmd.OutOrStdout(), output, p, func(tw *tabwriter.Writer) { policyTable(tw, p) })
@@ -46,7 +49,7 @@ func policyCmd() *cobra.Command {
 				if err := config.Decode(b, &p); err != nil {
 					return err
 				}
-			} else if err := cl.Do(cmd.Context(), "GET", "/api/v1/policy", nil, &p); err != nil {
+			} else if p, err = cl.Policy(cmd.Context()); err != nil {
 				return err
 			}
 			if prio != "" {
@@ -58,7 +61,7 @@ func policyCmd() *cobra.Command {
 			if err := knobs.apply(cmd, &p); err != nil {
 				return err
 			}
-			if err := cl.Do(cmd.Context(), "PUT", "/api/v1/policy", p, &p); err != nil {
+			if _, err := cl.PutPolicy(cmd.Context(), p); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "policy updated")
@@ -110,14 +113,15 @@ func priorityClassCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		var p model.Policy
-		if err := cl.Do(cmd.Context(), "GET", "/api/v1/policy", nil, &p); err != nil {
+		p, err := cl.Policy(cmd.Context())
+		if err != nil {
 			return err
 		}
 		if err := fn(&p); err != nil {
 			return err
 		}
-		return cl.Do(cmd.Context(), "PUT", "/api/v1/policy", p, nil)
+		_, err = cl.PutPolicy(cmd.Context(), p)
+		return err
 	}
 	create := &cobra.Command{Use: "create NAME", Short: "Create (or re-weight) a class", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -160,8 +164,12 @@ func priorityClassCmd() *cobra.Command {
 		}}
 	list := &cobra.Command{Use: "list", Short: "List classes", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var p model.Policy
-			if err := call(cmd, "GET", "/api/v1/policy", nil, &p); err != nil {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			p, err := cl.Policy(cmd.Context())
+			if err != nil {
 				return err
 			}
 			return printOut(cmd.OutOrStdout(), output, map[string]any{"priorityClasses": p.PriorityClasses}, func(tw *tabwriter.Writer) {
@@ -185,12 +193,17 @@ func nodeCmd() *cobra.Command {
 	var output string
 	list := &cobra.Command{Use: "list", Short: "List nodes", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var resp struct {
-				Nodes []apitypes.Node `json:"nodes"`
-			}
-			if err := call(cmd, "GET", "/api/v1/nodes", nil, &resp); err != nil {
+			cl, err := apiClient()
+			if err != nil {
 				return err
 			}
+			nodes, err := cl.Nodes(cmd.Context())
+			if err != nil {
+				return err
+			}
+			resp := struct {
+				Nodes []apitypes.Node `json:"nodes"`
+			}{nodes}
 			return printOut(cmd.OutOrStdout(), output, resp, func(tw *tabwriter.Writer) {
 				row(tw, "NAME", "INSTANCE TYPE", "STATUS", "GPUS FREE", "LAYER-3")
 				for _, n := range resp.Nodes {
@@ -213,7 +226,11 @@ func nodeCmd() *cobra.Command {
 		action := action
 		c.AddCommand(&cobra.Command{Use: action + " NODE", Short: strings.ToUpper(action[:1]) + action[1:] + " a node", Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if err := call(cmd, "POST", "/api/v1/nodes/"+args[0]+"/"+action, nil, nil); err != nil {
+				cl, err := apiClient()
+				if err != nil {
+					return err
+				}
+				if err := cl.NodeAction(cmd.Context(), args[0], action); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "node %s: %s\n", args[0], action)
@@ -228,8 +245,18 @@ func tokenCmd() *cobra.Command {
 	var role, team, note, output string
 	create := &cobra.Command{Use: "create", Short: "Issue a token; the secret is printed once", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var out struct{ Token, ID, Role, Team string }
-			if err := call(cmd, "POST", "/api/v1/tokens", map[string]string{"role": role, "team": teamOf(team), "note": note}, &out); err != nil {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			teamName := team
+			if team != "" {
+				if teamName, err = newResolver(cl).team(cmd.Context(), team); err != nil {
+					return err
+				}
+			}
+			out, err := cl.CreateToken(cmd.Context(), role, teamName, note)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out.Token)
@@ -241,7 +268,11 @@ func tokenCmd() *cobra.Command {
 	create.Flags().StringVar(&note, "note", "", "who or what the token is for")
 	revoke := &cobra.Command{Use: "revoke ID", Short: "Revoke a token", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := call(cmd, "DELETE", "/api/v1/tokens/"+args[0], nil, nil); err != nil {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			if err := cl.RevokeToken(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "token %s revoked\n", args[0])
@@ -249,12 +280,17 @@ func tokenCmd() *cobra.Command {
 		}}
 	list := &cobra.Command{Use: "list", Short: "List tokens (never their secrets)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var resp struct {
-				Tokens []store.Token `json:"tokens"`
-			}
-			if err := call(cmd, "GET", "/api/v1/tokens", nil, &resp); err != nil {
+			cl, err := apiClient()
+			if err != nil {
 				return err
 			}
+			tokens, err := cl.Tokens(cmd.Context())
+			if err != nil {
+				return err
+			}
+			resp := struct {
+				Tokens []client.Token `json:"tokens"`
+			}{tokens}
 			return printOut(cmd.OutOrStdout(), output, resp, func(tw *tabwriter.Writer) {
 				row(tw, "ID", "ROLE", "TEAM", "REVOKED", "NOTE")
 				for _, t := range resp.Tokens {

@@ -15,10 +15,13 @@ import (
 // connFlags are the persistent --server and --token flags.
 var connFlags struct{ server, token string }
 
-// cliConfig is what `taskgov login` stores.
+// cliConfig is what `taskgov login` (and HyperPod's connect-cluster or
+// set-cluster-context) stores. Namespace is the default team namespace of
+// job commands given no -n.
 type cliConfig struct {
-	Server string `yaml:"server"`
-	Token  string `yaml:"token"`
+	Server    string `yaml:"server"`
+	Token     string `yaml:"token"`
+	Namespace string `yaml:"namespace,omitempty"`
 }
 
 // configPath is the CLI config file: $TASKGOV_CONFIG, else
@@ -34,6 +37,23 @@ func configPath() string {
 	return filepath.Join(dir, "taskgov", "config.yaml")
 }
 
+func readConfig() cliConfig {
+	var c cliConfig
+	if b, err := os.ReadFile(configPath()); err == nil {
+		_ = yaml.Unmarshal(b, &c)
+	}
+	return c
+}
+
+func writeConfig(c cliConfig) (string, error) {
+	b, _ := yaml.Marshal(c)
+	p := configPath()
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", err
+	}
+	return p, os.WriteFile(p, b, 0o600)
+}
+
 // apiClient resolves the server and token: flags, then environment
 // (TASKGOV_SERVER, TASKGOV_TOKEN), then the config file.
 func apiClient() (*client.Client, error) {
@@ -45,10 +65,7 @@ func apiClient() (*client.Client, error) {
 		token = os.Getenv("TASKGOV_TOKEN")
 	}
 	if server == "" || token == "" {
-		var c cliConfig
-		if b, err := os.ReadFile(configPath()); err == nil {
-			_ = yaml.Unmarshal(b, &c)
-		}
+		c := readConfig()
 		if server == "" {
 			server = c.Server
 		}
@@ -64,37 +81,35 @@ func apiClient() (*client.Client, error) {
 }
 
 func loginCmd() *cobra.Command {
-	return &cobra.Command{
+	var namespace string
+	c := &cobra.Command{
 		Use:   "login",
-		Short: "Save --server and --token to the CLI config file (mode 0600)",
+		Short: "Save --server and --token (and a default --namespace) to the CLI config file (mode 0600)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if connFlags.server == "" || connFlags.token == "" {
 				return &model.FieldError{Field: "--server/--token", Problem: "both are needed", Fix: "run taskgov login --server URL --token TOKEN"}
 			}
-			c := client.New(connFlags.server, connFlags.token)
-			if err := c.Do(cmd.Context(), "GET", "/api/v1/policy", nil, nil); err != nil {
+			cl := client.New(connFlags.server, connFlags.token)
+			if _, err := cl.Policy(cmd.Context()); err != nil {
 				return fmt.Errorf("the server refused these credentials: %w", err)
 			}
-			b, _ := yaml.Marshal(cliConfig{Server: connFlags.server, Token: connFlags.token})
-			p := configPath()
-			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-				return err
+			cfg := cliConfig{Server: connFlags.server, Token: connFlags.token}
+			if namespace != "" {
+				team, err := newResolver(cl).team(cmd.Context(), namespace)
+				if err != nil {
+					return err
+				}
+				cfg.Namespace = model.NamespacePrefix + team
 			}
-			if err := os.WriteFile(p, b, 0o600); err != nil {
+			p, err := writeConfig(cfg)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "logged in to %s; credentials saved in %s\n", connFlags.server, p)
 			return nil
 		},
 	}
-}
-
-// call resolves the server and token and makes one API call.
-func call(cmd *cobra.Command, method, path string, body, out any) error {
-	cl, err := apiClient()
-	if err != nil {
-		return err
-	}
-	return cl.Do(cmd.Context(), method, path, body, out)
+	c.Flags().StringVarP(&namespace, "namespace", "n", "", "default team namespace of job commands given no -n")
+	return c
 }

@@ -13,46 +13,64 @@ import (
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/client"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
-// jobDetail is what get-job prints; events come with --verbose.
-type jobDetail struct {
-	apitypes.Task
-	Events []store.Event `json:"events,omitempty"`
+// findJob reads a job and checks it is in the namespace given, if any. Job
+// names are global in taskgov (see README), so the namespace only checks.
+func findJob(ctx context.Context, cl *client.Client, r *resolver, j jobFlags) (apitypes.Task, error) {
+	if err := j.required(); err != nil {
+		return apitypes.Task{}, err
+	}
+	team := ""
+	if j.namespace != "" && j.namespace != "default" {
+		var err error
+		if team, err = r.team(ctx, j.namespace); err != nil {
+			return apitypes.Task{}, err
+		}
+	} else if err := r.load(ctx); err != nil {
+		return apitypes.Task{}, err
+	}
+	t, err := cl.Task(ctx, j.name)
+	if err != nil {
+		return t, err
+	}
+	if team != "" && t.Team != team {
+		return t, &client.Error{Status: 404, Message: fmt.Sprintf("job %q not found in namespace %s (it is in %s)", j.name, j.namespace, r.namespaceOf(t.Team))}
+	}
+	return t, nil
 }
 
 func getJobCmd() *cobra.Command {
 	var j jobFlags
 	var output string
-	var verbose bool
+	var verbose, debug bool
 	c := &cobra.Command{
 		Use:   "get-job",
 		Short: "Show a job; --verbose adds its event timeline, placement and preemption history",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := j.required(); err != nil {
-				return err
-			}
+			ctx := cmd.Context()
 			cl, err := apiClient()
 			if err != nil {
 				return err
 			}
-			var d jobDetail
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/tasks/"+j.name, nil, &d.Task); err != nil {
+			r := newResolver(cl)
+			t, err := findJob(ctx, cl, r, j)
+			if err != nil {
 				return err
 			}
+			d := jobDetail{Task: t}
 			if verbose {
-				var evs struct{ Events []store.Event }
-				if err := cl.Do(cmd.Context(), "GET", "/api/v1/tasks/"+j.name+"/events", nil, &evs); err != nil {
+				if d.Events, err = cl.TaskEvents(ctx, j.name); err != nil {
 					return err
 				}
-				d.Events = evs.Events
+			}
+			if hyperpodMode && output == "json" {
+				return writeIndented(cmd.OutOrStdout(), hyperpodDescribe(cl, r, t, verbose), 1)
 			}
 			return printOut(cmd.OutOrStdout(), output, d, func(tw *tabwriter.Writer) {
-				t := d.Task
 				row(tw, "Name:", t.Name)
-				row(tw, "Namespace:", model.NamespacePrefix+t.Team)
+				row(tw, "Namespace:", r.namespaceOf(t.Team))
 				row(tw, "State:", t.State)
 				row(tw, "Priority:", orDash(t.Spec.Priority))
 				row(tw, "Instance type:", fmt.Sprintf("%s x %d", t.Spec.InstanceType, t.Spec.Nodes))
@@ -81,17 +99,30 @@ func getJobCmd() *cobra.Command {
 	j.add(c)
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "add events, placement and preemption history")
 	c.Flags().StringVarP(&output, "output", "o", defaultOutput(), "table, json or yaml")
+	c.Flags().BoolVar(&debug, "debug", false, "accepted (errors are always shown in full)")
 	return c
 }
 
 // taskAction posts an action on a job and prints a one-line result.
-func taskAction(ctx context.Context, cmd *cobra.Command, name, action string, body any) error {
+func taskAction(cmd *cobra.Command, j jobFlags, action, priority string) error {
+	ctx := cmd.Context()
 	cl, err := apiClient()
 	if err != nil {
 		return err
 	}
+	if _, err := findJob(ctx, cl, newResolver(cl), j); err != nil {
+		return err
+	}
 	var t apitypes.Task
-	if err := cl.Do(ctx, "POST", "/api/v1/tasks/"+name+"/"+action, body, &t); err != nil {
+	if action == client.ActionPriority {
+		if priority, err = priorityClass(ctx, cl, priority); err != nil {
+			return err
+		}
+		t, err = cl.SetPriority(ctx, j.name, priority)
+	} else {
+		t, err = cl.TaskAction(ctx, j.name, action)
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s (state %s)\n", t.Name, action, t.State)
@@ -100,18 +131,15 @@ func taskAction(ctx context.Context, cmd *cobra.Command, name, action string, bo
 
 func cancelJobCmd() *cobra.Command {
 	var j jobFlags
+	var debug bool
 	c := &cobra.Command{
 		Use:   "cancel-job",
 		Short: "Cancel a job; its pods get SIGTERM and their grace period",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := j.required(); err != nil {
-				return err
-			}
-			return taskAction(cmd.Context(), cmd, j.name, "cancel", nil)
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return taskAction(cmd, j, client.ActionCancel, "") },
 	}
 	j.add(c)
+	c.Flags().BoolVar(&debug, "debug", false, "accepted (errors are always shown in full)")
 	return c
 }
 
@@ -124,21 +152,18 @@ func patchJobCmd() *cobra.Command {
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"suspend", "unsuspend", "priority"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := j.required(); err != nil {
-				return err
-			}
 			switch args[0] {
 			case "suspend":
-				return taskAction(cmd.Context(), cmd, j.name, "suspend", nil)
+				return taskAction(cmd, j, client.ActionSuspend, "")
 			case "unsuspend", "resume":
-				return taskAction(cmd.Context(), cmd, j.name, "resume", nil)
+				return taskAction(cmd, j, client.ActionResume, "")
 			case "priority":
 				if priority == "" {
 					return &model.FieldError{Field: "--priority", Problem: "no class given", Fix: "pass --priority CLASS"}
 				}
-				return taskAction(cmd.Context(), cmd, j.name, "priority", map[string]string{"priority": priority})
+				return taskAction(cmd, j, client.ActionPriority, priority)
 			}
-			return &model.FieldError{Field: "patch-job", Problem: fmt.Sprintf("unknown change %q", args[0]), Fix: "use suspend, unsuspend or priority"}
+			return &model.FieldError{Field: "patch-job", Problem: fmt.Sprintf("Unsupported patch type: '%s'", args[0]), Fix: "use suspend, unsuspend or priority"}
 		},
 	}
 	j.add(c)
@@ -146,42 +171,65 @@ func patchJobCmd() *cobra.Command {
 	return c
 }
 
+// podRow is one of a job's pods as list-pods shows it.
+type podRow struct {
+	PodName      string `json:"PodName"`
+	Namespace    string `json:"Namespace"`
+	Status       string `json:"Status"`
+	CreationTime string `json:"CreationTime"`
+	Rank         int    `json:"-"`
+	Node         string `json:"-"`
+	GPUs         []int  `json:"-"`
+}
+
+// jobPods lists a job's pods, named by name(task, rank); a job has pods
+// while it holds its placement.
+func jobPods(r *resolver, t apitypes.Task, name func(string, int) string) []podRow {
+	pods := []podRow{}
+	phase := t.State
+	if phase == "Cancelled" {
+		phase = "Failed"
+	}
+	for _, p := range t.Placement {
+		pods = append(pods, podRow{PodName: name(t.Name, p.Rank), Namespace: r.namespaceOf(t.Team), Status: phase,
+			CreationTime: pythonTime(t.StartedAt), Rank: p.Rank, Node: p.Node, GPUs: p.GPUs})
+	}
+	return pods
+}
+
 func listPodsCmd() *cobra.Command {
 	var j jobFlags
 	var output string
+	var debug bool
 	c := &cobra.Command{
 		Use:   "list-pods",
-		Short: "List a job's pods: rank, node and GPUs",
+		Short: "List a job's pods (named <job>-worker-<rank>): namespace, status, creation time; the table adds rank, node and GPUs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := j.required(); err != nil {
+			cl, err := apiClient()
+			if err != nil {
 				return err
 			}
-			var t apitypes.Task
-			if err := call(cmd, "GET", "/api/v1/tasks/"+j.name, nil, &t); err != nil {
+			r := newResolver(cl)
+			t, err := findJob(cmd.Context(), cl, r, j)
+			if err != nil {
 				return err
 			}
-			type pod struct {
-				PodName string `json:"PodName"`
-				Rank    int    `json:"Rank"`
-				Node    string `json:"Node"`
-				GPUs    []int  `json:"GPUs"`
-				Status  string `json:"Status"`
-			}
-			pods := []pod{}
-			for _, p := range t.Placement {
-				pods = append(pods, pod{fmt.Sprintf("%s-%d", t.Name, p.Rank), p.Rank, p.Node, p.GPUs, t.State})
+			pods := jobPods(r, t, hyperpodPodName)
+			if output == "json" {
+				return writeIndented(cmd.OutOrStdout(), map[string]any{"pods": pods}, 1)
 			}
 			return printOut(cmd.OutOrStdout(), output, map[string]any{"pods": pods}, func(tw *tabwriter.Writer) {
-				row(tw, "POD", "RANK", "NODE", "GPUS", "STATUS")
+				row(tw, "POD", "NAMESPACE", "STATUS", "RANK", "NODE", "GPUS")
 				for _, p := range pods {
-					row(tw, p.PodName, p.Rank, p.Node, intsList(p.GPUs), p.Status)
+					row(tw, p.PodName, p.Namespace, p.Status, p.Rank, p.Node, intsList(p.GPUs))
 				}
 			})
 		},
 	}
 	j.add(c)
 	c.Flags().StringVarP(&output, "output", "o", defaultOutput(), "table, json or yaml")
+	c.Flags().BoolVar(&debug, "debug", false, "accepted (errors are always shown in full)")
 	return c
 }
 
@@ -193,33 +241,56 @@ func intsList(xs []int) string {
 	return orDash(strings.Join(parts, ","))
 }
 
+// podRank reads the rank from a pod name of any of the forms taskgov,
+// hyperpod and hyp show (<job>-<rank>, <job>-worker-<rank>,
+// <job>-pod-<rank>), or a bare rank.
+func podRank(job, pod string) (int, error) {
+	s := pod
+	for _, p := range []string{job + "-worker-", job + "-pod-", job + "-"} {
+		if rest, ok := strings.CutPrefix(pod, p); ok {
+			s = rest
+			break
+		}
+	}
+	r, err := strconv.Atoi(s)
+	if err != nil || r < 0 {
+		return 0, &model.FieldError{Field: "--pod", Problem: fmt.Sprintf("Given pod name %s is not associated with training job %s", pod, job),
+			Fix: "pass a rank or a pod name from list-pods"}
+	}
+	return r, nil
+}
+
 func getLogCmd() *cobra.Command {
 	var j jobFlags
 	var pod string
-	var follow bool
+	var follow, debug bool
 	c := &cobra.Command{
 		Use:   "get-log",
 		Short: "Print a pod's output; --follow keeps printing until the job ends",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := j.required(); err != nil {
-				return err
-			}
-			rank := 0
-			if pod != "" {
-				r, err := strconv.Atoi(pod[strings.LastIndex(pod, "-")+1:])
-				if err != nil {
-					return &model.FieldError{Field: "--pod", Problem: fmt.Sprintf("%q is not a pod of this job", pod), Fix: "pass a rank or a pod name from list-pods"}
-				}
-				rank = r
-			}
+			ctx := cmd.Context()
 			cl, err := apiClient()
 			if err != nil {
 				return err
 			}
+			t, err := findJob(ctx, cl, newResolver(cl), j)
+			if err != nil {
+				return err
+			}
+			rank := 0
+			if pod != "" {
+				if rank, err = podRank(j.name, pod); err != nil {
+					return err
+				}
+				if rank >= max(t.Spec.Nodes, 1) {
+					return &model.FieldError{Field: "--pod", Problem: fmt.Sprintf("Given pod name %s is not associated with training job %s", pod, j.name),
+						Fix: fmt.Sprintf("the job has %d pods: ranks 0 to %d", t.Spec.Nodes, t.Spec.Nodes-1)}
+				}
+			}
 			printed := 0
 			for {
-				b, err := cl.Raw(cmd.Context(), "GET", client.Query("/api/v1/tasks/"+j.name+"/logs", "rank", strconv.Itoa(rank)), nil)
+				b, err := cl.TaskLogs(ctx, j.name, rank)
 				if err != nil {
 					return err
 				}
@@ -230,19 +301,18 @@ func getLogCmd() *cobra.Command {
 				if !follow {
 					return nil
 				}
-				var t apitypes.Task
-				if err := cl.Do(cmd.Context(), "GET", "/api/v1/tasks/"+j.name, nil, &t); err != nil {
+				t, err := cl.Task(ctx, j.name)
+				if err != nil {
 					return err
 				}
-				if t.State == "Succeeded" || t.State == "Failed" || t.State == "Cancelled" {
-					b, _ := cl.Raw(cmd.Context(), "GET", client.Query("/api/v1/tasks/"+j.name+"/logs", "rank", strconv.Itoa(rank)), nil)
-					if len(b) > printed {
+				if t.Terminal() {
+					if b, err := cl.TaskLogs(ctx, j.name, rank); err == nil && len(b) > printed {
 						_, _ = cmd.OutOrStdout().Write(b[printed:])
 					}
 					return nil
 				}
 				select {
-				case <-cmd.Context().Done():
+				case <-ctx.Done():
 					return nil
 				case <-time.After(500 * time.Millisecond):
 				}
@@ -250,7 +320,8 @@ func getLogCmd() *cobra.Command {
 		},
 	}
 	j.add(c)
-	c.Flags().StringVarP(&pod, "pod", "p", "", "pod rank or name (default: rank 0)")
+	c.Flags().StringVarP(&pod, "pod", "p", "", "pod name from list-pods, or a rank (default: rank 0)")
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the job ends")
+	c.Flags().BoolVar(&debug, "debug", false, "accepted (errors are always shown in full)")
 	return c
 }

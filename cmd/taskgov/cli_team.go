@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -22,21 +21,35 @@ func teamCmd() *cobra.Command {
 	c.AddCommand(teamSetCmd("create"), teamSetCmd("update"))
 	c.AddCommand(&cobra.Command{Use: "delete NAME", Short: "Delete a team without live jobs", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := call(cmd, "DELETE", "/api/v1/teams/"+teamOf(args[0]), nil, nil); err != nil {
+			cl, err := apiClient()
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "team %s deleted\n", teamOf(args[0]))
+			// A token that cannot see the team gets the server's answer.
+			name, err := newResolver(cl).team(cmd.Context(), args[0])
+			if err != nil {
+				name = strings.TrimPrefix(args[0], model.NamespacePrefix)
+			}
+			if err := cl.DeleteTeam(cmd.Context(), name); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "team %s deleted\n", name)
 			return nil
 		}})
 	var output string
 	list := &cobra.Command{Use: "list", Short: "List teams", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var resp struct {
-				Teams []model.Team `json:"teams"`
-			}
-			if err := call(cmd, "GET", "/api/v1/teams", nil, &resp); err != nil {
+			cl, err := apiClient()
+			if err != nil {
 				return err
 			}
+			teams, err := cl.Teams(cmd.Context())
+			if err != nil {
+				return err
+			}
+			resp := struct {
+				Teams []model.Team `json:"teams"`
+			}{teams}
 			return printOut(cmd.OutOrStdout(), output, resp, func(tw *tabwriter.Writer) {
 				row(tw, "NAME", "NAMESPACE", "GROUP", "WEIGHT", "LENDING", "BORROW LIMIT", "PREEMPT", "QUOTAS")
 				for _, t := range resp.Teams {
@@ -52,17 +65,20 @@ func teamCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			name := teamOf(args[0])
+			name, err := newResolver(cl).team(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
 			t, err := getTeam(cmd.Context(), cl, name)
 			if err != nil {
 				return err
 			}
-			var u struct{ Usage []apitypes.Usage }
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/usage", nil, &u); err != nil {
+			all, err := cl.Usage(cmd.Context())
+			if err != nil {
 				return err
 			}
 			rows := []apitypes.Usage{}
-			for _, r := range u.Usage {
+			for _, r := range all {
 				if r.Team == name {
 					rows = append(rows, r)
 				}
@@ -88,13 +104,11 @@ func teamCmd() *cobra.Command {
 }
 
 func getTeam(ctx context.Context, cl *client.Client, name string) (model.Team, error) {
-	var resp struct {
-		Teams []model.Team `json:"teams"`
-	}
-	if err := cl.Do(ctx, "GET", "/api/v1/teams", nil, &resp); err != nil {
+	teams, err := cl.Teams(ctx)
+	if err != nil {
 		return model.Team{}, err
 	}
-	for _, t := range resp.Teams {
+	for _, t := range teams {
 		if t.Name == name {
 			return t, nil
 		}
@@ -128,7 +142,7 @@ func teamSetCmd(verb string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			name := teamOf(args[0])
+			name := strings.TrimPrefix(args[0], model.NamespacePrefix)
 			var t model.Team
 			switch {
 			case file != "":
@@ -170,7 +184,7 @@ func teamSetCmd(verb string) *cobra.Command {
 					return err
 				}
 			}
-			if err := cl.Do(cmd.Context(), "PUT", "/api/v1/teams/"+name, t, nil); err != nil {
+			if err := cl.PutTeam(cmd.Context(), t); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "team %s %sd\n", name, verb)
@@ -228,64 +242,4 @@ func parseQuotas(specs []string) ([]model.Quota, error) {
 		out = append(out, q)
 	}
 	return out, nil
-}
-
-// applyCmd makes the server's teams and policy match a cluster file. It is
-// idempotent and prints what changed. Nodes come from the server's own
-// --config; apply leaves them alone.
-func applyCmd() *cobra.Command {
-	var file string
-	c := &cobra.Command{Use: "apply -f CLUSTER_FILE", Short: "Make the server's teams and policy match a cluster file; prints what changed", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return &model.FieldError{Field: "-f", Problem: "no file given", Fix: "pass -f cluster.yaml"}
-			}
-			want, err := config.LoadCluster(file)
-			if err != nil {
-				return err
-			}
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			var cur model.Policy
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/policy", nil, &cur); err != nil {
-				return err
-			}
-			if !reflect.DeepEqual(cur, want.Policy.WithDefaults()) {
-				if err := cl.Do(cmd.Context(), "PUT", "/api/v1/policy", want.Policy, nil); err != nil {
-					return err
-				}
-				fmt.Fprintln(out, "policy configured")
-			} else {
-				fmt.Fprintln(out, "policy unchanged")
-			}
-			var have struct{ Teams []model.Team }
-			if err := cl.Do(cmd.Context(), "GET", "/api/v1/teams", nil, &have); err != nil {
-				return err
-			}
-			existing := map[string]model.Team{}
-			for _, t := range have.Teams {
-				existing[t.Name] = t
-			}
-			for _, t := range want.Teams {
-				old, ok := existing[t.Name]
-				if ok && reflect.DeepEqual(old, t.WithDefaults()) {
-					fmt.Fprintf(out, "team %s unchanged\n", t.Name)
-					continue
-				}
-				if err := cl.Do(cmd.Context(), "PUT", "/api/v1/teams/"+t.Name, t, nil); err != nil {
-					return err
-				}
-				if ok {
-					fmt.Fprintf(out, "team %s configured\n", t.Name)
-				} else {
-					fmt.Fprintf(out, "team %s created\n", t.Name)
-				}
-			}
-			return nil
-		}}
-	c.Flags().StringVarP(&file, "file", "f", "", "cluster file")
-	return c
 }

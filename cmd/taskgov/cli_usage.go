@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/taskgov/taskgov/internal/client"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/usage"
 )
@@ -22,8 +21,12 @@ func usageCmd() *cobra.Command {
 			if from == "" || to == "" {
 				return &model.FieldError{Field: "--from/--to", Problem: "both are needed", Fix: "pass --from 2026-11-01 --to 2026-12-01"}
 			}
-			var rep usage.Report
-			if err := call(cmd, "GET", client.Query("/api/v1/usage/report", "from", from, "to", to, "type", kind), nil, &rep); err != nil {
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			rep, err := cl.UsageReport(cmd.Context(), from, to, kind)
+			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()

@@ -28,7 +28,9 @@ type serverProc struct {
 
 func startServer(t *testing.T, bin, dir, addr string, args ...string) *serverProc {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"server", "--data-dir", dir, "--listen", addr}, args...)...)
+	// Tasks run as the test's user: the training script's python may live
+	// where other users cannot reach (isolation_test.go covers --task-user).
+	cmd := exec.Command(bin, append([]string{"server", "--data-dir", dir, "--listen", addr, "--task-user", "server"}, args...)...)
 	logf, _ := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
@@ -264,7 +266,7 @@ func alive(pid int) bool {
 // runningPIDs reads the pids that pods wrote into their checkpoint dirs.
 func runningPIDs(dir, file string) []int {
 	var out []int
-	files, _ := filepath.Glob(filepath.Join(dir, "tasks", "*", "checkpoint", file))
+	files, _ := filepath.Glob(filepath.Join(dir, "work", "*", "*", file))
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && alive(pid) {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskgov/taskgov/examples"
+	"github.com/taskgov/taskgov/internal/client"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // demoCmd is the README's main command: a live server, a training job that
@@ -84,17 +85,18 @@ func runDemo(ctx context.Context, out io.Writer, dataDir string, keep bool) erro
 	if err != nil {
 		return err
 	}
-	d := &demo{out: out, base: "http://" + addr, token: strings.TrimSpace(string(tok)), start: time.Now()}
-	fmt.Fprintf(out, "taskgov demo: server at %s, state in %s\n", d.base, dataDir)
+	d := &demo{out: out, cl: client.New("http://"+addr, strings.TrimSpace(string(tok))), start: time.Now()}
+	d.cl.HTTP.Timeout = 0 // the event stream lasts the whole demo
+	fmt.Fprintf(out, "taskgov demo: server at %s, state in %s\n", d.cl.Server, dataDir)
 	fmt.Fprintf(out, "cluster: 4 ml.p5.48xlarge (3-layer topology), 2 ml.g5.12xlarge; teams research, product, platform;\n")
 	fmt.Fprintf(out, "priority classes inference 90, experimentation 80, training 70, fine-tuning 50\n\n")
 	go d.follow(sctx)
 
 	d.say("1. research submits a 4-node training job at priority 'training'; it borrows product's idle nodes")
 	train := append(append([]string{}, trainCmd...), "--steps", "40", "--step-seconds", "0.25", "--checkpoint-every", "4")
-	if err := d.submit(map[string]any{"name": "llama-pretrain", "team": "research", "priority": "training",
-		"instanceType": "ml.p5.48xlarge", "nodes": 4, "gracePeriodSeconds": 10, "autoResume": true, "maxRetry": 2,
-		"preferredTopology": "topology.k8s.aws/network-node-layer-2", "command": train}); err != nil {
+	if err := d.submit(model.TaskSpec{Name: "llama-pretrain", Team: "research", Priority: "training",
+		InstanceType: "ml.p5.48xlarge", Nodes: 4, GracePeriodSeconds: 10, AutoResume: true, MaxRetry: 2,
+		PreferredTopology: model.LabelLayer2, Command: train}); err != nil {
 		return err
 	}
 	if err := d.waitLog("llama-pretrain", "checkpoint saved at step 8", 30*time.Second); err != nil {
@@ -103,8 +105,8 @@ func runDemo(ctx context.Context, out io.Writer, dataDir string, keep bool) erro
 	d.say("2. the training job has checkpointed (step 8)")
 	d.say("3. product submits a 2-node inference job at priority 'inference', within its own quota:")
 	d.say("   product reclaims its lent nodes; the training gang is preempted (SIGTERM, grace period, checkpoint)")
-	if err := d.submit(map[string]any{"name": "chat-serving", "team": "product", "priority": "inference",
-		"instanceType": "ml.p5.48xlarge", "nodes": 2, "command": []string{"sh", "-c", "echo serving; sleep 5; echo done"}}); err != nil {
+	if err := d.submit(model.TaskSpec{Name: "chat-serving", Team: "product", Priority: "inference",
+		InstanceType: "ml.p5.48xlarge", Nodes: 2, Command: []string{"sh", "-c", "echo serving; sleep 5; echo done"}}); err != nil {
 		return err
 	}
 	if err := d.waitState("chat-serving", "Succeeded", 60*time.Second); err != nil {
@@ -114,16 +116,16 @@ func runDemo(ctx context.Context, out io.Writer, dataDir string, keep bool) erro
 	if err := d.waitState("llama-pretrain", "Succeeded", 90*time.Second); err != nil {
 		return err
 	}
-	logs, _ := d.get("/api/v1/tasks/llama-pretrain/logs")
+	logs, _ := d.cl.TaskLogs(context.Background(), "llama-pretrain", 0)
 	for _, line := range strings.Split(string(logs), "\n") {
 		if strings.Contains(line, "preempted: checkpoint saved") || strings.Contains(line, "resuming from checkpoint") ||
 			strings.Contains(line, "training finished") {
 			d.say("   log: " + line)
 		}
 	}
-	base := d.base
+	at := d.cl
 	if !keep {
-		base = "http://127.0.0.1:8080"
+		at = client.New("http://127.0.0.1:8080", "")
 		fmt.Fprintf(out, "\nWhere to look next: the state is kept in %s. Serve it again with\n", dataDir)
 		fmt.Fprintf(out, "  go run ./cmd/taskgov server --data-dir %s --listen 127.0.0.1:8080\n", dataDir)
 		fmt.Fprintf(out, "(or rerun the demo with --keep), then, with the admin token from %s:\n", filepath.Join(dataDir, "admin.token"))
@@ -131,10 +133,10 @@ func runDemo(ctx context.Context, out io.Writer, dataDir string, keep bool) erro
 		fmt.Fprintf(out, "\nWhere to look next, with the admin token from %s:\n", filepath.Join(dataDir, "admin.token"))
 	}
 	fmt.Fprintf(out, "  export TOKEN=$(cat %s)\n", filepath.Join(dataDir, "admin.token"))
-	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $TOKEN\" %s/api/v1/tasks/llama-pretrain/events\n", base)
-	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $TOKEN\" '%s/api/v1/topology?format=text'\n", base)
-	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $TOKEN\" %s/api/v1/queue\n", base)
-	fmt.Fprintf(out, "  the API description: %s/api/v1/openapi.json; server log: %s\n", base, filepath.Join(dataDir, "server.log"))
+	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $TOKEN\" %s\n", at.URL("tasks", "llama-pretrain", "events"))
+	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $TOKEN\" '%s?format=text'\n", at.URL("topology"))
+	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $TOKEN\" %s\n", at.URL("queue"))
+	fmt.Fprintf(out, "  the API description: %s; server log: %s\n", at.URL("openapi.json"), filepath.Join(dataDir, "server.log"))
 	if keep {
 		fmt.Fprintln(out, "\nThe server keeps running; press Ctrl-C to stop it.")
 		<-ctx.Done()
@@ -146,8 +148,7 @@ func runDemo(ctx context.Context, out io.Writer, dataDir string, keep bool) erro
 // demo talks to the demo server.
 type demo struct {
 	out   io.Writer
-	base  string
-	token string
+	cl    *client.Client
 	start time.Time
 }
 
@@ -155,29 +156,9 @@ func (d *demo) say(msg string) {
 	fmt.Fprintf(d.out, "[%5.1fs] %s\n", time.Since(d.start).Seconds(), msg)
 }
 
-func (d *demo) get(path string) ([]byte, error) {
-	req, _ := http.NewRequest("GET", d.base+path, nil)
-	req.Header.Set("Authorization", "Bearer "+d.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	return io.ReadAll(resp.Body)
-}
-
-func (d *demo) submit(task map[string]any) error {
-	b, _ := json.Marshal(task)
-	req, _ := http.NewRequest("POST", d.base+"/api/v1/tasks", bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+d.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		body, _ := io.ReadAll(resp.Body)
-		return fmt.Errorf("submitting %v: %s", task["name"], body)
+func (d *demo) submit(task model.TaskSpec) error {
+	if _, err := d.cl.Submit(context.Background(), task); err != nil {
+		return fmt.Errorf("submitting %s: %w", task.Name, err)
 	}
 	return nil
 }
@@ -185,9 +166,7 @@ func (d *demo) submit(task map[string]any) error {
 func (d *demo) waitState(task, state string, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		b, err := d.get("/api/v1/tasks/" + task)
-		var v struct{ State string }
-		if err == nil && json.Unmarshal(b, &v) == nil && v.State == state {
+		if t, err := d.cl.Task(context.Background(), task); err == nil && t.State == state {
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -198,7 +177,7 @@ func (d *demo) waitState(task, state string, within time.Duration) error {
 func (d *demo) waitLog(task, text string, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		if b, err := d.get("/api/v1/tasks/" + task + "/logs"); err == nil && bytes.Contains(b, []byte(text)) {
+		if b, err := d.cl.TaskLogs(context.Background(), task, 0); err == nil && bytes.Contains(b, []byte(text)) {
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -208,14 +187,12 @@ func (d *demo) waitLog(task, text string, within time.Duration) error {
 
 // follow prints task events from the server's event stream as they happen.
 func (d *demo) follow(ctx context.Context) {
-	req, _ := http.NewRequestWithContext(ctx, "GET", d.base+"/api/v1/events", nil)
-	req.Header.Set("Authorization", "Bearer "+d.token)
-	resp, err := http.DefaultClient.Do(req)
+	body, err := d.cl.Events(ctx)
 	if err != nil {
 		return
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
+	defer body.Close()
+	sc := bufio.NewScanner(body)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +14,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/taskgov/taskgov/internal/client"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // loadtestCmd measures the server the way users load it: durable task
@@ -52,27 +53,21 @@ func loadtest(out io.Writer, clients, tasks, stored, pending int) error {
 		return err
 	}
 	defer srv.stop()
-	base, token := srv.base, srv.token
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
-	post := func(path string, body any) (time.Duration, error) {
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", base+path, bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+token)
+	cl := client.New(srv.base, srv.token)
+	cl.HTTP = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
+	timed := func(call func(context.Context) error) (time.Duration, error) {
 		start := time.Now()
-		resp, err := client.Do(req)
-		if err != nil {
+		if err := call(context.Background()); err != nil {
 			return 0, err
-		}
-		rb, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode >= 300 {
-			return 0, fmt.Errorf("%s: %d %s", path, resp.StatusCode, rb)
 		}
 		return time.Since(start), nil
 	}
 	submit := func(i int) (time.Duration, error) {
-		return post("/api/v1/tasks", map[string]any{"name": fmt.Sprintf("t%d", i), "team": "load",
-			"instanceType": "ml.p5.48xlarge", "perNode": map[string]int{"gpus": 1}, "command": []string{"true"}})
+		return timed(func(ctx context.Context) error {
+			_, err := cl.Submit(ctx, model.TaskSpec{Name: fmt.Sprintf("t%d", i), Team: "load", InstanceType: "ml.p5.48xlarge",
+				PerNode: model.Request{GPUs: 1}, Command: []string{"true"}})
+			return err
+		})
 	}
 	lat, elapsed, err := parallel(clients, 0, tasks, submit)
 	if err != nil {
@@ -91,7 +86,12 @@ func loadtest(out io.Writer, clients, tasks, stored, pending int) error {
 	if _, _, err := parallel(clients, tasks, stored, submit); err != nil {
 		return err
 	}
-	cancel := func(i int) (time.Duration, error) { return post(fmt.Sprintf("/api/v1/tasks/t%d/cancel", i), nil) }
+	cancel := func(i int) (time.Duration, error) {
+		return timed(func(ctx context.Context) error {
+			_, err := cl.TaskAction(ctx, fmt.Sprintf("t%d", i), client.ActionCancel)
+			return err
+		})
+	}
 	if _, _, err := parallel(clients, 0, stored-pending, cancel); err != nil {
 		return err
 	}

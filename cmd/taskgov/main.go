@@ -26,16 +26,27 @@ const (
 
 func main() {
 	root := newRootCmd()
-	if err := root.Execute(); err != nil {
+	if err := execute(root, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, root.Name()+":", err)
 		os.Exit(exitCode(err))
 	}
 	os.Exit(exitOK)
 }
 
-// newRootCmd builds the whole command tree.
+// execute runs one command line; HyperPod's BOOL options may take their
+// value as the next word.
+func execute(root *cobra.Command, args []string) error {
+	root.SetArgs(normalizeArgs(args))
+	return root.Execute()
+}
+
+// newRootCmd builds the whole command tree: taskgov's, or through a link
+// named hyp, HyperPod's hyp CLI.
 func newRootCmd() *cobra.Command {
 	connFlags.server, connFlags.token = "", ""
+	if hypMode {
+		return newHypRoot()
+	}
 	root := &cobra.Command{
 		Use:           "taskgov",
 		Short:         "Task governance for shared GPU clusters: quotas, lending, fair share, priorities, gang scheduling",
@@ -49,7 +60,8 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&connFlags.token, "token", "", "API token (or TASKGOV_TOKEN, or taskgov login)")
 	root.AddCommand(demoCmd(), scenarioCmd(), validateCmd(), topologyCmd(), serverCmd(), loadtestCmd(), exampleTrainCmd(),
 		loginCmd(), startJobCmd(), listJobsCmd(), getJobCmd(), cancelJobCmd(), patchJobCmd(), listPodsCmd(), getLogCmd(),
-		policyCmd(), teamCmd(), priorityClassCmd(), nodeCmd(), tokenCmd(), applyCmd(), simCmd(), benchCmd(), usageCmd())
+		policyCmd(), teamCmd(), priorityClassCmd(), nodeCmd(), tokenCmd(), applyCmd(), exportCmd(), simCmd(), benchCmd(), usageCmd(),
+		getClustersCmd("get-clusters"), connectClusterCmd("connect-cluster"), execCmd())
 	return root
 }
 
@@ -69,7 +81,8 @@ func exitCode(err error) int {
 		}
 		return exitFailure
 	}
-	if errors.Is(err, model.ErrInvalid) {
+	var ue *usageError
+	if errors.Is(err, model.ErrInvalid) || errors.As(err, &ue) {
 		return exitInput
 	}
 	if strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown command") ||

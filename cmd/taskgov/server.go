@@ -22,7 +22,6 @@ import (
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/executor"
-	"github.com/taskgov/taskgov/internal/executor/local"
 	"github.com/taskgov/taskgov/internal/httpapi"
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/metrics"
@@ -42,9 +41,10 @@ type serverOptions struct {
 	advertise                                string
 	kubeQPS                                  float32
 	podRetention                             time.Duration
-	shutdownTimeout                          time.Duration // default 60 s
+	shutdownTimeout                          time.Duration // --shutdown-grace, default 30 s
 	checkpoints                              kube.Checkpoints
-	noWorkloads                              bool // --no-workloads
+	noWorkloads                              bool   // --no-workloads
+	taskUser, taskDir                        string // local executor: who tasks run as, where their directories live
 }
 
 func serverCmd() *cobra.Command {
@@ -68,8 +68,11 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.listen, "listen", "127.0.0.1:8080", "HOST:PORT to serve the API on")
 	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file (serve HTTPS)")
 	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
+	c.Flags().DurationVar(&o.shutdownTimeout, "shutdown-grace", 30*time.Second, "on SIGTERM, how long running tasks get to stop (and be requeued) before they are killed and the server exits")
 	c.Flags().IntVar(&o.auditRetentionDays, "audit-retention-days", 90, "delete audit entries and task events older than this many days (0: keep all)")
 	c.Flags().DurationVar(&o.sampleInterval, "sample-interval", time.Minute, "how often to sample utilisation for the dashboard's trends")
+	c.Flags().StringVar(&o.taskUser, "task-user", "auto", "who local tasks run as: per-team (a uid of its own per team), a user name or uid all teams share, or server (the server's own user); auto: per-team when the server runs as root, else server")
+	c.Flags().StringVar(&o.taskDir, "task-dir", "", "where local tasks' working and checkpoint directories live, one per team and task (default: DATA_DIR/work when tasks run as the server's user, else DATA_DIR-tasks beside it)")
 	c.Flags().StringVar(&o.executor, "executor", "local", "where tasks run: local (child processes on the cluster file's virtual nodes) or kubernetes (pods; nodes come from the API server)")
 	c.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --executor kubernetes (default: the in-cluster service account)")
 	c.Flags().StringVar(&o.image, "image", "python:3.12-slim", "container image for tasks that name none (--executor kubernetes)")
@@ -98,7 +101,13 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		return &model.FieldError{Field: "--leader-elect", Problem: "needs --executor kubernetes (the Lease lives in the API server)",
 			Fix: "drop --leader-elect, or run with --executor kubernetes"}
 	}
+	// Files the server creates (database, logs, token) are its own alone,
+	// whatever the data directory's mode was.
+	syscall.Umask(0o077)
 	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(o.dataDir, 0o700); err != nil {
 		return err
 	}
 	if o.logTo == nil {
@@ -188,6 +197,8 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	}
 	var lost error
 	select {
+	case <-cp.failed:
+		lost = fmt.Errorf("%w; the server stopped and acknowledged nothing it could not keep", cp.err())
 	case <-lead.Done():
 		if ctx.Err() == nil {
 			lost = errors.New("lost the leader Lease: stopping so that only the new leader decides (restart to stand by)")
@@ -202,12 +213,17 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	// The shutdown's own deadline starts now, not when the server started.
 	grace := o.shutdownTimeout
 	if grace <= 0 {
-		grace = 60 * time.Second
+		grace = 30 * time.Second
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	_ = srv.Shutdown(sctx)
-	if err := cp.close(sctx); err != nil {
+	// Stop taking requests, but give the open ones only a little of the
+	// grace: SSE streams never end on their own.
+	hctx, hcancel := context.WithTimeout(sctx, min(grace/4, 5*time.Second))
+	_ = srv.Shutdown(hctx)
+	hcancel()
+	_ = srv.Close()
+	if err := cp.close(sctx); err != nil && lost == nil {
 		return err
 	}
 	return lost
@@ -215,15 +231,21 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 
 // controlPlane is the leader's half of the server: store, engine and API.
 type controlPlane struct {
-	api   http.Handler
-	ready *atomic.Bool
-	close func(ctx context.Context) error
+	api    http.Handler
+	ready  *atomic.Bool
+	close  func(ctx context.Context) error
+	failed <-chan struct{} // closed if the engine stopped on its own (a fatal storage fault)
+	err    func() error
 }
 
 // startControlPlane opens the store, recovers the engine (adopting or
 // requeueing what ran before) and builds the API. Its goroutines end with ctx.
 func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Cluster, kb *kubeBackend, log *slog.Logger) (*controlPlane, error) {
+	if err := checkDataDir(o.dataDir); err != nil {
+		return nil, err
+	}
 	st, err := store.Open(filepath.Join(o.dataDir, "taskgov.db"))
+	tightenDataFiles(o.dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +257,11 @@ func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Clus
 	var killStrays func() int
 	var closeExec func()
 	if kb == nil {
-		l := local.New(o.dataDir, time.Now)
-		exec, killStrays, closeExec = l, l.KillStrays, l.Close
+		l, err := newLocalExecutor(o)
+		if err != nil {
+			return fail(err)
+		}
+		exec, killStrays, closeExec = l, l.Recover, l.Close
 	} else {
 		cluster.NodeGroups, cluster.Nodes = nil, nil
 		for _, n := range kb.statuses() {
@@ -279,14 +304,40 @@ func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Clus
 	go (&trends.Sampler{Store: st, Read: eng.UtilisationSample, Interval: o.sampleInterval, Log: log}).Run(ctx)
 	isReady := &atomic.Bool{}
 	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
-	return &controlPlane{api: api, ready: isReady, close: func(sctx context.Context) error {
+	failed := make(chan struct{})
+	go func() {
+		<-eng.Done()
+		if eng.Err() != nil {
+			close(failed)
+		}
+	}()
+	return &controlPlane{api: api, ready: isReady, failed: failed, err: eng.Err, close: func(sctx context.Context) error {
 		defer st.Close()
 		defer closeExec()
 		if err := eng.Shutdown(sctx); err != nil {
 			return err
 		}
-		return st.StopSession(context.Background(), session, time.Now().UTC())
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		return st.StopSession(sctx, session, time.Now().UTC())
 	}}, nil
+}
+
+// checkDataDir refuses a data directory that holds an earlier server's
+// files but no database: starting afresh there would silently drop every
+// task the earlier server acknowledged (and issue a new admin token).
+func checkDataDir(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "taskgov.db")); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, name := range []string{"admin.token", "taskgov.db-wal", "tasks"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return fmt.Errorf("the data directory %s holds %s from an earlier server but no taskgov.db: the database was removed or moved, "+
+				"and starting afresh would lose every task it held. Restore taskgov.db (with taskgov.db-wal, if any) into %s from a backup; "+
+				"or, to start empty on purpose, use a new --data-dir (or remove %s)", dir, name, dir, filepath.Join(dir, name))
+		}
+	}
+	return nil
 }
 
 // ensureAdminToken creates the first admin token on a fresh database and

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
@@ -36,20 +35,18 @@ func simExportCmd() *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			var cluster model.Cluster
-			if err := cl.Do(ctx, "GET", "/api/v1/cluster", nil, &cluster); err != nil {
+			cluster, err := cl.Cluster(ctx)
+			if err != nil {
 				return err
 			}
 			now := time.Now().UTC()
 			from := now.Add(-since)
-			tasks, err := allTasks(cmd, cl, from)
+			tasks, err := cl.Tasks(ctx, client.TaskQuery{Since: from})
 			if err != nil {
 				return err
 			}
-			var rep usage.Report
-			path := client.Query("/api/v1/usage/report", "type", usage.Detailed, "from", from.Format(time.RFC3339Nano),
-				"to", now.Add(time.Minute).Format(time.RFC3339Nano))
-			if err := cl.Do(ctx, "GET", path, nil, &rep); err != nil {
+			rep, err := cl.UsageReportRange(ctx, from, now.Add(time.Minute), usage.Detailed)
+			if err != nil {
 				return err
 			}
 			// Tasks submitted before the window that ran within it have
@@ -63,13 +60,14 @@ func simExportCmd() *cobra.Command {
 					continue
 				}
 				have[w.Task] = true
-				var t apitypes.Task
-				if err := cl.Do(ctx, "GET", "/api/v1/tasks/"+w.Task, nil, &t); err != nil {
+				t, err := cl.Task(ctx, w.Task)
+				if err != nil {
 					return fmt.Errorf("task %s, submitted before the window: %w", w.Task, err)
 				}
 				tasks = append(tasks, t)
 			}
-			jobs, left, carried := traceFromRecords(tasks, rep.Detailed, from, ckpt)
+			recs, runs := simRecords(tasks, rep.Detailed)
+			jobs, left, carried := sim.TraceFromRecords(recs, runs, from, ckpt)
 			if err := sim.WriteTrace(tracePath, jobs); err != nil {
 				return err
 			}
@@ -96,105 +94,18 @@ func simExportCmd() *cobra.Command {
 	return c
 }
 
-// allTasks pages through every task the token may read that was submitted
-// at or after since.
-func allTasks(cmd *cobra.Command, cl *client.Client, since time.Time) ([]apitypes.Task, error) {
-	var tasks []apitypes.Task
-	for after := int64(0); ; {
-		var page struct {
-			Tasks     []apitypes.Task
-			NextAfter int64
-		}
-		path := client.Query("/api/v1/tasks", "since", since.Format(time.RFC3339Nano), "limit", "1000", "after", fmt.Sprint(after))
-		if err := cl.Do(cmd.Context(), "GET", path, nil, &page); err != nil {
-			return nil, err
-		}
-		tasks = append(tasks, page.Tasks...)
-		if page.NextAfter == 0 {
-			return tasks, nil
-		}
-		after = page.NextAfter
+// simRecords converts what the API sent into the simulator's inputs.
+func simRecords(tasks []apitypes.Task, windows []usage.DetailRow) ([]sim.Record, []sim.Window) {
+	recs := make([]sim.Record, len(tasks))
+	for i, t := range tasks {
+		recs[i] = sim.Record{Name: t.Name, Team: t.Team, Seq: t.Seq, Spec: t.Spec, SubmittedAt: t.SubmittedAt, Checkpointed: !t.CheckpointAt.IsZero()}
 	}
+	runs := make([]sim.Window, len(windows))
+	for i, w := range windows {
+		runs[i] = sim.Window{Task: w.Task, Start: w.Start, End: w.End}
+	}
+	return recs, runs
 }
-
-// traceFromRecords turns tasks submitted at or after from, with their
-// execution windows from a detailed usage report (clipped to the window),
-// into trace jobs, submit times counted from the first job's. A task
-// submitted earlier that runs within the window is carried in: it is
-// submitted at the window's start with the time it ran within it. A job's
-// duration is the work it needed: for a task that reported checkpoints, the
-// sum of its runs (each resumed where the last left off, as a preempted task
-// saves a checkpoint in its grace period); for one that did not, its last
-// run (each restart began from scratch). A run still going is cut at the
-// report's end, as the Alibaba importer cuts pods still running. Tasks that
-// never ran, and memory-only requests (the trace has no memory column), are
-// left out and counted by reason.
-func traceFromRecords(tasks []apitypes.Task, windows []usage.DetailRow, from time.Time, ckpt float64) (jobs []sim.Job, left map[string]int, carried int) {
-	runs := map[string][]usage.DetailRow{}
-	for _, w := range windows {
-		runs[w.Task] = append(runs[w.Task], w)
-	}
-	sort.SliceStable(tasks, func(a, b int) bool {
-		if !tasks[a].SubmittedAt.Equal(tasks[b].SubmittedAt) {
-			return tasks[a].SubmittedAt.Before(tasks[b].SubmittedAt)
-		}
-		return tasks[a].Seq < tasks[b].Seq
-	})
-	left = map[string]int{}
-	for _, t := range tasks {
-		rs := runs[t.Name]
-		early := t.SubmittedAt.Before(from)
-		if early && len(rs) == 0 {
-			continue // before the window and not running in it
-		}
-		if len(rs) == 0 {
-			left["never ran (no duration to replay)"]++
-			continue
-		}
-		spec := t.Spec.WithDefaults()
-		req := spec.PerNode
-		if req.GPUs == 0 && req.VCPU == 0 && req.MemoryGiB > 0 {
-			left["requests memory only (the trace has no memory column)"]++
-			continue
-		}
-		sort.Slice(rs, func(a, b int) bool { return rs[a].Start.Before(rs[b].Start) })
-		dur := rs[len(rs)-1].End.Sub(rs[len(rs)-1].Start).Seconds()
-		interval := 0.0
-		if !t.CheckpointAt.IsZero() {
-			dur, interval = 0, ckpt
-			for _, r := range rs {
-				dur += r.End.Sub(r.Start).Seconds()
-			}
-		}
-		if early {
-			carried++
-		}
-		j := sim.Job{SubmitS: roundMS(max(t.SubmittedAt.Sub(from).Seconds(), 0)), Name: t.Name, Team: t.Team, Priority: spec.Priority,
-			InstanceType: spec.InstanceType, Nodes: spec.Nodes, GPUsPerNode: req.GPUs, DurationS: max(roundMS(dur), 0.001),
-			CheckpointIntervalS: interval}
-		if req.GPUs == 0 && req.VCPU > 0 {
-			j.VCPUPerNode = req.VCPU
-		}
-		switch {
-		case spec.RequiredTopology != "":
-			j.Topology = "required:" + spec.RequiredTopology
-		case spec.PreferredTopology != "":
-			j.Topology = "preferred:" + spec.PreferredTopology
-		}
-		jobs = append(jobs, j)
-	}
-	// The trace starts with its first job, so that the makespan and the
-	// utilization cover the work, not the quiet start of the window.
-	if len(jobs) > 0 {
-		first := jobs[0].SubmitS
-		for k := range jobs {
-			jobs[k].SubmitS = roundMS(jobs[k].SubmitS - first)
-		}
-	}
-	return jobs, left, carried
-}
-
-func roundMS(s float64) float64 { return math.Round(s*1000) / 1000 }
 
 func sortedKeys(m map[string]int) []string {
 	out := make([]string, 0, len(m))

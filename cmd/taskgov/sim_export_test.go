@@ -122,7 +122,8 @@ func TestTraceFromRecords(t *testing.T) {
 	}
 	windows := []usage.DetailRow{win("resumed", 40, 70), win("resumed", 11, 31), win("restarted", 6, 16), win("restarted", 20, 27.5),
 		win("old", 0, 3), win("cpu", 30, 31), win("memory", 31, 32)}
-	jobs, left, carried := traceFromRecords(tasks, windows, from, 60)
+	recs, runs := simRecords(tasks, windows)
+	jobs, left, carried := sim.TraceFromRecords(recs, runs, from, 60)
 	want := []sim.Job{
 		{SubmitS: 0, Name: "old", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 1, DurationS: 3},
 		{SubmitS: 5, Name: "restarted", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 1, GPUsPerNode: 2, DurationS: 7.5, Topology: "preferred:" + model.LabelLayer3},

@@ -35,7 +35,7 @@ func topologyCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := cl.Do(cmd.Context(), "GET", "/api/v1/topology", nil, &view); err != nil {
+				if view, err = cl.Topology(cmd.Context()); err != nil {
 					return err
 				}
 			}

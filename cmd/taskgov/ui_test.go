@@ -1,44 +1,32 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
-// artifactsDir is where the browser test leaves its screenshots.
-func artifactsDir(t *testing.T) string {
-	dir := os.Getenv("TASKGOV_ARTIFACTS")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "taskgov-ui-artifacts")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // TestDashboardInChromium drives the dashboard in a real headless Chromium
-// against a running server: log in, load every page, compare the numbers
-// shown with the API's, watch a preemption made through the CLI appear on
-// the Tasks page, and check that a member cannot see another team's tasks.
+// against a running server, as an admin and as a member: every page loads
+// and matches the API; a preemption made through the CLI appears on Tasks;
+// a filter, the search box's focus and its text survive refreshes; the
+// policy and team forms preview before they save; a task is suspended and
+// resumed after confirmation; an outage shows a banner that goes away by
+// itself; an unknown route says so; a member sees only its team and no
+// control it cannot use. Screenshots of each page, for both roles, at 1440
+// and 1024 px, are left in artifactsDir.
 func TestDashboardInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a browser")
-	}
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("Chromium is not installed; scripts/install-test-deps.sh installs it (CI runs it)")
 	}
 	dir := cliServer(t)
 	base := os.Getenv("TASKGOV_SERVER")
@@ -48,182 +36,206 @@ func TestDashboardInChromium(t *testing.T) {
 	mustCLI(t, "start-job", "--job-name", "big-train", "-n", "ml-engineers", "--node-count", "3", "--priority", "fine-tuning",
 		"--command", "sleep 60", "--instance-type", "ml.p5.48xlarge")
 	waitJob(t, "big-train", "Running")
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(filepath.Join(dir, "chromium")), chromedp.WindowSize(1280, 900))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancelC := chromedp.NewContext(actx)
-	defer cancelC()
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelT()
-	shots := artifactsDir(t)
-	shot := func(name string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var buf []byte
-			if err := chromedp.FullScreenshot(&buf, 100).Do(ctx); err != nil { // quality 100: PNG
-				return err
-			}
-			path := filepath.Join(shots, name+".png")
-			t.Logf("screenshot: %s", path)
-			return os.WriteFile(path, buf, 0o644)
-		})
-	}
-	login := func(token string) chromedp.Tasks {
-		return chromedp.Tasks{
-			chromedp.Navigate(base + "/ui/"),
-			chromedp.ActionFunc(func(ctx context.Context) error { return chromedp.Evaluate(`sessionStorage.clear()`, nil).Do(ctx) }),
-			chromedp.Navigate(base + "/ui/#cluster"),
-			chromedp.WaitVisible("#token", chromedp.ByID),
-			chromedp.SendKeys("#token", token, chromedp.ByID),
-			chromedp.Click("#login button", chromedp.ByQuery),
-			chromedp.WaitVisible("#kpi-gpus-total", chromedp.ByID),
-		}
-	}
-	text := func(sel string) string {
-		var s string
-		if err := chromedp.Run(ctx, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Text(sel, &s, chromedp.ByQuery)); err != nil {
-			t.Fatalf("%s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	waitText := func(sel, want string) {
-		deadline := time.Now().Add(30 * time.Second)
-		for time.Now().Before(deadline) {
-			var s string
-			_ = chromedp.Run(ctx, chromedp.Text(sel, &s, chromedp.ByQuery))
-			if strings.TrimSpace(s) == want {
-				return
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		t.Fatalf("%s never showed %q", sel, want)
-	}
-
-	// 1-2: log in as admin; the cluster page matches the API.
-	if err := chromedp.Run(ctx, login(admin), shot("cluster")); err != nil {
-		t.Fatal(err)
-	}
-	var nodes struct{ Nodes []apitypes.Node }
+	b := newBrowser(t, dir, base, 150*time.Second)
 	cl, _ := apiClient()
-	if err := cl.Do(ctx, "GET", "/api/v1/nodes", nil, &nodes); err != nil {
+
+	// Cluster: figures match the API (capacity counts nodes that can take
+	// work or still run some).
+	b.login(admin)
+	b.until("whoami", `document.getElementById('me-role')?.textContent === 'admin'`, 5*time.Second)
+	var nodes struct{ Nodes []apitypes.Node }
+	if err := cl.Do(b.ctx, "GET", "/api/v1/nodes", nil, &nodes); err != nil {
 		t.Fatal(err)
 	}
-	total, used := 0, 0
+	total, used, vcpu := 0, 0, 0.0
 	for _, n := range nodes.Nodes {
-		if n.Schedulable {
+		if n.Schedulable || n.FreeGPUs < n.GPUs {
 			total += int(n.GPUs)
-			used += int(n.GPUs - n.FreeGPUs)
+			vcpu += n.VCPU
 		}
+		used += int(n.GPUs - n.FreeGPUs)
 	}
-	if got := text("#kpi-gpus-total"); got != strconv.Itoa(total) {
+	if got := b.text("#kpi-gpus-total"); got != strconv.Itoa(total) {
 		t.Errorf("GPUs shown %s, API %d", got, total)
 	}
-	if got := text("#kpi-gpus-allocated"); got != strconv.Itoa(used) {
+	if got := b.text("#kpi-gpus-allocated"); got != strconv.Itoa(used) {
 		t.Errorf("allocated shown %s, API %d", got, used)
 	}
-	if !strings.Contains(text("#topology"), "layer-3") || !strings.Contains(text("#nodes-table"), "p5-0") {
+	if got := b.text("#kpi-vcpu"); !strings.HasSuffix(got, fmt.Sprintf("/ %.0f", vcpu)) {
+		t.Errorf("vCPU shown %q, API total %v", got, vcpu)
+	}
+	if !strings.Contains(b.text("#topology"), "layer-3") || !strings.Contains(b.text("#nodes-table"), "p5-0") {
 		t.Error("topology or nodes missing on the cluster page")
 	}
-	// Device utilisation: measured where nvidia-smi runs, otherwise the page
-	// says it is unavailable.
 	var dev struct{ Available bool }
-	if err := cl.Do(ctx, "GET", "/api/v1/devices", nil, &dev); err != nil {
+	if err := cl.Do(b.ctx, "GET", "/api/v1/devices", nil, &dev); err != nil {
 		t.Fatal(err)
 	}
-	if dev.Available {
-		if err := chromedp.Run(ctx, chromedp.WaitVisible("#devices svg.chart", chromedp.ByQuery)); err != nil {
-			t.Fatalf("device chart: %v", err)
+	if !dev.Available {
+		if got := b.text("#devices-unavailable"); !strings.Contains(got, "unavailable") || !strings.Contains(got, "nvidia-smi") {
+			t.Errorf("device card says %q, want that utilisation is unavailable and why", got)
 		}
-	} else if got := text("#devices-unavailable"); !strings.Contains(got, "unavailable") || !strings.Contains(got, "nvidia-smi") {
-		t.Errorf("device card says %q, want that utilisation is unavailable and why", got)
 	}
-	// The utilisation trend draws once samples exist (sampled every 100 ms here).
-	if err := chromedp.Run(ctx, chromedp.WaitVisible("svg.trend polyline", chromedp.ByQuery), shot("cluster-trend")); err != nil {
-		t.Fatalf("trend chart: %v", err)
+	// The trend is a uPlot chart over the whole window, with a legend that
+	// marks series by line style too.
+	b.until("trend chart", exists("#trend-chart .uplot canvas"), 20*time.Second)
+	if lg := b.text("#trend-chart .u-legend"); !strings.Contains(lg, "ml.p5.48xlarge") {
+		t.Errorf("trend legend %q", lg)
 	}
-	// The teams page: the chart renders and usage matches the API.
+	b.run(choose("trend-window", "1w"))
+	b.until("a week's trend draws before the first hourly mean", exists("#trend-chart .uplot")+` && !document.getElementById('trend-empty')`, 10*time.Second)
+	b.run(choose("trend-window", "1h"))
+	b.shots("admin-cluster")
+
+	// Teams: GPU use matches the API; vCPU and memory are shown.
 	var usage struct{ Usage []apitypes.Usage }
-	_ = cl.Do(ctx, "GET", "/api/v1/usage", nil, &usage)
-	if err := chromedp.Run(ctx, chromedp.Navigate(base+"/ui/#teams"), chromedp.WaitVisible("#teams-table", chromedp.ByID),
-		chromedp.WaitVisible("svg.chart rect", chromedp.ByQuery)); err != nil {
-		t.Fatal(err)
-	}
+	_ = cl.Do(b.ctx, "GET", "/api/v1/usage", nil, &usage)
+	b.open("teams", "#teams-table")
 	for _, u := range usage.Usage {
-		if got := text(fmt.Sprintf(`tr[data-team=%q] td.used`, u.Team)); got != strconv.FormatInt(u.UsedGPUs, 10) {
-			t.Errorf("team %s used shown %s, API %d", u.Team, got, u.UsedGPUs)
+		sel := fmt.Sprintf(`tr[data-team=%q][data-type=%q]`, u.Team, u.InstanceType)
+		b.until("team "+u.Team+" used GPUs", fmt.Sprintf(`document.querySelector(%q)?.dataset.usedGpus === %q`, sel, strconv.FormatInt(u.UsedGPUs, 10)), 5*time.Second)
+		if row := b.text(sel); !strings.Contains(row, fmt.Sprintf("%.0f / %.0f", u.UsedVCPU, u.QuotaVCPU)) {
+			t.Errorf("team %s row lacks vCPU used/quota %v/%v: %q", u.Team, u.UsedVCPU, u.QuotaVCPU, row)
 		}
 	}
-	// Filtering by team leaves only that team's rows; without nvidia-smi the
-	// page says measured utilisation is unavailable.
-	if !dev.Available && !strings.Contains(text("#teams-devices-unavailable"), "unavailable") {
-		t.Error("the teams page does not say device utilisation is unavailable")
+	b.run(choose("f-uteam", "product"))
+	b.until("the team filter", `document.querySelectorAll('#teams-table tr[data-team]:not([data-team="product"])').length === 0 && document.querySelectorAll('#teams-table tr[data-team="product"]').length > 0`, 10*time.Second)
+	b.run(choose("f-uteam", ""))
+	// The team editor: create a team, preview (Save is disabled before),
+	// save, then delete it after confirming.
+	b.run(chromedp.Click("#team-new", chromedp.ByID), chromedp.WaitVisible("#team-form", chromedp.ByID),
+		chromedp.SendKeys("#t-name", "research", chromedp.ByID),
+		chromedp.SetValue("#team-form [data-q=instanceType]", "ml.p5.48xlarge", chromedp.ByQuery),
+		chromedp.SendKeys("#team-form [data-q=gpus]", "0", chromedp.ByQuery))
+	if !eval[bool](b, `document.getElementById('team-save').disabled`) {
+		t.Error("Save is enabled before Preview")
 	}
-	choose := func(id, value string) chromedp.Action {
-		return chromedp.Evaluate(fmt.Sprintf(`{const e = document.getElementById(%q); e.value = %q; e.dispatchEvent(new Event('change'));}`, id, value), nil)
+	b.run(chromedp.Click("#team-preview", chromedp.ByID), chromedp.WaitVisible("#team-preview-count", chromedp.ByID))
+	b.until("save enabled after preview", `!document.getElementById('team-save').disabled`, 5*time.Second)
+	b.shots("admin-teams-editor")
+	b.run(chromedp.Click("#team-save", chromedp.ByID), chromedp.WaitVisible("#team-saved", chromedp.ByID))
+	b.until("the new team listed", exists(`#team-settings tr[data-key="research"]`), 5*time.Second)
+	var teams struct{ Teams []model.Team }
+	_ = cl.Do(b.ctx, "GET", "/api/v1/teams", nil, &teams)
+	if len(teams.Teams) != 3 {
+		t.Errorf("teams after create: %+v", teams.Teams)
 	}
-	count := func(js string) int {
-		var n int
-		if err := chromedp.Run(ctx, chromedp.Evaluate(js, &n)); err != nil {
-			t.Fatal(err)
-		}
-		return n
+	b.run(chromedp.Click("#edit-research", chromedp.ByID), chromedp.WaitVisible("#team-delete", chromedp.ByID),
+		chromedp.Click("#team-delete", chromedp.ByID), chromedp.Click("#team-delete-yes", chromedp.ByID), chromedp.WaitVisible("#team-deleted", chromedp.ByID))
+	b.until("the team gone", `!document.querySelector('#team-settings tr[data-key="research"]')`, 5*time.Second)
+	b.shots("admin-teams")
+
+	// Policies: a form; Preview before Save; the saved value is the API's.
+	b.open("policies", "#policy-form")
+	b.run(chromedp.SetValue("#p-starvationBoundSeconds", "900", chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById('p-starvationBoundSeconds').dispatchEvent(new Event('input', {bubbles: true}))`, nil))
+	if !eval[bool](b, `document.getElementById('policy-save').disabled`) {
+		t.Error("policy Save is enabled before Preview")
 	}
-	if err := chromedp.Run(ctx, choose("f-uteam", "product")); err != nil {
-		t.Fatal(err)
+	b.run(chromedp.Click("#policy-preview", chromedp.ByID), chromedp.WaitVisible("#preview-count", chromedp.ByID),
+		chromedp.Click("#policy-save", chromedp.ByID), chromedp.WaitVisible("#policy-saved", chromedp.ByID))
+	var pol model.Policy
+	if err := cl.Do(b.ctx, "GET", "/api/v1/policy", nil, &pol); err != nil || pol.StarvationBoundSeconds == nil || *pol.StarvationBoundSeconds != 900 {
+		t.Errorf("policy after save: %+v %v", pol, err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); count(`document.querySelectorAll('#teams-table tr[data-team]:not([data-team="product"])').length`) > 0; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the team filter left other teams' rows")
-		}
+	b.shots("admin-policies")
+
+	// Usage: the detailed view lists the API's runs; a running run has no end.
+	b.open("usage", `#usage-table[data-view="summary"]`)
+	b.run(choose("usage-view", "detailed"), chromedp.WaitVisible(`#usage-table[data-view="detailed"]`, chromedp.ByQuery))
+	if tbl := b.text("#usage-table"); !strings.Contains(tbl, "big-train") || !strings.Contains(tbl, "running") {
+		t.Errorf("detailed usage lacks big-train's running run:\n%s", tbl)
 	}
-	if count(`document.querySelectorAll('#teams-table tr[data-team="product"]').length`) == 0 {
-		t.Error("the team filter hid the chosen team too")
+	if w := eval[int](b, `document.documentElement.scrollWidth`); w > 1440 {
+		t.Errorf("usage page is %d px wide at 1440", w)
 	}
-	// The usage page's detailed view lists runs per task, as the API does.
-	if err := chromedp.Run(ctx, chromedp.Navigate(base+"/ui/#usage"), chromedp.WaitVisible(`#usage-table[data-view="summary"]`, chromedp.ByQuery),
-		choose("usage-view", "detailed"), chromedp.WaitVisible(`#usage-table[data-view="detailed"]`, chromedp.ByQuery), shot("usage-detailed")); err != nil {
-		t.Fatal(err)
-	}
-	var detail struct{ Detailed []struct{ Task string } }
-	from, to := time.Now().Add(-7*24*time.Hour).UTC().Format(time.RFC3339), time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	if err := cl.Do(ctx, "GET", "/api/v1/usage/report?type=detailed&from="+from+"&to="+to, nil, &detail); err != nil {
-		t.Fatal(err)
-	}
-	if len(detail.Detailed) == 0 || !strings.Contains(text("#usage-table"), detail.Detailed[0].Task) {
-		t.Errorf("detailed usage view lacks the API's runs %+v:\n%s", detail.Detailed, text("#usage-table"))
-	}
-	for _, page := range []string{"policies", "usage"} {
-		if err := chromedp.Run(ctx, chromedp.Navigate(base+"/ui/#"+page)); err != nil {
-			t.Fatal(err)
-		}
-		sel := map[string]string{"policies": "#policy-json", "usage": "#usage-table"}[page]
-		if err := chromedp.Run(ctx, chromedp.WaitVisible(sel, chromedp.ByQuery)); err != nil {
-			t.Fatalf("page %s: %v", page, err)
-		}
-	}
-	// 3: a preemption made through the CLI appears on the Tasks page.
-	if err := chromedp.Run(ctx, chromedp.Navigate(base+"/ui/#tasks"), chromedp.WaitVisible("#tasks-table", chromedp.ByID)); err != nil {
-		t.Fatal(err)
-	}
-	waitText("#count-preempted", "0")
+	b.shots("admin-usage")
+
+	// Tasks: a preemption made through the CLI appears.
+	b.open("tasks", "#tasks-table")
+	b.until("no preemption yet", `document.getElementById('count-preempted').textContent === '0'`, 10*time.Second)
 	mustCLI(t, "start-job", "--job-name", "serve", "-n", "product", "--node-count", "2", "--priority", "inference",
 		"--command", "sleep 60", "--instance-type", "ml.p5.48xlarge")
-	waitText("#count-preempted", "1")
-	waitText(`tr[data-task="big-train"] td.state`, "Pending")
-	if err := chromedp.Run(ctx, shot("tasks-after-preemption"), chromedp.Navigate(base+"/ui/#task/big-train"),
-		chromedp.WaitVisible("#events-table", chromedp.ByID)); err != nil {
-		t.Fatal(err)
+	b.until("one preempted", `document.getElementById('count-preempted').textContent === '1'`, 30*time.Second)
+	b.until("big-train pending", `document.querySelector('tr[data-task="big-train"] td.state')?.textContent.includes('Pending')`, 30*time.Second)
+	// A filter, the search box's text and focus survive refreshes.
+	b.run(choose("f-state", "Running"), chromedp.Focus("#f-q", chromedp.ByID), chromedp.SendKeys("#f-q", "ser", chromedp.ByID))
+	b.until("filtered to serve", `document.querySelectorAll('#tasks-table tbody tr').length === 1 && !!document.querySelector('tr[data-task="serve"]')`, 10*time.Second)
+	time.Sleep(2600 * time.Millisecond) // past a refresh
+	if got := eval[string](b, `[document.activeElement.id, document.getElementById('f-q').value, document.getElementById('f-state').value, document.querySelectorAll('#tasks-table tbody tr').length].join('|')`); got != "f-q|ser|Running|1" {
+		t.Errorf("after a refresh: focus|search|state|rows = %s, want f-q|ser|Running|1", got)
 	}
-	if tl := text("#events-table"); !strings.Contains(tl, "Preempted") || !strings.Contains(tl, "Reclaim") {
-		t.Errorf("the timeline lacks the preemption:\n%s", tl)
+	if c := b.text("#count-pending"); c != "1" {
+		t.Errorf("pending count under a Running filter: %s, want 1 (counts ignore the state filter)", c)
 	}
-	// 5: a member of product sees product's tasks only.
-	if err := chromedp.Run(ctx, login(member), chromedp.Navigate(base+"/ui/#tasks"), chromedp.WaitVisible("#tasks-table", chromedp.ByID), shot("member-tasks")); err != nil {
-		t.Fatal(err)
+	b.run(chromedp.SendKeys("#f-q", "zzz", chromedp.ByID))
+	b.until("empty state", exists("#tasks-empty"), 10*time.Second)
+	b.run(chromedp.Click("#f-clear", chromedp.ByID))
+	b.until("filters cleared", `document.querySelectorAll('#tasks-table tbody tr').length === 2 && document.getElementById('f-state').value === '' && document.getElementById('f-q').value === ''`, 10*time.Second)
+	b.shots("admin-tasks")
+
+	// Task detail: dated timeline, the preemption, logs of every pod, and a
+	// suspension after confirming it.
+	b.open("task/big-train", "#events-table")
+	if tl := b.text("#events-table"); !strings.Contains(tl, "Preempted") || !strings.Contains(tl, "Reclaim") || !strings.Contains(tl, strconv.Itoa(time.Now().Year())) {
+		t.Errorf("the timeline lacks the preemption or dates:\n%s", tl)
 	}
-	waitText(`tr[data-task="serve"] td.state`, "Running")
-	if tbl := text("#tasks-table"); strings.Contains(tbl, "big-train") {
+	if n := eval[int](b, `document.querySelectorAll('details.pod-logs').length`); n != 3 {
+		t.Errorf("logs for %d pods, want 3", n)
+	}
+	b.run(chromedp.Click("#act-suspend", chromedp.ByID), chromedp.WaitVisible("#confirm", chromedp.ByID))
+	b.shots("admin-task-confirm")
+	b.run(chromedp.Click("#confirm-yes", chromedp.ByID))
+	b.until("suspended", `document.getElementById('task-state')?.dataset.state === 'Suspended'`, 10*time.Second)
+	if msg := b.text("#task-message"); strings.Contains(msg, "tok-") && !strings.Contains(msg, "admin") {
+		t.Errorf("message names a token id, not its name: %q", msg)
+	}
+	b.run(chromedp.Click("#act-resume", chromedp.ByID), chromedp.Click("#confirm-yes", chromedp.ByID))
+	b.until("resumed", `document.getElementById('task-state')?.dataset.state === 'Pending'`, 10*time.Second)
+	b.shots("admin-task")
+
+	// An outage shows a banner, keeps the page, and recovers by itself.
+	b.run(network.Enable(), network.EmulateNetworkConditions(true, 0, -1, -1))
+	b.until("outage banner", `!document.getElementById('banner').hidden && document.getElementById('banner').textContent.includes('cannot be reached')`, 10*time.Second)
+	if !eval[bool](b, exists("#events-table")) {
+		t.Error("the outage replaced the page")
+	}
+	b.shots("admin-outage")
+	b.run(network.EmulateNetworkConditions(false, 0, -1, -1))
+	b.until("banner gone", `document.getElementById('banner').hidden`, 15*time.Second)
+
+	// An unknown route says so and highlights no tab.
+	b.open("nope", "#not-found")
+	if n := eval[int](b, `document.querySelectorAll('#nav a.active').length`); n != 0 {
+		t.Errorf("%d tabs highlighted on an unknown route", n)
+	}
+
+	// A member of product: its team only, no edit controls.
+	b.login(member)
+	b.until("whoami", `document.getElementById('me-team')?.textContent === 'product'`, 5*time.Second)
+	b.shots("member-cluster")
+	b.open("tasks", "#tasks-table")
+	b.until("serve listed", `document.querySelector('tr[data-task="serve"] td.state')?.textContent.includes('Running')`, 10*time.Second)
+	if tbl := b.text("#tasks-table"); strings.Contains(tbl, "big-train") {
 		t.Errorf("a member of product sees ml-engineers' task:\n%s", tbl)
+	}
+	b.shots("member-tasks")
+	b.open("teams", "#team-settings")
+	b.shots("member-teams")
+	b.open("policies", "#policy-readonly")
+	b.shots("member-policies")
+	b.open("usage", "#usage-table")
+	b.shots("member-usage")
+	b.open("task/serve", "#events-table")
+	b.until("own task's actions", exists("#act-suspend"), 5*time.Second)
+	b.shots("member-task")
+	for _, page := range []string{"teams", "policies"} {
+		b.open(page, "h1")
+		time.Sleep(300 * time.Millisecond)
+		for _, sel := range []string{"#team-new", "[id^=edit-]", "#team-editor", "#policy-form", "#policy-save", "#policy-preview"} {
+			if eval[bool](b, exists(sel)) {
+				t.Errorf("a member sees %s on %s", sel, page)
+			}
+		}
 	}
 }

@@ -19,7 +19,28 @@ type Task struct {
 	Why      string            `json:"why,omitempty"`
 }
 
-// Usage is one team's standing on one instance type, in GPUs.
+// TaskRow is a task as the dashboard's task list shows it: its record, its
+// whole request over all pods, and its priority class's weight (0 when it
+// has none).
+type TaskRow struct {
+	store.TaskRecord
+	GPUs           int64   `json:"gpus"`
+	VCPU           float64 `json:"vcpu"`
+	MemoryGiB      float64 `json:"memoryGiB"`
+	PriorityWeight int     `json:"priorityWeight"`
+}
+
+// TaskSummary is the task list's figures over the chosen teams, whatever
+// the state filter or search.
+type TaskSummary struct {
+	Counts          map[string]int `json:"counts"`    // tasks per state
+	Preempted       int            `json:"preempted"` // tasks preempted at least once (suspensions and failure retries are not preemptions)
+	MeanWaitSeconds float64        `json:"meanWaitSeconds"`
+	MeanRunSeconds  float64        `json:"meanRunSeconds"`
+}
+
+// Usage is one team's standing on one instance type: GPUs, and vCPU and
+// memory (GiB) alongside.
 type Usage struct {
 	Team         string `json:"team"`
 	InstanceType string `json:"instanceType"`
@@ -27,6 +48,15 @@ type Usage struct {
 	UsedGPUs     int64  `json:"usedGPUs"`
 	BorrowedGPUs int64  `json:"borrowedGPUs"`
 	LentGPUs     int64  `json:"lentGPUs"`
+
+	QuotaVCPU      float64 `json:"quotaVCPU"`
+	UsedVCPU       float64 `json:"usedVCPU"`
+	BorrowedVCPU   float64 `json:"borrowedVCPU"`
+	LentVCPU       float64 `json:"lentVCPU"`
+	QuotaMemGiB    float64 `json:"quotaMemGiB"`
+	UsedMemGiB     float64 `json:"usedMemGiB"`
+	BorrowedMemGiB float64 `json:"borrowedMemGiB"`
+	LentMemGiB     float64 `json:"lentMemGiB"`
 }
 
 // Node is one node as listed.
@@ -39,6 +69,13 @@ type Node struct {
 	Cordoned     bool              `json:"cordoned"`
 	GPUs         int64             `json:"gpus"`
 	FreeGPUs     int64             `json:"freeGPUs"`
+	VCPU         float64           `json:"vcpu"`
+	FreeVCPU     float64           `json:"freeVCPU"`
+	MemGiB       float64           `json:"memGiB"`
+	FreeMemGiB   float64           `json:"freeMemGiB"`
 	// HeldFor names the task past the starvation bound this node drains for.
 	HeldFor string `json:"heldFor,omitempty"`
 }
+
+// Terminal reports whether the task has finished for good.
+func (t Task) Terminal() bool { return store.Terminal(t.State) }

@@ -1,9 +1,12 @@
-// Package client is a Go client of taskgov's /api/v1, used by the CLI. It
-// turns the server's error bodies into errors that keep the status, the
-// field and the fix.
+// Package client is the typed Go client of taskgov's /api/v1, used by the
+// CLI, the demo, the load test, `sim export` and the benchmarks. It turns the
+// server's error bodies into errors that keep the status, the field and the
+// fix, and it escapes every path segment it is given, so that a name can
+// never reach another route.
 //
-// The shapes it reads are apitypes and store records. It must never import
-// the engine or the HTTP server.
+// The shapes it reads are apitypes, model and store records. It must never
+// import the engine or the HTTP server. No other package spells an /api/v1
+// path.
 package client
 
 import (
@@ -47,10 +50,53 @@ func (e *Error) Error() string {
 	return msg
 }
 
-// Do sends a request with a JSON body (nil for none) and decodes a JSON
-// answer into out (nil to ignore).
-func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
-	raw, err := c.Raw(ctx, method, path, body)
+// prefix is the API's root; every path the client sends starts with it.
+const prefix = "/api/v1"
+
+// path joins escaped segments under /api/v1. A segment that is empty, "." or
+// "..", or that holds a '/', '?' or '#', cannot change the route: the first
+// three are refused, the rest are percent-escaped into one segment.
+func path(segs ...string) (string, error) {
+	var b strings.Builder
+	b.WriteString(prefix)
+	for _, s := range segs {
+		if s == "" || s == "." || s == ".." {
+			return "", &Error{Status: http.StatusBadRequest, Field: "name", Message: fmt.Sprintf("%q is not a valid name", s),
+				Fix: "use a name from the list (letters, digits and '-')"}
+		}
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(s))
+	}
+	return b.String(), nil
+}
+
+// withQuery adds query parameters, skipping empty values; kv alternates
+// keys and values, and a key may repeat.
+func withQuery(p string, kv ...string) string {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			v.Add(kv[i], kv[i+1])
+		}
+	}
+	if len(v) == 0 {
+		return p
+	}
+	return p + "?" + v.Encode()
+}
+
+// do sends a request with a JSON body (nil for none) to the segments'
+// path and decodes a JSON answer into out (nil to ignore).
+func (c *Client) do(ctx context.Context, method string, body, out any, segs ...string) error {
+	p, err := path(segs...)
+	if err != nil {
+		return err
+	}
+	return c.doPath(ctx, method, p, body, out)
+}
+
+func (c *Client) doPath(ctx context.Context, method, p string, body, out any) error {
+	raw, err := c.raw(ctx, method, p, body)
 	if err != nil {
 		return err
 	}
@@ -58,13 +104,14 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 		return nil
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("the server's answer to %s %s is not what this client expects: %w", method, path, err)
+		return fmt.Errorf("the server's answer to %s %s is not what this client expects: %w", method, p, err)
 	}
 	return nil
 }
 
-// Raw sends a request and returns the answer's body.
-func (c *Client) Raw(ctx context.Context, method, path string, body any) ([]byte, error) {
+// open sends a request and returns the answer for the caller to read and
+// close (streams); an error status is turned into an *Error.
+func (c *Client) open(ctx context.Context, method, p string, body any) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -73,7 +120,7 @@ func (c *Client) Raw(ctx context.Context, method, path string, body any) ([]byte
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.Server+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, c.Server+p, rd)
 	if err != nil {
 		return nil, fmt.Errorf("bad server address %q: %w", c.Server, err)
 	}
@@ -87,32 +134,49 @@ func (c *Client) Raw(ctx context.Context, method, path string, body any) ([]byte
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the taskgov server at %s (%v); check --server or TASKGOV_SERVER", c.Server, err)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
 	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
 		var eb struct{ Error *Error }
 		if json.Unmarshal(raw, &eb) == nil && eb.Error != nil {
 			eb.Error.Status = resp.StatusCode
 			return nil, eb.Error
 		}
-		return nil, &Error{Status: resp.StatusCode, Message: fmt.Sprintf("%s %s: %s", method, path, strings.TrimSpace(string(raw)))}
+		return nil, &Error{Status: resp.StatusCode, Message: fmt.Sprintf("%s %s: %s", method, p, strings.TrimSpace(string(raw)))}
 	}
-	return raw, nil
+	return resp, nil
+}
+
+// raw sends a request and returns the answer's body.
+func (c *Client) raw(ctx context.Context, method, p string, body any) ([]byte, error) {
+	resp, err := c.open(ctx, method, p, body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+// URL is the full address of an API path, for people to use (curl hints).
+func (c *Client) URL(segs ...string) string {
+	p, err := path(segs...)
+	if err != nil {
+		return c.Server + prefix
+	}
+	return c.Server + p
+}
+
+// Do sends a request to a raw path (which must start with /api/v1) and
+// decodes the JSON answer into out. It is for endpoints without a typed
+// method yet; prefer the typed methods, which escape names.
+func (c *Client) Do(ctx context.Context, method, p string, body, out any) error {
+	return c.doPath(ctx, method, p, body, out)
+}
+
+// Raw sends a request to a raw path and returns the answer's body.
+func (c *Client) Raw(ctx context.Context, method, p string, body any) ([]byte, error) {
+	return c.raw(ctx, method, p, body)
 }
 
 // Query builds a path with query parameters, skipping empty values.
-func Query(path string, kv ...string) string {
-	v := url.Values{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] != "" {
-			v.Add(kv[i], kv[i+1])
-		}
-	}
-	if len(v) == 0 {
-		return path
-	}
-	return path + "?" + v.Encode()
-}
+func Query(p string, kv ...string) string { return withQuery(p, kv...) }

@@ -17,8 +17,8 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if _, dup := s.tasks[spec.Name]; dup {
-		return fmt.Errorf("task %q already exists; choose another name: %w", spec.Name, model.ErrConflict)
+	if t, dup := s.tasks[spec.Name]; dup {
+		return model.CheckNameReuse(spec.Name, spec.Team, &model.PriorUse{Team: t.spec.Team, Live: true})
 	}
 	if spec.SubmitTime.IsZero() {
 		spec.SubmitTime = now

@@ -30,7 +30,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		r.Message = msg
 		e.persist(r, w)
 		e.event(r, "Preempted", msg, w)
-		e.obs.Preempted(string(p.Reason), p.LostGPUSeconds)
+		w.after = append(w.after, func() { e.obs.Preempted(string(p.Reason), p.LostGPUSeconds) })
 		e.decisionAudit("preempt:"+string(p.Reason), r, msg, w)
 		e.endRun(p.Task, d.Time, "preempted: "+string(p.Reason), w)
 		e.stopRun(p.Task, string(p.Reason), w)
@@ -44,7 +44,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		if r.Resumes == 0 && r.Retries == 0 {
 			firstWait = d.Time.Sub(r.SubmittedAt)
 		}
-		e.obs.Admitted(a.Team, a.Borrowed, firstWait)
+		w.after = append(w.after, func() { e.obs.Admitted(a.Team, a.Borrowed, firstWait) })
 		e.startRun(r, a, d.Time, w)
 		r.State, r.StartedAt, r.Placement, r.Message = store.Running, d.Time, a.Pods, ""
 		e.persist(r, w)
@@ -72,6 +72,7 @@ func (e *Engine) stopRun(task, why string, w *writes) {
 	if rn == nil || rn.stopping != "" {
 		return
 	}
+	e.undo.saveRun(e, task)
 	rn.stopping = why
 	grace := e.gracePeriod(e.records[task])
 	w.acts = append(w.acts, act{task, func() { e.exec.Stop(task, grace) }})
@@ -111,6 +112,7 @@ func (e *Engine) startReady(w *writes) {
 			spec.Pods = append(spec.Pods, executor.Pod{Rank: p.Rank, Node: p.Node, GPUs: p.GPUs})
 			rn.nodes = append(rn.nodes, p.Node)
 		}
+		e.undo.saveRun(e, a.Task)
 		e.runs[a.Task] = rn
 		w.acts = append(w.acts, act{a.Task, func() { e.start(spec) }})
 	}
@@ -137,6 +139,7 @@ func (e *Engine) start(spec executor.StartSpec) {
 		rn := e.runs[spec.Task]
 		r := e.records[spec.Task]
 		if err != nil {
+			e.undo.saveRun(e, spec.Task)
 			delete(e.runs, spec.Task)
 			if r != nil && r.State == store.Running {
 				e.finish(spec.Task, -1, "could not start: "+err.Error(), w)
@@ -175,9 +178,10 @@ func (e *Engine) execOp(ev executor.Event) *op {
 			return nil, nil
 		}
 		rn := e.runs[ev.Task]
-		if rn == nil || ev.Run != rn.resumes {
+		if rn == nil || ev.Run != rn.resumes || rn.alive <= 0 {
 			return nil, nil // an earlier run's pod, already accounted for
 		}
+		e.undo.saveRun(e, ev.Task)
 		rn.alive--
 		if ev.ExitCode != 0 && rn.stopping == "" {
 			rn.failed = true
@@ -263,13 +267,13 @@ func (e *Engine) runningNames() []string {
 // persist queues a write of a record's current state.
 func (e *Engine) persist(r *store.TaskRecord, w *writes) {
 	cp := *r
-	w.put(func(tx *store.Tx) error { return tx.UpdateTask(cp) })
+	w.put(store.Write{UpdateTask: &cp})
 }
 
 // event queues an event for storage and for live subscribers.
 func (e *Engine) event(r *store.TaskRecord, kind, msg string, w *writes) {
-	ev := store.Event{Task: r.Name, Team: r.Team, At: e.now(), Kind: kind, Message: msg}
-	w.put(func(tx *store.Tx) error { return tx.AddEvent(ev) })
+	ev := store.Event{Task: r.Name, TaskSeq: r.Seq, Team: r.Team, At: e.now(), Kind: kind, Message: msg}
+	w.put(store.Write{Event: &ev})
 	w.events = append(w.events, ev)
 }
 
@@ -297,17 +301,17 @@ func (e *Engine) startRun(r *store.TaskRecord, a model.Admission, at time.Time, 
 	n := int64(len(a.Pods))
 	run := store.Run{Task: r.Name, Team: r.Team, InstanceType: a.InstanceType, Priority: r.Spec.Priority, GPUs: pod.GPUs * n,
 		VCPU: float64(pod.MilliCPU) / 1000 * float64(n), BorrowedGPUs: a.BorrowedGPUs, StartedAt: at}
-	w.put(func(tx *store.Tx) error { return tx.StartRun(run) })
+	w.put(store.Write{StartRun: &run})
 }
 
 // endRun closes a task's open usage-report run.
 func (e *Engine) endRun(task string, at time.Time, outcome string, w *writes) {
-	w.put(func(tx *store.Tx) error { return tx.EndRun(task, at, outcome) })
+	w.put(store.Write{EndRun: &store.RunEnd{Task: task, At: at, Outcome: outcome}})
 }
 
 // decisionAudit records a scheduling decision in the audit log (actor
 // "scheduler"), so that it is searchable beside the calls that caused it.
 func (e *Engine) decisionAudit(action string, r *store.TaskRecord, msg string, w *writes) {
 	a := store.AuditEntry{At: e.now(), Actor: "scheduler", Action: action, Team: r.Team, Target: r.Name, Result: msg}
-	w.put(func(tx *store.Tx) error { return tx.Audit(a) })
+	w.put(store.Write{Audit: &a})
 }

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -14,10 +14,42 @@ import (
 	"github.com/taskgov/taskgov/internal/store"
 )
 
+// Store is what the engine needs of its database. The SQLite store
+// implements it; tests use a fake that fails on demand.
+type Store interface {
+	// Apply commits a batch of writes durably, all or none.
+	Apply(ctx context.Context, ws []store.Write) error
+	Cluster(ctx context.Context) (model.Cluster, bool, error)
+	LiveTasks(ctx context.Context) ([]store.TaskRecord, error)
+	MaxSeq(ctx context.Context) (int64, error)
+	LastEventAt(ctx context.Context) (time.Time, error)
+	// PriorUse is the newest task stored under a name, for CheckNameReuse.
+	PriorUse(ctx context.Context, name string) (*model.PriorUse, error)
+	Task(ctx context.Context, name string) (store.TaskRecord, error)
+	// Probe is a cheap check, without writing, that the database is still
+	// the one opened and readable.
+	Probe(ctx context.Context) error
+}
+
+// Executor is what the engine needs of whatever runs pods (local processes,
+// Kubernetes); executor.Executor satisfies it.
+type Executor interface {
+	Start(spec executor.StartSpec) error
+	Stop(task string, grace time.Duration)
+	Logs(task string, rank int) (io.ReadCloser, error)
+	Handles(task string) []int
+	Events() <-chan executor.Event
+}
+
+var (
+	_ Store    = (*store.Store)(nil)
+	_ Executor = executor.Executor(nil)
+)
+
 // Engine runs the control loop. Build it with Open; stop it with Shutdown.
 type Engine struct {
-	store *store.Store
-	exec  executor.Executor
+	store Store
+	exec  Executor
 	now   func() time.Time
 	log   *slog.Logger
 	obs   Observer
@@ -27,7 +59,12 @@ type Engine struct {
 	actors   *actors  // run executor calls, in order per task
 	quit     chan struct{}
 	stopped  chan struct{}
-	fatal    error
+	fatal    error // why the loop stopped on its own; read after stopped closes
+
+	// Loop-only state for a failed commit (see step and rollback).
+	redo    []*op     // facts (pod events, start results) to apply again
+	retryAt time.Time // while degraded: when to try writing again
+	undo    undoLog
 
 	mu       sync.RWMutex // guards everything below for readers
 	sched    *core.Scheduler
@@ -38,7 +75,8 @@ type Engine struct {
 	runs     map[string]*run // tasks whose pods are running or stopping
 	deferred []model.Admission
 	subs     map[*Subscription]struct{}
-	closing  bool // shutting down: start nothing new
+	closing  bool         // shutting down: start nothing new
+	fault    *store.Fault // the last write's transient fault; nil when writes succeed
 }
 
 // run is the executor-side state of one task's current pods.
@@ -50,11 +88,15 @@ type run struct {
 	stopping string // why we stopped it, "" if it ends on its own
 }
 
-// op is one input, applied on the loop goroutine under e.mu.
+// op is one input, applied on the loop goroutine under e.mu. An op with a
+// done channel has a caller waiting; one without is a fact (a pod event, a
+// start result) that must be applied even if its first batch fails.
 type op struct {
 	fn    func(w *writes) (any, error)
 	audit *store.AuditEntry
 	done  chan result
+	// always: try it even while writes are failing (shutdown).
+	always bool
 }
 
 type result struct {
@@ -62,11 +104,13 @@ type result struct {
 	err error
 }
 
-// writes collects a batch's store writes and published events.
+// writes collects a batch's store writes, published events, executor calls
+// and observations; none of them takes effect unless the batch commits.
 type writes struct {
-	fns    []func(*store.Tx) error
+	ws     []store.Write
 	events []store.Event
 	acts   []act
+	after  []func() // metrics, once committed
 }
 
 // act is an executor call for a task, run by the actors after the batch is
@@ -76,7 +120,7 @@ type act struct {
 	fn   func()
 }
 
-func (w *writes) put(fn func(*store.Tx) error) { w.fns = append(w.fns, fn) }
+func (w *writes) put(x store.Write) { w.ws = append(w.ws, x) }
 
 // actWorkers is how many executor calls may run at once: enough to keep a
 // Kubernetes API server busy with pod creates and binds.
@@ -85,10 +129,14 @@ const actWorkers = 16
 // ErrStopped is returned by calls made after the engine stopped.
 var ErrStopped = errors.New("the server is shutting down; retry against the new instance")
 
+// ErrUnavailable is wrapped when a write could not be stored (disk full,
+// database busy): nothing changed, and the call may be retried later.
+var ErrUnavailable = errors.New("storage is failing; nothing was changed")
+
 // Options configure Open.
 type Options struct {
-	Store    *store.Store
-	Executor executor.Executor
+	Store    Store
+	Executor Executor
 	// Cluster, if set, replaces the stored cluster configuration (nodes,
 	// teams, policy); it is required on the first start.
 	Cluster *model.Cluster
@@ -99,6 +147,9 @@ type Options struct {
 	KillStrays func() int
 	// Observer, if set, is told of every decision (metrics).
 	Observer Observer
+	// ProbeEvery is how often the loop checks the database file while
+	// idle (default 2 s).
+	ProbeEvery time.Duration
 }
 
 // Observer is told of decisions as the engine applies them.
@@ -108,6 +159,8 @@ type Observer interface {
 	Admitted(team string, borrowed bool, firstWait time.Duration)
 	Preempted(reason string, lostGPUSeconds float64)
 	Cycle(d time.Duration)
+	// StoreFault counts a failed write or probe by store.FaultKind.
+	StoreFault(kind string)
 }
 
 type noObserver struct{}
@@ -115,6 +168,7 @@ type noObserver struct{}
 func (noObserver) Admitted(string, bool, time.Duration) {}
 func (noObserver) Preempted(string, float64)            {}
 func (noObserver) Cycle(time.Duration)                  {}
+func (noObserver) StoreFault(string)                    {}
 
 // Open recovers state from the store, requeues tasks that were running when
 // the previous server stopped, and starts the loop.
@@ -128,24 +182,31 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if o.Observer == nil {
 		o.Observer = noObserver{}
 	}
+	if o.ProbeEvery <= 0 {
+		o.ProbeEvery = 2 * time.Second
+	}
 	e := &Engine{store: o.Store, exec: o.Executor, now: o.Now, log: o.Log, obs: o.Observer,
 		inbox: make(chan *op, 4096), internal: make(chan *op, 1024), quit: make(chan struct{}), stopped: make(chan struct{}),
 		records: map[string]*store.TaskRecord{}, runs: map[string]*run{}, subs: map[*Subscription]struct{}{},
 		actors: newActors(actWorkers)}
 	if err := e.recover(ctx, o); err != nil {
+		e.actors.close()
 		return nil, err
 	}
-	go e.loop()
+	go e.loop(o.ProbeEvery)
 	return e, nil
 }
 
 // do sends an op to the loop and waits for its durable result.
 func (e *Engine) do(ctx context.Context, audit *store.AuditEntry, fn func(w *writes) (any, error)) (any, error) {
-	o := &op{fn: fn, audit: audit, done: make(chan result, 1)}
+	return e.doOp(ctx, &op{fn: fn, audit: audit, done: make(chan result, 1)})
+}
+
+func (e *Engine) doOp(ctx context.Context, o *op) (any, error) {
 	select {
 	case e.inbox <- o:
 	case <-e.stopped:
-		return nil, ErrStopped
+		return nil, e.stoppedErr()
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -153,129 +214,70 @@ func (e *Engine) do(ctx context.Context, audit *store.AuditEntry, fn func(w *wri
 	case r := <-o.done:
 		return r.v, r.err
 	case <-e.stopped:
-		return nil, ErrStopped
+		return nil, e.stoppedErr()
 	}
 }
 
-func (e *Engine) loop() {
-	defer close(e.stopped)
-	timer := time.NewTimer(0) // a first cycle at once: recovery may have requeued tasks
-	defer timer.Stop()
-	for {
-		var batch []*op
-		select {
-		case <-e.quit:
-			return
-		case o := <-e.inbox:
-			batch = append(batch, o)
-		case o := <-e.internal:
-			batch = append(batch, o)
-		case ev := <-e.exec.Events():
-			batch = append(batch, e.execOp(ev))
-		case <-timer.C:
-		}
-		batch = e.drain(batch)
-		if err := e.step(batch); err != nil {
-			e.fatal = err
-			e.log.Error("engine stopped: storage failed", "err", err)
-			for _, o := range batch {
-				o.done <- result{err: fmt.Errorf("storage failed; the server stopped: %w", err)}
-			}
-			return
-		}
-		timer.Reset(e.untilWake())
+func (e *Engine) stoppedErr() error {
+	if e.fatal != nil {
+		return errors.Join(ErrStopped, errors.New("the server stopped after a storage fault; its operator must act (see its log)"))
+	}
+	return ErrStopped
+}
+
+// Done is closed when the loop has stopped: after Shutdown, or on its own
+// after a fatal storage fault (then Err says why).
+func (e *Engine) Done() <-chan struct{} { return e.stopped }
+
+// Err is the fatal fault that stopped the loop on its own, or nil. Read it
+// after Done is closed.
+func (e *Engine) Err() error {
+	select {
+	case <-e.stopped:
+		return e.fatal
+	default:
+		return nil
 	}
 }
 
-// drain adds whatever else is waiting, up to a bound, to the batch.
-func (e *Engine) drain(batch []*op) []*op {
-	for len(batch) < 1024 {
-		select {
-		case o := <-e.inbox:
-			batch = append(batch, o)
-		case o := <-e.internal:
-			batch = append(batch, o)
-		case ev := <-e.exec.Events():
-			batch = append(batch, e.execOp(ev))
-		default:
-			return batch
-		}
-	}
-	return batch
+// Health says whether the engine runs and the store accepts writes, and if
+// not, why (for /readyz).
+type Health struct {
+	Ready  bool   `json:"ready"`
+	Reason string `json:"reason,omitempty"`
 }
 
-func (e *Engine) untilWake() time.Duration {
+// Health reports the engine's readiness.
+func (e *Engine) Health() Health {
+	select {
+	case <-e.stopped:
+		if e.fatal != nil {
+			return Health{Reason: "the engine stopped after a storage fault: " + e.fatal.Error()}
+		}
+		return Health{Reason: "the engine has stopped (shutting down)"}
+	default:
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if e.sched.Dirty() {
-		return 0
+	if e.fault != nil {
+		return Health{Reason: "writes are failing (" + e.fault.What + "); the server retries by itself: " + e.fault.Fix}
 	}
-	wake, ok := e.sched.NextWake()
-	if !ok {
-		return time.Hour
-	}
-	return max(min(wake.Sub(e.now()), time.Hour), time.Millisecond)
-}
-
-// step applies a batch, runs a cycle, commits everything once, answers, acts.
-func (e *Engine) step(batch []*op) error {
-	w := &writes{}
-	results := make([]result, len(batch))
-	e.mu.Lock()
-	for i, o := range batch {
-		v, err := o.fn(w)
-		results[i] = result{v, err}
-		if o.audit != nil {
-			a := *o.audit
-			a.At = e.now()
-			a.Result = "ok"
-			if err != nil {
-				a.Result = "refused: " + err.Error()
-			}
-			w.put(func(tx *store.Tx) error { return tx.Audit(a) })
-		}
-	}
-	started := time.Now()
-	d := e.sched.Schedule(e.now())
-	e.obs.Cycle(time.Since(started))
-	e.apply(d, w)
-	e.waiting = d.Waiting
-	e.mu.Unlock()
-
-	if len(w.fns) > 0 {
-		err := e.store.Commit(context.Background(), func(tx *store.Tx) error {
-			for _, fn := range w.fns {
-				if err := fn(tx); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for i, o := range batch {
-		if o.done != nil {
-			o.done <- results[i]
-		}
-	}
-	e.publish(w.events)
-	for _, a := range w.acts {
-		e.actors.do(a.task, a.fn)
-	}
-	return nil
+	return Health{Ready: true}
 }
 
 // Shutdown stops the loop. Running tasks are stopped with their grace period
 // and requeued, so that the next start resumes them from their checkpoints;
 // with an executor.Adopter (Kubernetes) they keep running instead, and the
-// next start adopts them.
+// next start adopts them. Whatever still runs when ctx ends (or the longest
+// grace period passes) is killed, so that nothing outlives the server.
 func (e *Engine) Shutdown(ctx context.Context) error {
 	_, adopts := e.exec.(executor.Adopter)
-	_, err := e.do(ctx, nil, func(w *writes) (any, error) {
+	_, err := e.doOp(ctx, &op{done: make(chan result, 1), always: true, fn: func(w *writes) (any, error) {
 		e.closing = true
 		if adopts {
+			for name := range e.runs {
+				e.undo.saveRun(e, name)
+			}
 			clear(e.runs)
 			return nil, nil
 		}
@@ -283,12 +285,12 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 			e.interrupt(name, "requeued at server shutdown; resumes from its last checkpoint", w)
 		}
 		return nil, nil
-	})
+	}})
 	deadline := time.Now().Add(time.Duration(model.DefaultGracePeriodSeconds+5) * time.Second)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
-		deadline = dl
+		deadline = dl.Add(-500 * time.Millisecond) // leave time to kill what is left
 	}
-	for time.Now().Before(deadline) {
+	for time.Now().Before(deadline) && e.Err() == nil {
 		e.mu.RLock()
 		n := len(e.runs)
 		e.mu.RUnlock()
@@ -297,8 +299,26 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	close(e.quit)
-	<-e.stopped
+	if !adopts {
+		e.mu.RLock()
+		left := make([]string, 0, len(e.runs))
+		for name := range e.runs {
+			left = append(left, name)
+		}
+		e.mu.RUnlock()
+		for _, name := range left {
+			e.exec.Stop(name, 0) // past the grace: kill
+		}
+	}
+	select {
+	case <-e.stopped:
+	default:
+		close(e.quit)
+		<-e.stopped
+	}
 	e.actors.close()
+	if err == nil {
+		err = e.fatal
+	}
 	return err
 }

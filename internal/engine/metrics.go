@@ -14,6 +14,11 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var s metrics.Snapshot
+	select {
+	case <-e.stopped:
+	default:
+		s.EngineUp = true
+	}
 	counts := map[[2]string]int{}
 	for _, w := range e.waiting {
 		counts[[2]string{w.Team, string(w.Reason.Code)}]++

@@ -17,6 +17,16 @@ import (
 func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) (store.TaskRecord, error) {
 	spec.SubmitTime = time.Time{} // the server's clock orders the queue
 	v, err := e.do(ctx, auditTeam(actor, "task.submit", spec.Team, spec.Name), func(w *writes) (any, error) {
+		if e.records[spec.Name] == nil && model.ValidName(spec.Name) {
+			// The store's rule for names (the core knows only live tasks).
+			prior, err := e.store.PriorUse(context.Background(), spec.Name)
+			if err != nil {
+				return nil, fmt.Errorf("reading earlier tasks named %q: %w: %w", spec.Name, ErrUnavailable, err)
+			}
+			if err := model.CheckNameReuse(spec.Name, spec.Team, prior); err != nil {
+				return nil, err
+			}
+		}
 		if err := e.sched.Submit(spec, e.now()); err != nil {
 			return nil, err
 		}
@@ -26,7 +36,7 @@ func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) 
 			SubmittedAt: info.Spec.SubmitTime}
 		e.records[r.Name] = r
 		cp := *r
-		w.put(func(tx *store.Tx) error { return tx.InsertTask(cp) })
+		w.put(store.Write{InsertTask: &cp})
 		e.event(r, "Submitted", "queued", w)
 		return cp, nil
 	})
@@ -178,7 +188,7 @@ func (e *Engine) NodeAction(ctx context.Context, actor, node, action string) err
 func (e *Engine) Audit(ctx context.Context, actor, action, target, result string) {
 	_, _ = e.do(ctx, nil, func(w *writes) (any, error) {
 		a := store.AuditEntry{At: e.now(), Actor: actor, Action: action, Target: target, Result: result}
-		w.put(func(tx *store.Tx) error { return tx.Audit(a) })
+		w.put(store.Write{Audit: &a})
 		return nil, nil
 	})
 }
@@ -204,7 +214,7 @@ func (e *Engine) saveCluster(w *writes) {
 		c.Nodes = append(c.Nodes, spec)
 	}
 	e.cluster = c
-	w.put(func(tx *store.Tx) error { return tx.PutCluster(c) })
+	w.put(store.Write{Cluster: &c})
 }
 
 // Task returns a live task from memory or a finished one from the store.
@@ -262,8 +272,12 @@ func (e *Engine) Read(fn func(s *core.Scheduler)) {
 	fn(e.sched)
 }
 
-// Store exposes the store for read-only queries (lists, events, audit).
-func (e *Engine) Store() *store.Store { return e.store }
+// Store exposes the SQLite store for read-only queries (lists, events,
+// audit) and the token writes httpapi makes itself; nil with another Store.
+func (e *Engine) Store() *store.Store {
+	s, _ := e.store.(*store.Store)
+	return s
+}
 
 // Logs returns a pod's captured output.
 func (e *Engine) Logs(task string, rank int) (io.ReadCloser, error) { return e.exec.Logs(task, rank) }

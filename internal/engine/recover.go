@@ -48,7 +48,7 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	now := e.now()
 	w := &writes{}
 	cl := e.cluster
-	w.put(func(tx *store.Tx) error { return tx.PutCluster(cl) })
+	w.put(store.Write{Cluster: &cl})
 	// Runs left open by a crash end at the last thing the old server recorded.
 	lastSeen, err := e.store.LastEventAt(ctx)
 	if err != nil {
@@ -100,18 +100,8 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	for name := range adopted {
 		keep[name] = true
 	}
-	w.put(func(tx *store.Tx) error {
-		_, err := tx.CloseOpenRuns(lastSeen, "interrupted: server stopped", keep)
-		return err
-	})
-	return e.store.Commit(ctx, func(tx *store.Tx) error {
-		for _, fn := range w.fns {
-			if err := fn(tx); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	w.put(store.Write{CloseOpenRuns: &store.RunEnd{At: lastSeen, Outcome: "interrupted: server stopped", Keep: keep}})
+	return e.store.Apply(ctx, w.ws)
 }
 
 // adopt takes back a run whose pods are still where the record placed them:

@@ -65,8 +65,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request, p principal) erro
 	s.eng.Read(func(c *core.Scheduler) {
 		for _, u := range c.Usage() {
 			if p.canRead(u.Team) {
-				rows = append(rows, apitypes.Usage{Team: u.Team, InstanceType: u.InstanceType, QuotaGPUs: u.Quota.GPUs,
-					UsedGPUs: u.Used.GPUs, BorrowedGPUs: u.Borrowed.GPUs, LentGPUs: u.Lent.GPUs})
+				rows = append(rows, usageRow(u))
 			}
 		}
 	})
@@ -101,7 +100,7 @@ func (s *Server) listNodes(w http.ResponseWriter, r *http.Request, p principal) 
 		for _, n := range c.Nodes() {
 			rows = append(rows, apitypes.Node{Name: n.Spec.Name, InstanceType: n.Spec.InstanceType, Labels: n.Spec.Labels,
 				Healthy: n.Healthy, Schedulable: n.Schedulable, Cordoned: n.Spec.Unschedulable, GPUs: n.GPUs, FreeGPUs: n.FreeGPUs,
-				HeldFor: n.HeldFor})
+				VCPU: vcpu(n.Capacity), FreeVCPU: vcpu(n.Free), MemGiB: gib(n.Capacity), FreeMemGiB: gib(n.Free), HeldFor: n.HeldFor})
 		}
 	})
 	writeJSON(w, http.StatusOK, map[string]any{"nodes": rows})
@@ -282,6 +281,11 @@ func (s *Server) trendsView(w http.ResponseWriter, r *http.Request, p principal)
 	ss, err := s.eng.Store().Samples(r.Context(), res, time.Now().Add(-win))
 	if err != nil {
 		return err
+	}
+	if res == trends.Coarse {
+		if ss, err = s.withRecentFine(r.Context(), ss, time.Now().Add(-win)); err != nil {
+			return err
+		}
 	}
 	if ss == nil {
 		ss = []store.Sample{}

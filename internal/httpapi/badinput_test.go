@@ -27,8 +27,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"vCPU that overflows", `{"name": "x", "perNode": {"vcpu": 1e20}, ` + good + `}`, 400, "needs more vCPU than one node has"},
 		{"uppercase name", `{"name": "Train_Job", ` + good + `}`, 400, "Kubernetes DNS label"},
 		{"name too long", `{"name": "` + strings.Repeat("a", 64) + `", ` + good + `}`, 400, "name"},
-		{"unknown team", `{"name": "x", "team": "nobody", "instanceType": "ml.p5.48xlarge"}`, 400, `unknown team \"nobody\"`},
-		{"unknown instance type", `{"name": "x", "team": "alpha", "instanceType": "ml.p9.huge"}`, 400, "unknown instance type"},
+		{"unknown team", `{"name": "x", "team": "nobody", "instanceType": "ml.p5.48xlarge", "command": ["true"]}`, 400, `unknown team \"nobody\"`},
+		{"unknown instance type", `{"name": "x", "team": "alpha", "instanceType": "ml.p9.huge", "command": ["true"]}`, 400, "unknown instance type"},
 		{"unknown priority", `{"name": "x", "priority": "urgent", ` + good + `}`, 400, "unknown priority class"},
 		{"bad grace period", `{"name": "x", "gracePeriodSeconds": -5, ` + good + `}`, 400, "gracePeriodSeconds"},
 	}

@@ -54,6 +54,11 @@ func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
 		ae = &apiError{Status: http.StatusConflict, Code: "conflict", Message: err.Error()}
 	case errors.Is(err, engine.ErrStopped):
 		ae = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: err.Error()}
+	case errors.Is(err, engine.ErrUnavailable):
+		log.Warn("write refused: storage is failing", "err", err)
+		w.Header().Set("Retry-After", "5")
+		ae = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable",
+			Message: "the server cannot store changes right now; nothing was changed", Fix: "retry in a few seconds; the operator can see why in /readyz and the server log"}
 	default:
 		log.Error("internal error", "err", err)
 		ae = &apiError{Status: http.StatusInternalServerError, Code: "internal",

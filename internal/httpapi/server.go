@@ -62,9 +62,14 @@ func (s *Server) routes() {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready"})
 			return
 		}
+		if h := s.eng.Health(); !h.Ready { // the engine runs and the store takes writes
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": h.Reason})
+			return
+		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})
 	s.mux.Handle("GET /ui/", ui.Handler("/ui/"))
+	s.mux.Handle("GET /favicon.ico", ui.Favicon())
 	s.mux.HandleFunc("GET /ui", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ui/", http.StatusFound) })
 	s.mux.HandleFunc("GET /api/v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -96,6 +101,7 @@ func (s *Server) apiRoutes() []route {
 		{"GET /api/v1/tasks/{name}/events", s.taskEvents},
 		{"GET /api/v1/tasks/{name}/logs", s.taskLogs},
 		{"GET /api/v1/queue", s.queue},
+		{"GET /api/v1/whoami", s.whoami},
 		{"GET /api/v1/events", s.eventStream},
 		{"GET /api/v1/teams", s.listTeams},
 		{"PUT /api/v1/teams/{name}", s.putTeam},

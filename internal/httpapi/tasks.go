@@ -21,6 +21,9 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	if !p.canWrite(spec.Team) {
 		return s.forbid(r, p, "task.submit", spec.Team+"/"+spec.Name)
 	}
+	if err := model.ValidateRun(spec); err != nil {
+		return err
+	}
 	rec, err := s.eng.Submit(r.Context(), p.ID, spec)
 	if err != nil {
 		return err
@@ -30,8 +33,12 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 }
 
 // listTasks: ?team=a&team=b&state=Pending&after=<seq>&limit=<n> (max 1000).
+// With q, sort, order, offset or summary it serves a page instead (listTaskPage).
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) error {
 	q := r.URL.Query()
+	if pageMode(q) {
+		return s.listTaskPage(w, r, p)
+	}
 	f := store.TaskFilter{Teams: q["team"], States: q["state"], Limit: 100}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -134,7 +141,15 @@ func (s *Server) taskEvents(w http.ResponseWriter, r *http.Request, p principal)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"events": evs})
+	msgs := make([]string, 0, len(evs)+1)
+	for _, e := range evs {
+		msgs = append(msgs, e.Message)
+	}
+	actors, err := s.actorsIn(r.Context(), append(msgs, v.Message)...)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": evs, "actors": actors})
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 // Snapshot is the state the gauges show, read at scrape time.
 type Snapshot struct {
+	EngineUp bool // the engine's loop runs
 	Pending  []Pending
 	Usage    []Usage
 	Capacity []Capacity
@@ -47,6 +48,7 @@ type Metrics struct {
 	lostGPUHours  *prometheus.CounterVec
 	admissionWait prometheus.Histogram
 	cycle         prometheus.Histogram
+	storeErrors   *prometheus.CounterVec
 }
 
 // New builds the metrics; snapshot is called on every scrape.
@@ -65,8 +67,14 @@ func New(snapshot func() Snapshot) *Metrics {
 		cycle: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "taskgov_scheduling_cycle_seconds",
 			Help:    "Duration of one scheduling decision (a cycle of the core).",
 			Buckets: prometheus.ExponentialBuckets(0.00001, 4, 10)}),
+		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "taskgov_store_errors_total",
+			Help: "Failed database writes and probes, by kind: transient (disk full, busy, I/O; writes are refused and retried), fatal (corrupt, file removed; the server stops), rejected (a constraint)."},
+			[]string{"kind"}),
 	}
-	m.Registry.MustRegister(m.admissions, m.preemptions, m.lostGPUHours, m.admissionWait, m.cycle, &stateCollector{snapshot: snapshot})
+	for _, k := range []string{"transient", "fatal", "rejected"} {
+		m.storeErrors.WithLabelValues(k)
+	}
+	m.Registry.MustRegister(m.admissions, m.preemptions, m.lostGPUHours, m.admissionWait, m.cycle, m.storeErrors, &stateCollector{snapshot: snapshot})
 	return m
 }
 
@@ -89,6 +97,9 @@ func (m *Metrics) Preempted(reason string, lostGPUSeconds float64) {
 	m.lostGPUHours.WithLabelValues(reason).Add(lostGPUSeconds / 3600)
 }
 
+// StoreFault counts one failed database write or probe of a kind.
+func (m *Metrics) StoreFault(kind string) { m.storeErrors.WithLabelValues(kind).Inc() }
+
 // Cycle records one scheduling decision's duration.
 func (m *Metrics) Cycle(d time.Duration) { m.cycle.Observe(d.Seconds()) }
 
@@ -101,6 +112,7 @@ var (
 	capDesc     = prometheus.NewDesc("taskgov_capacity_gpus", "Schedulable GPUs by instance type.", []string{"instance_type"}, nil)
 	allocDesc   = prometheus.NewDesc("taskgov_allocated_gpus", "GPUs allocated to running tasks by instance type.", []string{"instance_type"}, nil)
 	nodesDesc   = prometheus.NewDesc("taskgov_nodes", "Nodes by instance type and health.", []string{"instance_type", "healthy"}, nil)
+	upDesc      = prometheus.NewDesc("taskgov_engine_up", "1 while the engine's control loop runs, 0 once it has stopped.", nil, nil)
 	heldDesc    = prometheus.NewDesc("taskgov_held_nodes", "Nodes held, draining, for a task past the starvation bound (at most one task per instance type).", []string{"instance_type"}, nil)
 )
 
@@ -108,7 +120,7 @@ var (
 type stateCollector struct{ snapshot func() Snapshot }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{pendingDesc, quotaDesc, usedDesc, borrowDesc, lentDesc, capDesc, allocDesc, nodesDesc, heldDesc} {
+	for _, d := range []*prometheus.Desc{upDesc, pendingDesc, quotaDesc, usedDesc, borrowDesc, lentDesc, capDesc, allocDesc, nodesDesc, heldDesc} {
 		ch <- d
 	}
 }
@@ -118,6 +130,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	g := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
+	up := 0.0
+	if s.EngineUp {
+		up = 1
+	}
+	g(upDesc, up)
 	for _, p := range s.Pending {
 		g(pendingDesc, float64(p.N), p.Team, p.Reason)
 	}

@@ -45,8 +45,8 @@ func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Polic
 	if s.Nodes < 0 || s.Nodes > 10000 {
 		errs = append(errs, fieldErr("nodes", "ask for 1 or more nodes", "is %d", s.Nodes))
 	}
-	if s.MaxRetry < 0 {
-		errs = append(errs, fieldErr("maxRetry", "use 0 or more retries", "is %d", s.MaxRetry))
+	if s.MaxRetry < 0 || s.MaxRetry > MaxRetry {
+		errs = append(errs, fieldErr("maxRetry", fmt.Sprintf("use 0 to %d retries", MaxRetry), "is %d", s.MaxRetry))
 	}
 	it, ok := cat[s.InstanceType]
 	if !ok {
@@ -57,6 +57,9 @@ func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Polic
 	if r.GPUs < 0 || r.VCPU < 0 || r.MemoryGiB < 0 || math.IsNaN(r.VCPU) || math.IsNaN(r.MemoryGiB) {
 		errs = append(errs, fieldErr("perNode", "requests cannot be negative", "has a negative amount"))
 		return errs.orNil()
+	}
+	if fe := checkFloors(r); fe != nil {
+		return append(errs, fe)
 	}
 	// Compared before converting to whole units, which could overflow.
 	for _, over := range []struct {

@@ -15,8 +15,10 @@ import (
 // from one goroutine at a time (the engine's applier); reads may run
 // concurrently from any goroutine.
 type Store struct {
-	w *sql.DB // the single writer connection
-	r *sql.DB // readers (WAL lets them run beside the writer)
+	w    *sql.DB // the single writer connection
+	r    *sql.DB // readers (WAL lets them run beside the writer)
+	path string
+	id   fileID // the database file as opened; see checkFile
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
@@ -34,10 +36,14 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{w: w, r: r}
+	s := &Store{w: w, r: r, path: path}
 	if err := s.migrate(); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if s.id, err = statID(path); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
 	return s, nil
 }
@@ -121,6 +127,38 @@ var migrations = []string{
 		vcpu REAL NOT NULL, vcpu_used REAL NOT NULL,
 		mem_gib REAL NOT NULL, mem_used_gib REAL NOT NULL,
 		PRIMARY KEY (resolution, at, instance_type));`,
+	// 5: a finished task's name may be reused by its team (model.CheckNameReuse):
+	// tasks are keyed by seq, one live task per name, and events say which
+	// task of a name they belong to.
+	`CREATE TABLE tasks5(
+		seq INTEGER PRIMARY KEY,
+		name TEXT NOT NULL,
+		team TEXT NOT NULL,
+		spec TEXT NOT NULL,
+		state TEXT NOT NULL,
+		submitted_at INTEGER NOT NULL,
+		started_at INTEGER NOT NULL DEFAULT 0,
+		finished_at INTEGER NOT NULL DEFAULT 0,
+		checkpoint_at INTEGER NOT NULL DEFAULT 0,
+		resumes INTEGER NOT NULL DEFAULT 0,
+		retries INTEGER NOT NULL DEFAULT 0,
+		placement TEXT NOT NULL DEFAULT '',
+		pgids TEXT NOT NULL DEFAULT '',
+		message TEXT NOT NULL DEFAULT '');
+	INSERT INTO tasks5(seq, name, team, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message)
+		SELECT seq, name, team, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message FROM tasks;
+	DROP TABLE tasks;
+	ALTER TABLE tasks5 RENAME TO tasks;
+	CREATE INDEX tasks_name ON tasks(name, seq);
+	CREATE UNIQUE INDEX tasks_live_name ON tasks(name) WHERE state NOT IN ('Succeeded', 'Failed', 'Cancelled');
+	CREATE INDEX tasks_team_seq ON tasks(team, seq);
+	CREATE INDEX tasks_state_seq ON tasks(state, seq);
+	ALTER TABLE events ADD COLUMN task_seq INTEGER NOT NULL DEFAULT 0;
+	UPDATE events SET task_seq = COALESCE((SELECT seq FROM tasks WHERE tasks.name = events.task), 0);
+	CREATE INDEX events_task_seq ON events(task_seq, id);`,
+	// 6: one row the engine rewrites to learn whether writes succeed again
+	// after a storage fault.
+	`CREATE TABLE heartbeat(id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);`,
 }
 
 func (s *Store) migrate() error {
@@ -154,7 +192,10 @@ type Tx struct{ tx *sql.Tx }
 
 // Commit runs fn in one transaction and commits it durably (WAL with
 // synchronous=FULL: the commit is fsynced before Commit returns). Callers
-// batch many writes into one Commit to share the fsync: group commit.
+// batch many writes into one Commit to share the fsync: group commit. After
+// the commit it checks that the database file is still the one opened
+// (ErrFileGone otherwise): a write to a removed file must not be
+// acknowledged.
 func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -166,6 +207,9 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	if s.id != (fileID{}) {
+		return s.checkFile()
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func TestDurableAcrossReopen(t *testing.T) {
 			if err := tx.InsertTask(r); err != nil {
 				return err
 			}
-			if err := tx.AddEvent(Event{Task: name, Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
+			if err := tx.AddEvent(Event{Task: name, TaskSeq: int64(i + 1), Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
 				return err
 			}
 		}

@@ -46,8 +46,17 @@ type TaskRecord struct {
 	Message      string               `json:"message,omitempty"`
 }
 
-// InsertTask stores a new task.
+// InsertTask stores a new task. It enforces model.CheckNameReuse: a name
+// another team used, or one a live task holds, is refused with
+// model.ErrConflict (and the transaction should then be rolled back).
 func (t *Tx) InsertTask(r TaskRecord) error {
+	prior, err := priorUse(t.tx.QueryRow(priorUseQuery, r.Name))
+	if err != nil {
+		return err
+	}
+	if err := model.CheckNameReuse(r.Name, r.Team, prior); err != nil {
+		return err
+	}
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
 		return err
@@ -57,7 +66,28 @@ func (t *Tx) InsertTask(r TaskRecord) error {
 	return err
 }
 
-// UpdateTask writes a task's mutable fields.
+const priorUseQuery = `SELECT team, state FROM tasks WHERE name=? ORDER BY seq DESC LIMIT 1`
+
+func priorUse(row *sql.Row) (*model.PriorUse, error) {
+	var team, state string
+	err := row.Scan(&team, &state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &model.PriorUse{Team: team, Live: !Terminal(state)}, nil
+}
+
+// PriorUse reads the newest task stored under name (nil if none), for
+// model.CheckNameReuse before a submission reaches the store.
+func (s *Store) PriorUse(ctx context.Context, name string) (*model.PriorUse, error) {
+	return priorUse(s.r.QueryRowContext(ctx, priorUseQuery, name))
+}
+
+// UpdateTask writes a task's mutable fields; the task is the one with r.Seq
+// (a name may be reused once its task has finished).
 func (t *Tx) UpdateTask(r TaskRecord) error {
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
@@ -69,16 +99,16 @@ func (t *Tx) UpdateTask(r TaskRecord) error {
 	}
 	pg, _ := json.Marshal(r.PGIDs)
 	_, err = t.tx.Exec(`UPDATE tasks SET spec=?, state=?, started_at=?, finished_at=?, checkpoint_at=?, resumes=?,
-		retries=?, placement=?, pgids=?, message=? WHERE name=?`,
+		retries=?, placement=?, pgids=?, message=? WHERE seq=?`,
 		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
-		string(placement), string(pg), r.Message, r.Name)
+		string(placement), string(pg), r.Message, r.Seq)
 	return err
 }
 
 // AddEvent appends to a task's event history.
 func (t *Tx) AddEvent(e Event) error {
-	_, err := t.tx.Exec(`INSERT INTO events(task, team, at, kind, message) VALUES (?, ?, ?, ?, ?)`,
-		e.Task, e.Team, nanos(e.At), e.Kind, e.Message)
+	_, err := t.tx.Exec(`INSERT INTO events(task, task_seq, team, at, kind, message) VALUES (?, ?, ?, ?, ?, ?)`,
+		e.Task, e.TaskSeq, e.Team, nanos(e.At), e.Kind, e.Message)
 	return err
 }
 
@@ -96,6 +126,7 @@ func (t *Tx) PutCluster(c model.Cluster) error {
 type Event struct {
 	ID      int64     `json:"id"`
 	Task    string    `json:"task"`
+	TaskSeq int64     `json:"-"` // which task of that name (its Seq)
 	Team    string    `json:"team"`
 	At      time.Time `json:"at"`
 	Kind    string    `json:"kind"`
@@ -128,9 +159,9 @@ func scanTask(row interface{ Scan(...any) error }) (TaskRecord, error) {
 // ErrNotFound is returned when a record does not exist.
 var ErrNotFound = errors.New("not found")
 
-// Task reads one task.
+// Task reads the newest task with a name.
 func (s *Store) Task(ctx context.Context, name string) (TaskRecord, error) {
-	r, err := scanTask(s.r.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=?`, name))
+	r, err := scanTask(s.r.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=? ORDER BY seq DESC LIMIT 1`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("task %q: %w", name, ErrNotFound)
 	}
@@ -201,10 +232,12 @@ func (s *Store) MaxSeq(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// Events returns a task's events after id afterID, oldest first.
+// Events returns the events after id afterID, oldest first, of the newest
+// task with a name.
 func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]Event, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, task, team, at, kind, message FROM events WHERE task=? AND id > ? ORDER BY id LIMIT ?`,
-		task, afterID, limit)
+	rows, err := s.r.QueryContext(ctx, `SELECT id, task, task_seq, team, at, kind, message FROM events
+		WHERE task_seq=(SELECT COALESCE(MAX(seq), -1) FROM tasks WHERE name=?) AND task=? AND id > ? ORDER BY id LIMIT ?`,
+		task, task, afterID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +246,7 @@ func (s *Store) Events(ctx context.Context, task string, afterID int64, limit in
 	for rows.Next() {
 		var e Event
 		var at int64
-		if err := rows.Scan(&e.ID, &e.Task, &e.Team, &at, &e.Kind, &e.Message); err != nil {
+		if err := rows.Scan(&e.ID, &e.Task, &e.TaskSeq, &e.Team, &at, &e.Kind, &e.Message); err != nil {
 			return nil, err
 		}
 		e.At = fromNanos(at)

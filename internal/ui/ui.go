@@ -21,5 +21,13 @@ func Handler(prefix string) http.Handler {
 	if err != nil {
 		panic(err) // the embedded tree is part of the binary
 	}
-	return http.StripPrefix(prefix, http.FileServer(http.FS(sub)))
+	files := http.StripPrefix(prefix, http.FileServer(http.FS(sub)))
+	icon := Favicon()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == prefix+"favicon.ico" {
+			icon.ServeHTTP(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
 }

@@ -1,29 +1,37 @@
 // Package local is the executor that runs each pod as a child process of the
 // server, on virtual nodes that all live on this host.
 //
-// Every pod gets TASKGOV_TASK, TASKGOV_TEAM, TASKGOV_NODE_RANK,
-// TASKGOV_NUM_NODES, TASKGOV_CHECKPOINT_DIR (the same directory for every run
-// of the task), TASKGOV_RESUME_COUNT, CUDA_VISIBLE_DEVICES (the assigned GPU
-// indices; on virtual nodes these are virtual), and MASTER_ADDR, MASTER_PORT,
-// WORLD_SIZE, RANK and LOCAL_RANK for torchrun-style scripts. A pod reports a
-// checkpoint by writing the file CheckpointFile in its checkpoint directory.
+// A pod's environment is built from nothing: PATH, HOME, the task's env, and
+// TASKGOV_TASK, TASKGOV_TEAM, TASKGOV_NODE, TASKGOV_NODE_RANK,
+// TASKGOV_NUM_NODES, TASKGOV_CHECKPOINT_DIR (the same directory for every
+// run of the task), TASKGOV_RESUME_COUNT, CUDA_VISIBLE_DEVICES (the assigned
+// GPU indices; on virtual nodes these are virtual), and MASTER_ADDR,
+// MASTER_PORT, WORLD_SIZE, RANK and LOCAL_RANK for torchrun-style scripts.
+// A pod reports a checkpoint by writing the file CheckpointFile in its
+// checkpoint directory.
+//
+// Each pod leads its own session. Users says which uid it runs as: the
+// server's, one shared unprivileged user, or one uid per team. With another
+// uid a pod cannot signal the server or read its files; with per-team uids
+// it cannot enter another team's directories either. docs/SERVER.md states
+// the trust model.
 package local
 
 import (
-	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/executor"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // CheckpointFile is the file a pod writes (or touches) in
@@ -32,13 +40,16 @@ const CheckpointFile = ".taskgov-checkpoint"
 
 // Executor runs pods as local processes.
 type Executor struct {
-	dir    string
-	events chan executor.Event
-	now    func() time.Time
+	stateDir, taskDir string
+	users             Users
+	crashLimit        int
+	events            chan executor.Event
+	now               func() time.Time
 
-	mu    sync.Mutex
-	tasks map[string]*taskProcs
-	done  chan struct{}
+	mu      sync.Mutex
+	tasks   map[string]*taskProcs
+	uidTeam map[uint32]string // per-team uids handed out, to catch a hash collision
+	done    chan struct{}
 }
 
 type taskProcs struct {
@@ -50,25 +61,53 @@ type taskProcs struct {
 
 var _ executor.Executor = (*Executor)(nil)
 
-// New returns an executor that keeps checkpoints and logs under dir (made
-// absolute).
+// Options configure an executor.
+type Options struct {
+	// StateDir is the server's private directory (made 0700): logs and run
+	// markers.
+	StateDir string
+	// TaskDir holds one directory per team and task, shared with pods;
+	// default StateDir/work (which pods reach only as the server's user).
+	TaskDir string
+	// Users says which uid pods run as; the zero value is the server's.
+	Users Users
+	// CrashLimit is how many server deaths in a row a task may be running
+	// at before it is refused (default DefaultCrashLimit).
+	CrashLimit int
+	Now        func() time.Time
+}
+
+// New returns an executor whose pods run as the server's user, with state
+// under dir and task directories under dir/work.
 func New(dir string, now func() time.Time) *Executor {
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+	return NewWith(Options{StateDir: dir, Now: now})
+}
+
+// NewWith returns an executor configured by o (paths made absolute).
+func NewWith(o Options) *Executor {
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
 	}
-	e := &Executor{dir: dir, events: make(chan executor.Event, 1024), now: now,
-		tasks: map[string]*taskProcs{}, done: make(chan struct{})}
+	if o.TaskDir == "" {
+		o.TaskDir = filepath.Join(o.StateDir, "work")
+	}
+	if o.Users.Mode == "" {
+		o.Users.Mode = UsersServer
+	}
+	if o.CrashLimit <= 0 {
+		o.CrashLimit = DefaultCrashLimit
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	e := &Executor{stateDir: abs(o.StateDir), taskDir: abs(o.TaskDir), users: o.Users, crashLimit: o.CrashLimit,
+		events: make(chan executor.Event, 1024), now: o.Now,
+		tasks: map[string]*taskProcs{}, uidTeam: map[uint32]string{}, done: make(chan struct{})}
 	go e.watchCheckpoints()
 	return e
-}
-
-// CheckpointDir is where a task's checkpoints live, across runs.
-func (e *Executor) CheckpointDir(task string) string {
-	return filepath.Join(e.dir, "tasks", task, "checkpoint")
-}
-
-func (e *Executor) logPath(task string, rank int) string {
-	return filepath.Join(e.dir, "tasks", task, "logs", fmt.Sprintf("rank-%d.log", rank))
 }
 
 // Events implements executor.Executor.
@@ -76,21 +115,30 @@ func (e *Executor) Events() <-chan executor.Event { return e.events }
 
 // Start implements executor.Executor.
 func (e *Executor) Start(spec executor.StartSpec) error {
-	if len(spec.Command) == 0 {
+	if len(spec.Command) == 0 || spec.Command[0] == "" {
 		return fmt.Errorf("task %s has no command to run", spec.Task)
 	}
-	ckpt := e.CheckpointDir(spec.Task)
-	if err := os.MkdirAll(ckpt, 0o755); err != nil {
+	if !model.ValidName(spec.Task) || !model.ValidName(spec.Team) {
+		return fmt.Errorf("task %q of team %q: not a valid name for a directory", spec.Task, spec.Team)
+	}
+	if err := e.claimUID(spec.Team); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(e.logPath(spec.Task, 0)), 0o755); err != nil {
+	if spec.Resumes == 0 {
+		e.markEnded(spec.Task) // a new submission starts with a clean slate
+	} else if err := e.crashLoopError(spec.Task); err != nil {
+		return err
+	}
+	ckpt, err := e.prepareTask(spec.Team, spec.Task)
+	if err != nil {
 		return err
 	}
 	port, err := freePort()
 	if err != nil {
 		return err
 	}
-	tp := &taskProcs{ckptDir: ckpt, ckptSeen: mtime(filepath.Join(ckpt, CheckpointFile))}
+	tp := &taskProcs{ckptDir: ckpt, ckptSeen: checkpointTime(ckpt)}
+	var sids []int
 	for _, pod := range spec.Pods {
 		cmd, err := e.startPod(spec, pod, ckpt, port)
 		if err != nil {
@@ -100,7 +148,9 @@ func (e *Executor) Start(spec executor.StartSpec) error {
 			return err
 		}
 		tp.procs = append(tp.procs, cmd)
+		sids = append(sids, cmd.Process.Pid)
 	}
+	_ = e.markRunning(spec.Task, sids)
 	tp.alive = len(tp.procs)
 	e.mu.Lock()
 	e.tasks[spec.Task] = tp
@@ -111,39 +161,68 @@ func (e *Executor) Start(spec executor.StartSpec) error {
 	return nil
 }
 
+// claimUID refuses a team whose per-team uid another team already has.
+func (e *Executor) claimUID(team string) error {
+	if e.users.Mode != UsersPerTeam {
+		return nil
+	}
+	uid, _, _ := e.users.ids(team)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if other, ok := e.uidTeam[uid]; ok && other != team {
+		return fmt.Errorf("teams %s and %s map to the same uid %d; rename one of them, or run tasks as one shared user (--task-user)", other, team, uid)
+	}
+	e.uidTeam[uid] = team
+	return nil
+}
+
 func (e *Executor) startPod(spec executor.StartSpec, pod executor.Pod, ckpt string, port int) (*exec.Cmd, error) {
-	logf, err := os.OpenFile(e.logPath(spec.Task, pod.Rank), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(e.logPath(spec.Task, pod.Rank), os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	defer logf.Close() // the child holds its own descriptor
 	fmt.Fprintf(logf, "=== taskgov: run %d of %s, rank %d on node %s ===\n", spec.Resumes+1, spec.Task, pod.Rank, pod.Node)
-	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	gpus := make([]string, len(pod.GPUs))
-	for i, g := range pod.GPUs {
-		gpus[i] = strconv.Itoa(g)
+	env := e.podEnv(spec, pod, ckpt, port)
+	path, err := lookPath(spec.Command[0], env)
+	if err != nil {
+		fmt.Fprintf(logf, "taskgov: %v\n", err)
+		return nil, err
 	}
-	env := append(os.Environ(),
-		dataDirVar+"="+e.dir,
-		"TASKGOV_TASK="+spec.Task, "TASKGOV_TEAM="+spec.Team, "TASKGOV_NODE="+pod.Node,
-		"TASKGOV_NODE_RANK="+strconv.Itoa(pod.Rank), "TASKGOV_NUM_NODES="+strconv.Itoa(len(spec.Pods)),
-		"TASKGOV_CHECKPOINT_DIR="+ckpt, "TASKGOV_RESUME_COUNT="+strconv.Itoa(spec.Resumes),
-		"CUDA_VISIBLE_DEVICES="+strings.Join(gpus, ","),
-		"MASTER_ADDR=127.0.0.1", "MASTER_PORT="+strconv.Itoa(port),
-		"WORLD_SIZE="+strconv.Itoa(len(spec.Pods)), "RANK="+strconv.Itoa(pod.Rank), "LOCAL_RANK=0")
-	for k, v := range spec.Env {
-		env = append(env, k+"="+v)
-	}
-	cmd.Env = env
-	// Own process group, so a stop reaches the pod's children too; and die
-	// with the server, so a crashed server leaves nothing running.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd := &exec.Cmd{Path: path, Args: spec.Command, Env: env, Dir: ckpt, Stdout: logf, Stderr: logf}
+	// Its own session (so its own process group: a stop reaches the pod's
+	// children too, and no terminal signal reaches it); its own uid where
+	// configured; and death with the server, so a crashed server leaves
+	// nothing running (Go sets it after the uid change, which clears it).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Credential: e.users.credential(spec.Team)}
 	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("starting %v: %w", spec.Command, err)
+		fmt.Fprintf(logf, "taskgov: starting %q: %v\n", spec.Command[0], err)
+		return nil, fmt.Errorf("starting %q: %w", spec.Command[0], err)
 	}
-	logf.Close() // the child holds its own descriptor
 	return cmd, nil
+}
+
+// lookPath finds a program as the pod's own PATH would.
+func lookPath(prog string, env []string) (string, error) {
+	if strings.Contains(prog, "/") {
+		return prog, nil
+	}
+	path := DefaultPath
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, prog)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%q not found in PATH %s (set PATH in the task's env, or give the program's full path)", prog, path)
 }
 
 func (e *Executor) wait(task string, rank, run int, cmd *exec.Cmd) {
@@ -159,6 +238,7 @@ func (e *Executor) wait(task string, rank, run int, cmd *exec.Cmd) {
 	if tp := e.tasks[task]; tp != nil {
 		if tp.alive--; tp.alive == 0 {
 			delete(e.tasks, task)
+			e.markEnded(task)
 		}
 	}
 	e.mu.Unlock()
@@ -183,6 +263,9 @@ func (e *Executor) Stop(task string, grace time.Duration) {
 
 // Logs implements executor.Executor.
 func (e *Executor) Logs(task string, rank int) (io.ReadCloser, error) {
+	if !model.ValidName(task) {
+		return nil, fmt.Errorf("task %q: %w", task, fs.ErrNotExist)
+	}
 	return os.Open(e.logPath(task, rank))
 }
 
@@ -201,35 +284,6 @@ func (e *Executor) Handles(task string) []int {
 	return out
 }
 
-// dataDirVar marks every pod process (and, by inheritance, its children)
-// with the executor's directory, so strays can be found after a crash.
-const dataDirVar = "TASKGOV_DATA_DIR"
-
-// KillStrays kills every process on this host whose environment carries
-// this executor's directory: pods, and their children, left behind by a
-// server that crashed. A pod's direct child dies with the server
-// (Pdeathsig), but its own children would not. It returns how many it killed.
-func (e *Executor) KillStrays() int {
-	marker := []byte(dataDirVar + "=" + e.dir + "\x00")
-	self := os.Getpid()
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	killed := 0
-	for _, p := range procs {
-		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		if err != nil || pid == self {
-			continue
-		}
-		env, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(append([]byte{0}, env...), append([]byte{0}, marker...)) {
-			continue
-		}
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
-			killed++
-		}
-	}
-	return killed
-}
-
 // watchCheckpoints polls running tasks' checkpoint files and reports new ones.
 func (e *Executor) watchCheckpoints() {
 	tick := time.NewTicker(250 * time.Millisecond)
@@ -243,7 +297,7 @@ func (e *Executor) watchCheckpoints() {
 		e.mu.Lock()
 		var found []executor.Event
 		for name, tp := range e.tasks {
-			if m := mtime(filepath.Join(tp.ckptDir, CheckpointFile)); m.After(tp.ckptSeen) {
+			if m := checkpointTime(tp.ckptDir); m.After(tp.ckptSeen) {
 				tp.ckptSeen = m
 				found = append(found, executor.Event{Task: name, At: m, Checkpoint: true})
 			}
@@ -258,9 +312,11 @@ func (e *Executor) watchCheckpoints() {
 // Close stops the checkpoint watcher. Running pods are the caller's to stop.
 func (e *Executor) Close() { close(e.done) }
 
-func mtime(path string) time.Time {
-	fi, err := os.Stat(path)
-	if err != nil {
+// checkpointTime is the time of the checkpoint file in dir: a regular file
+// in the task's own directory (a link to elsewhere does not count).
+func checkpointTime(dir string) time.Time {
+	fi, err := os.Lstat(filepath.Join(dir, CheckpointFile))
+	if err != nil || !fi.Mode().IsRegular() {
 		return time.Time{}
 	}
 	return fi.ModTime()

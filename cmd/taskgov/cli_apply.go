@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskgov/taskgov/internal/client"
+	"github.com/taskgov/taskgov/internal/config"
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// applyCmd makes the server's teams and policy match a cluster file, or
+// imports HyperPod's ComputeQuota and ClusterSchedulerConfig JSON documents
+// (files, or directories of *.json). It is idempotent and prints what
+// changed, and every field it cannot honour.
+func applyCmd() *cobra.Command {
+	var files []string
+	c := &cobra.Command{Use: "apply -f FILE|DIR ...",
+		Short: "Make the server's teams and policy match a cluster file, or import HyperPod's ComputeQuota/ClusterSchedulerConfig JSON (admin)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(files) == 0 {
+				return &model.FieldError{Field: "-f", Problem: "no file given", Fix: "pass -f cluster.yaml, or -f quota.json / -f DIR of HyperPod JSON documents"}
+			}
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			var docs smDocs
+			var yamls []string
+			for _, f := range files {
+				if err := collect(f, &docs, &yamls); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			for _, y := range yamls {
+				want, err := config.LoadCluster(y)
+				if err != nil {
+					return err
+				}
+				if err := applyCluster(cmd.Context(), cl, out, want); err != nil {
+					return err
+				}
+			}
+			if len(docs.quotas)+len(docs.scheduler) > 0 {
+				return applySageMaker(cmd.Context(), cl, out, docs)
+			}
+			return nil
+		}}
+	c.Flags().StringArrayVarP(&files, "file", "f", nil, "a cluster file, a HyperPod JSON document (one, an array, or several), or a directory of *.json (repeatable)")
+	return c
+}
+
+// collect reads a path: a directory's *.json files, a .json file's
+// documents, or (anything else) a cluster file to apply.
+func collect(p string, docs *smDocs, yamls *[]string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		names, err := filepath.Glob(filepath.Join(p, "*.json"))
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 {
+			return &model.FieldError{Field: "-f", Problem: p + " holds no *.json files", Fix: "give a directory of HyperPod JSON documents"}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if err := collect(n, docs, yamls); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	if strings.HasSuffix(p, ".json") || strings.HasPrefix(strings.TrimSpace(string(b)), "{") || strings.HasPrefix(strings.TrimSpace(string(b)), "[") {
+		return readSageMaker(filepath.Base(p), b, docs)
+	}
+	*yamls = append(*yamls, p)
+	return nil
+}
+
+// applyCluster makes the policy and the file's teams match a cluster file.
+func applyCluster(ctx context.Context, cl *client.Client, out io.Writer, want model.Cluster) error {
+	cur, err := cl.Policy(ctx)
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(cur, want.Policy.WithDefaults()) {
+		if _, err := cl.PutPolicy(ctx, want.Policy); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "policy configured")
+	} else {
+		fmt.Fprintln(out, "policy unchanged")
+	}
+	return applyTeams(ctx, cl, out, want.Teams)
+}
+
+// applyTeams puts each team that differs from the server's and says so.
+func applyTeams(ctx context.Context, cl *client.Client, out io.Writer, teams []model.Team) error {
+	have, err := cl.Teams(ctx)
+	if err != nil {
+		return err
+	}
+	existing := map[string]model.Team{}
+	for _, t := range have {
+		existing[t.Name] = t
+	}
+	for _, t := range teams {
+		old, ok := existing[t.Name]
+		if ok && reflect.DeepEqual(old, t.WithDefaults()) {
+			fmt.Fprintf(out, "team %s unchanged\n", t.Name)
+			continue
+		}
+		if err := cl.PutTeam(ctx, t); err != nil {
+			return fmt.Errorf("team %s: %w", t.Name, err)
+		}
+		if ok {
+			fmt.Fprintf(out, "team %s configured\n", t.Name)
+		} else {
+			fmt.Fprintf(out, "team %s created\n", t.Name)
+		}
+	}
+	return nil
+}
+
+// applySageMaker maps HyperPod documents onto the policy and teams. A
+// disabled ComputeQuota is reported and not applied; two documents for one
+// team, or two scheduler configs, are refused.
+func applySageMaker(ctx context.Context, cl *client.Client, out io.Writer, docs smDocs) error {
+	if len(docs.scheduler) > 1 {
+		return &model.FieldError{Field: "-f", Problem: fmt.Sprintf("%d ClusterSchedulerConfig documents", len(docs.scheduler)), Fix: "a cluster has one; give one"}
+	}
+	have, err := cl.Teams(ctx)
+	if err != nil {
+		return err
+	}
+	cur := map[string]model.Team{}
+	for _, t := range have {
+		cur[t.Name] = t
+	}
+	notes := docs.notes
+	var teams []model.Team
+	seen := map[string]string{}
+	for _, q := range docs.quotas {
+		if q.ActivationState == "Disabled" {
+			notes = append(notes, fmt.Sprintf("ComputeQuota %s: ActivationState Disabled: not applied (team %s left as it is)", q.Name, q.ComputeQuotaTarget.TeamName))
+			continue
+		}
+		if prev, dup := seen[q.ComputeQuotaTarget.TeamName]; dup {
+			return &model.FieldError{Field: "ComputeQuota " + q.Name, Problem: fmt.Sprintf("team %s already has ComputeQuota %s", q.ComputeQuotaTarget.TeamName, prev),
+				Fix: "give one ComputeQuota per team"}
+		}
+		seen[q.ComputeQuotaTarget.TeamName] = q.Name
+		t, n, err := quotaTeam(q, cur[q.ComputeQuotaTarget.TeamName])
+		if err != nil {
+			return err
+		}
+		notes = append(notes, n...)
+		teams = append(teams, t)
+	}
+	// Classes first, so that teams' tasks keep valid classes; then teams.
+	if len(docs.scheduler) == 1 {
+		p, err := cl.Policy(ctx)
+		if err != nil {
+			return err
+		}
+		want := schedulerPolicy(docs.scheduler[0], p)
+		if reflect.DeepEqual(want, p) {
+			fmt.Fprintf(out, "policy unchanged (ClusterSchedulerConfig %s)\n", docs.scheduler[0].Name)
+		} else {
+			if _, err := cl.PutPolicy(ctx, want); err != nil {
+				return fmt.Errorf("ClusterSchedulerConfig %s: %w", docs.scheduler[0].Name, err)
+			}
+			fmt.Fprintf(out, "policy configured (ClusterSchedulerConfig %s)\n", docs.scheduler[0].Name)
+		}
+	}
+	if err := applyTeams(ctx, cl, out, teams); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(out, "not honoured: "+n)
+	}
+	return nil
+}

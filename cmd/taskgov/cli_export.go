@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// exportCmd writes the server's policy and teams as HyperPod's SageMaker
+// API documents: one CreateClusterSchedulerConfig and one
+// CreateComputeQuota per team, ready for `aws sagemaker create-...
+// --cli-input-json` and for `taskgov apply -f`.
+func exportCmd() *cobra.Command {
+	var format, dir, arn string
+	c := &cobra.Command{Use: "export --format hyperpod [--out DIR]",
+		Short: "Write the policy and teams as HyperPod ClusterSchedulerConfig and ComputeQuota JSON (admin)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "hyperpod" {
+				return &model.FieldError{Field: "--format", Problem: fmt.Sprintf("unknown format %q", format), Fix: "use --format hyperpod"}
+			}
+			cl, err := apiClient()
+			if err != nil {
+				return err
+			}
+			p, err := cl.Policy(cmd.Context())
+			if err != nil {
+				return err
+			}
+			teams, err := cl.Teams(cmd.Context())
+			if err != nil {
+				return err
+			}
+			sched, notes := exportScheduler(p, arn)
+			docs := []any{sched}
+			names := []string{"cluster-scheduler-config.json"}
+			for _, t := range teams {
+				docs = append(docs, exportQuota(t, arn))
+				names = append(names, "compute-quota-"+t.Name+".json")
+				if t.Group != "" && t.Group != model.DefaultGroup {
+					notes = append(notes, fmt.Sprintf("team %s: lending group %s has no HyperPod field (HyperPod lends across the whole cluster)", t.Name, t.Group))
+				}
+			}
+			for _, n := range notes {
+				fmt.Fprintln(cmd.ErrOrStderr(), "not exported: "+n)
+			}
+			if dir == "" {
+				return writeIndented(cmd.OutOrStdout(), docs, 2)
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			for i, d := range docs {
+				b, _ := json.MarshalIndent(d, "", "  ")
+				if err := os.WriteFile(filepath.Join(dir, names[i]), append(b, '\n'), 0o644); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d documents to %s\n", len(docs), dir)
+			return nil
+		}}
+	c.Flags().StringVar(&format, "format", "hyperpod", "hyperpod: SageMaker ClusterSchedulerConfig and ComputeQuota JSON")
+	c.Flags().StringVar(&dir, "out", "", "write one file per document into this directory (default: a JSON array on stdout)")
+	c.Flags().StringVar(&arn, "cluster-arn", "", "the HyperPod cluster's ARN to write into each document")
+	return c
+}

@@ -1,0 +1,57 @@
+package client
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/apitypes"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/usage"
+)
+
+// Usage reads each team's quota, used, borrowed and lent GPUs per type.
+func (c *Client) Usage(ctx context.Context) ([]apitypes.Usage, error) {
+	var u struct {
+		Usage []apitypes.Usage `json:"usage"`
+	}
+	err := c.do(ctx, "GET", nil, &u, "usage")
+	return u.Usage, err
+}
+
+// UsageReport reads a usage and cost report; from and to are dates or RFC
+// 3339 times as the server takes them, kind is summary or detailed.
+func (c *Client) UsageReport(ctx context.Context, from, to, kind string) (usage.Report, error) {
+	var rep usage.Report
+	err := c.doPath(ctx, "GET", withQuery(prefix+"/usage/report", "from", from, "to", to, "type", kind), nil, &rep)
+	return rep, err
+}
+
+// UsageReportRange is UsageReport over [from, to).
+func (c *Client) UsageReportRange(ctx context.Context, from, to time.Time, kind string) (usage.Report, error) {
+	return c.UsageReport(ctx, from.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano), kind)
+}
+
+// Topology reads the live topology tree.
+func (c *Client) Topology(ctx context.Context) (model.TopologyView, error) {
+	var v model.TopologyView
+	err := c.do(ctx, "GET", nil, &v, "topology")
+	return v, err
+}
+
+// Cluster reads the live cluster as a cluster file (admin).
+func (c *Client) Cluster(ctx context.Context) (model.Cluster, error) {
+	var cl model.Cluster
+	err := c.do(ctx, "GET", nil, &cl, "cluster")
+	return cl, err
+}
+
+// Events opens the server-sent event stream of task events; the caller
+// reads "data: " lines and closes it.
+func (c *Client) Events(ctx context.Context) (io.ReadCloser, error) {
+	resp, err := c.open(ctx, "GET", prefix+"/events", nil)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}

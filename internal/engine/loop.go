@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// retryEvery is how long the loop waits, while writes fail, before it tries
+// again (with a heartbeat write, so that it learns when the store recovers
+// even if nothing else happens).
+const retryEvery = time.Second
+
+func (e *Engine) loop(probeEvery time.Duration) {
+	defer close(e.stopped)
+	timer := time.NewTimer(0) // a first cycle at once: recovery may have requeued tasks
+	defer timer.Stop()
+	probe := time.NewTicker(probeEvery)
+	defer probe.Stop()
+	for {
+		var batch []*op
+		select {
+		case <-e.quit:
+			return
+		case o := <-e.inbox:
+			batch = append(batch, o)
+		case o := <-e.internal:
+			batch = append(batch, o)
+		case ev := <-e.exec.Events():
+			batch = append(batch, e.execOp(ev))
+		case <-probe.C:
+			if err := e.store.Probe(context.Background()); err != nil {
+				f := store.Classify(err)
+				e.obs.StoreFault(string(f.Kind))
+				if f.Kind == store.Fatal {
+					e.stop(f, nil)
+					return
+				}
+				e.log.Warn("database probe failed", "err", err)
+			}
+			continue
+		case <-timer.C:
+		}
+		batch = e.drain(batch)
+		if err := e.step(batch); err != nil {
+			e.stop(err, batch)
+			return
+		}
+		timer.Reset(e.untilWake())
+	}
+}
+
+// stop ends the loop after a fatal fault: callers of the batch learn it,
+// and the server (watching Done) exits.
+func (e *Engine) stop(err error, batch []*op) {
+	e.fatal = err
+	e.log.Error("engine stopped: storage fault; nothing more is acknowledged", "err", err)
+	for _, o := range batch {
+		if o.done != nil {
+			o.done <- result{err: e.stoppedErr()}
+		}
+	}
+}
+
+// drain adds whatever else is waiting, up to a bound, to the batch.
+func (e *Engine) drain(batch []*op) []*op {
+	for len(batch) < 1024 {
+		select {
+		case o := <-e.inbox:
+			batch = append(batch, o)
+		case o := <-e.internal:
+			batch = append(batch, o)
+		case ev := <-e.exec.Events():
+			batch = append(batch, e.execOp(ev))
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (e *Engine) untilWake() time.Duration {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.fault != nil {
+		return max(time.Until(e.retryAt), time.Millisecond)
+	}
+	if e.sched.Dirty() || len(e.redo) > 0 {
+		return 0
+	}
+	wake, ok := e.sched.NextWake()
+	if !ok {
+		return time.Hour
+	}
+	return max(min(wake.Sub(e.now()), time.Hour), time.Millisecond)
+}
+
+// step applies a batch, runs a cycle, commits everything once, and only then
+// answers, publishes and acts (persist, then apply). If the commit fails,
+// the batch is undone (see rollback): callers get an error, facts wait in
+// redo, and the engine goes on. Only a fatal fault is returned.
+func (e *Engine) step(batch []*op) error {
+	e.mu.RLock()
+	degraded := e.fault != nil
+	e.mu.RUnlock()
+	if degraded && time.Now().Before(e.retryAt) {
+		if batch = e.refuseWhileDegraded(batch); len(batch) == 0 {
+			return nil
+		}
+	}
+	batch = append(e.redo, batch...)
+	e.redo = nil
+	w := &writes{}
+	results := make([]result, len(batch))
+	e.mu.Lock()
+	e.undo.begin(e)
+	for i, o := range batch {
+		v, err := o.fn(w)
+		results[i] = result{v, err}
+		if o.audit != nil {
+			a := *o.audit
+			a.At = e.now()
+			a.Result = "ok"
+			if err != nil {
+				a.Result = "refused: " + err.Error()
+			}
+			w.put(store.Write{Audit: &a})
+		}
+	}
+	started := time.Now()
+	d := e.sched.Schedule(e.now())
+	cycle := time.Since(started)
+	w.after = append(w.after, func() { e.obs.Cycle(cycle) })
+	e.apply(d, w)
+	e.waiting = d.Waiting
+	e.mu.Unlock()
+
+	if degraded {
+		w.put(store.Write{Heartbeat: e.now()})
+	}
+	if len(w.ws) > 0 {
+		if err := e.store.Apply(context.Background(), w.ws); err != nil {
+			return e.failed(err, batch)
+		}
+	}
+	if degraded {
+		e.mu.Lock()
+		e.fault = nil
+		e.mu.Unlock()
+		e.log.Info("writes succeed again; the engine is ready")
+	}
+	for i, o := range batch {
+		if o.done != nil {
+			o.done <- results[i]
+		}
+	}
+	for _, f := range w.after {
+		f()
+	}
+	e.publish(w.events)
+	for _, a := range w.acts {
+		e.actors.do(a.task, a.fn)
+	}
+	return nil
+}
+
+// failed handles a batch whose commit failed. A fatal fault is returned (the
+// loop stops). Otherwise memory is put back as the store has it, callers are
+// told nothing changed, and facts are kept to apply again.
+func (e *Engine) failed(err error, batch []*op) error {
+	f := store.Classify(err)
+	e.obs.StoreFault(string(f.Kind))
+	if f.Kind == store.Fatal {
+		return f
+	}
+	e.mu.Lock()
+	rerr := e.rollback(context.Background())
+	if f.Kind == store.Transient {
+		e.fault = f
+		e.retryAt = time.Now().Add(retryEvery)
+	}
+	e.mu.Unlock()
+	if rerr != nil {
+		return &store.Fault{Kind: store.Fatal, What: "could not reread the state after a failed write", Err: errors.Join(err, rerr),
+			Fix: "check the data directory's disk; restart the server once it is healthy (it recovers from the database)"}
+	}
+	e.log.Warn("a batch of writes failed; it was undone and the engine goes on", "kind", f.Kind, "err", err)
+	for _, o := range batch {
+		switch {
+		case o.done != nil && f.Kind == store.Transient:
+			o.done <- result{err: fmt.Errorf("%w: %s; retry later (%s)", ErrUnavailable, f.What, f.Fix)}
+		case o.done != nil:
+			o.done <- result{err: fmt.Errorf("the change could not be stored: %w", err)}
+		case f.Kind == store.Transient:
+			e.redo = append(e.redo, o)
+		default:
+			e.log.Error("a pod event could not be stored and was dropped", "err", err)
+		}
+	}
+	return nil
+}
+
+// refuseWhileDegraded answers callers at once while writes fail (between
+// retries) and keeps facts for the next try. It returns the ops to try now
+// anyway (shutdown).
+func (e *Engine) refuseWhileDegraded(batch []*op) []*op {
+	e.mu.RLock()
+	f := e.fault
+	e.mu.RUnlock()
+	var keep []*op
+	for _, o := range batch {
+		switch {
+		case o.done == nil:
+			e.redo = append(e.redo, o)
+		case o.always:
+			keep = append(keep, o)
+		default:
+			o.done <- result{err: fmt.Errorf("%w: %s; retry later (%s)", ErrUnavailable, f.What, f.Fix)}
+		}
+	}
+	return keep
+}

@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// A failed commit must leave memory as the store has it (persist, then
+// apply). The engine does not copy the core before each batch (a copy of a
+// large cluster per batch would cost more than the batch); it rereads the
+// core's state from the store instead, the way recovery does at start, but
+// keeps the running pods running: tasks the store says run are adopted
+// where they are. What the store does not hold (the executor's view of
+// running pods, admissions waiting for their nodes) is put back from an
+// undo log kept during the batch.
+
+// undoLog holds, for one batch, the executor-side state as it was before.
+type undoLog struct {
+	runs     map[string]*run // a copy of each run touched (nil: it did not exist)
+	deferred []model.Admission
+	waiting  []model.Waiting
+	health   map[string]bool // node health, which the store does not hold
+}
+
+// begin starts a batch's log. Call with e.mu held.
+func (u *undoLog) begin(e *Engine) {
+	u.runs = map[string]*run{}
+	u.deferred = slices.Clone(e.deferred)
+	u.waiting = e.waiting
+}
+
+// saveRun records a run's state before the batch changes it; call before
+// every change of e.runs[task] or of its fields.
+func (u *undoLog) saveRun(e *Engine, task string) {
+	if u.runs == nil {
+		return // outside a batch (recovery)
+	}
+	if _, ok := u.runs[task]; ok {
+		return
+	}
+	if rn := e.runs[task]; rn != nil {
+		cp := *rn
+		u.runs[task] = &cp
+	} else {
+		u.runs[task] = nil
+	}
+}
+
+// rollback undoes the current batch. Call with e.mu held.
+func (e *Engine) rollback(ctx context.Context) error {
+	for task, rn := range e.undo.runs {
+		if rn == nil {
+			delete(e.runs, task)
+		} else {
+			e.runs[task] = rn
+		}
+	}
+	e.undo.runs = map[string]*run{}
+	e.deferred = e.undo.deferred
+	e.waiting = e.undo.waiting
+	return e.rebuild(ctx)
+}
+
+// rebuild replaces the core, the live records, the cluster and the sequence
+// with what the store holds. Tasks stored as running are adopted where they
+// were placed; node health is carried over from the old core.
+func (e *Engine) rebuild(ctx context.Context) error {
+	cluster, ok, err := e.store.Cluster(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the stored cluster: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("no stored cluster")
+	}
+	sched, err := core.New(cluster, 0)
+	if err != nil {
+		return err
+	}
+	live, err := e.store.LiveTasks(ctx)
+	if err != nil {
+		return fmt.Errorf("reading tasks: %w", err)
+	}
+	seq, err := e.store.MaxSeq(ctx)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	records := make(map[string]*store.TaskRecord, len(live))
+	for i := range live {
+		r := &live[i]
+		switch r.State {
+		case store.Running:
+			err = sched.Adopt(r.Spec, r.Resumes, r.Retries, r.CheckpointAt, r.StartedAt, r.Placement, now)
+		default:
+			err = sched.Restore(r.Spec, r.Resumes, r.Retries, r.CheckpointAt, r.State == store.Suspended, now)
+		}
+		if err != nil {
+			return fmt.Errorf("task %s as stored: %w", r.Name, err)
+		}
+		records[r.Name] = r
+	}
+	for _, n := range e.sched.Nodes() {
+		if !n.Healthy {
+			if err := sched.SetNodeHealth(n.Spec.Name, false, now); err != nil {
+				return err
+			}
+		}
+	}
+	e.sched, e.cluster, e.records, e.seq = sched, cluster, records, seq
+	return nil
+}

@@ -1,0 +1,171 @@
+package httpapi
+
+import (
+	"cmp"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/apitypes"
+	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// pageMode reports whether a task listing asks for a sorted, searchable
+// page (the dashboard's Tasks page) rather than the cursor the CLI pages
+// with.
+func pageMode(q url.Values) bool {
+	for _, k := range []string{"q", "sort", "order", "offset", "summary"} {
+		if q.Has(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// taskSorts are the columns a task page sorts by.
+var taskSorts = map[string]func(a, b *apitypes.TaskRow) int{
+	"name":         func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.Name, b.Name) },
+	"team":         func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.Team, b.Team) },
+	"state":        func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.State, b.State) },
+	"priority":     func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.PriorityWeight, b.PriorityWeight) },
+	"instanceType": func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.Spec.InstanceType, b.Spec.InstanceType) },
+	"nodes":        func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.Spec.Nodes, b.Spec.Nodes) },
+	"gpus":         func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.GPUs, b.GPUs) },
+	"vcpu":         func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.VCPU, b.VCPU) },
+	"memory":       func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.MemoryGiB, b.MemoryGiB) },
+	"resumes":      func(a, b *apitypes.TaskRow) int { return cmp.Compare(a.Resumes, b.Resumes) },
+	"submittedAt":  func(a, b *apitypes.TaskRow) int { return a.SubmittedAt.Compare(b.SubmittedAt) },
+	"startedAt":    func(a, b *apitypes.TaskRow) int { return a.StartedAt.Compare(b.StartedAt) },
+}
+
+// taskPageQuery is a parsed page request.
+type taskPageQuery struct {
+	teams, states []string
+	search        string
+	sort          string
+	desc          bool
+	offset, limit int
+	summary       bool
+}
+
+func parseTaskPage(q url.Values) (taskPageQuery, error) {
+	pq := taskPageQuery{teams: q["team"], states: q["state"], search: strings.ToLower(strings.TrimSpace(q.Get("q"))),
+		sort: cmp.Or(q.Get("sort"), "submittedAt"), limit: 50, summary: q.Get("summary") == "1" || q.Get("summary") == "true"}
+	if _, ok := taskSorts[pq.sort]; !ok {
+		keys := make([]string, 0, len(taskSorts))
+		for k := range taskSorts {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		return pq, &model.FieldError{Field: "sort", Problem: "unknown column " + strconv.Quote(pq.sort), Fix: "use one of " + strings.Join(keys, ", ")}
+	}
+	switch q.Get("order") {
+	case "", "asc":
+	case "desc":
+		pq.desc = true
+	default:
+		return pq, &model.FieldError{Field: "order", Problem: "must be asc or desc", Fix: "pass ?order=asc or ?order=desc"}
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return pq, &model.FieldError{Field: "offset", Problem: "must be a whole number of tasks to skip, 0 or more", Fix: "pass ?offset=0 for the first page"}
+		}
+		pq.offset = n
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return pq, &model.FieldError{Field: "limit", Problem: "must be a whole number from 1 to 1000", Fix: "pass ?limit=50"}
+		}
+		pq.limit = n
+	}
+	return pq, nil
+}
+
+// listTaskPage serves GET /api/v1/tasks?q=&sort=&order=&offset=&limit=&summary=1:
+// one page of the readable tasks of the chosen teams and states whose name
+// contains q, sorted by a column (ties by submission order), with the number
+// that match. With summary=1 it adds figures over the chosen teams that do
+// not depend on the state filter or the search (see taskSummary).
+func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principal) error {
+	pq, err := parseTaskPage(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	if allowed := p.readableTeams(); allowed != nil {
+		if len(pq.teams) == 0 {
+			pq.teams = []string{p.Team}
+		}
+		for _, t := range pq.teams {
+			if !allowed[t] {
+				return errForbidden
+			}
+		}
+	}
+	recs, err := s.eng.Store().ListTasks(r.Context(), store.TaskFilter{Teams: pq.teams, Limit: math.MaxInt32})
+	if err != nil {
+		return err
+	}
+	var cat model.Catalog
+	var pol model.Policy
+	s.eng.Read(func(c *core.Scheduler) { cat, pol = c.Catalog(), c.Policy() })
+	states := map[string]bool{}
+	for _, st := range pq.states {
+		states[st] = true
+	}
+	rows := make([]*apitypes.TaskRow, 0, len(recs))
+	for _, rec := range recs {
+		if (len(states) > 0 && !states[rec.State]) || (pq.search != "" && !strings.Contains(strings.ToLower(rec.Name), pq.search)) {
+			continue
+		}
+		rows = append(rows, taskRow(rec, cat, pol))
+	}
+	less := taskSorts[pq.sort]
+	slices.SortStableFunc(rows, func(a, b *apitypes.TaskRow) int {
+		c := less(a, b)
+		if pq.desc {
+			c = -c
+		}
+		return cmp.Or(c, cmp.Compare(a.Seq, b.Seq))
+	})
+	page := rows[min(pq.offset, len(rows)):min(pq.offset+pq.limit, len(rows))]
+	msgs := make([]string, len(page))
+	for i, row := range page {
+		msgs[i] = row.Message
+	}
+	actors, err := s.actorsIn(r.Context(), msgs...)
+	if err != nil {
+		return err
+	}
+	resp := map[string]any{"tasks": page, "total": len(rows), "offset": pq.offset, "limit": pq.limit, "actors": actors}
+	if pq.summary {
+		sum, err := s.taskSummary(r, recs, time.Now().UTC())
+		if err != nil {
+			return err
+		}
+		resp["summary"] = sum
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// taskRow adds a task's whole request (all pods) and its priority's weight.
+func taskRow(rec store.TaskRecord, cat model.Catalog, pol model.Policy) *apitypes.TaskRow {
+	row := &apitypes.TaskRow{TaskRecord: rec}
+	nodes := int64(max(rec.Spec.Nodes, 1))
+	if it, ok := cat[rec.Spec.InstanceType]; ok {
+		v := model.PodVector(rec.Spec.PerNode, it)
+		row.GPUs = v.GPUs * nodes
+		row.VCPU = float64(v.MilliCPU*nodes) / 1000
+		row.MemoryGiB = float64(v.MemMiB*nodes) / 1024
+	}
+	row.PriorityWeight, _ = pol.ClassWeight(rec.Spec.Priority)
+	return row
+}

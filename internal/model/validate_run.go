@@ -1,0 +1,135 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Limits on what a task may store. Every submitted field is kept in the
+// task's record and copied into events and messages, so each has a size
+// bound, refused at the edge with the limit named.
+const (
+	MaxCommandArgs  = 1024
+	MaxCommandBytes = 32 << 10 // all arguments together
+	MaxEnvVars      = 256
+	MaxEnvBytes     = 32 << 10 // all names and values together
+	MaxEnvNameLen   = 256
+	MaxImageLen     = 512
+	// MaxRetry bounds a task's auto-resume retries; each retry also waits
+	// longer than the last (see RetryBackoff).
+	MaxRetry = 100
+)
+
+// reservedEnv are the variables every pod gets from taskgov; a task's env
+// may not set them (a forged TASKGOV_DATA_DIR once hid a pod from the
+// stray-process sweep).
+var reservedEnv = map[string]bool{
+	"CUDA_VISIBLE_DEVICES": true, "MASTER_ADDR": true, "MASTER_PORT": true,
+	"WORLD_SIZE": true, "RANK": true, "LOCAL_RANK": true,
+}
+
+// ReservedEnv reports whether name is set by taskgov for every pod:
+// TASKGOV_* and the torchrun variables.
+func ReservedEnv(name string) bool {
+	return strings.HasPrefix(name, "TASKGOV_") || reservedEnv[name]
+}
+
+// ValidateRun checks what a task runs: its command, environment and image.
+// The core ignores these fields (the simulator's tasks have none), so the
+// API calls this beside ValidateTask. A command is required unless an image
+// is given (a Kubernetes pod then runs the image's entrypoint).
+func ValidateRun(s TaskSpec) error {
+	var errs Errors
+	switch {
+	case len(s.Command) == 0 && s.Image == "":
+		errs = append(errs, fieldErr("command", `give the program and its arguments, e.g. ["python3", "train.py"]`, "is missing"))
+	case len(s.Command) > 0 && s.Command[0] == "":
+		errs = append(errs, fieldErr("command", `start with the program to run, e.g. ["python3", "train.py"]`, "its first element (the program) is empty"))
+	}
+	if len(s.Command) > MaxCommandArgs {
+		errs = append(errs, fieldErr("command", fmt.Sprintf("use at most %d arguments; pass long inputs in a file", MaxCommandArgs), "has %d arguments", len(s.Command)))
+	}
+	total := 0
+	for i, a := range s.Command {
+		total += len(a)
+		if strings.IndexByte(a, 0) >= 0 {
+			errs = append(errs, fieldErr("command", "remove the NUL byte; a process argument cannot hold one", "argument %d contains a NUL byte", i))
+			break
+		}
+	}
+	if total > MaxCommandBytes {
+		errs = append(errs, fieldErr("command", fmt.Sprintf("keep the command within %d KiB; pass long inputs in a file", MaxCommandBytes>>10), "is %d bytes", total))
+	}
+	if len(s.Env) > MaxEnvVars {
+		errs = append(errs, fieldErr("env", fmt.Sprintf("set at most %d variables", MaxEnvVars), "has %d variables", len(s.Env)))
+	}
+	total = 0
+	for _, k := range sortedKeys(s.Env) {
+		v := s.Env[k]
+		total += len(k) + len(v)
+		switch {
+		case !validEnvName(k):
+			errs = append(errs, fieldErr("env", fmt.Sprintf("name variables with letters, digits and '_', not starting with a digit, at most %d characters", MaxEnvNameLen),
+				"%q is not a valid variable name", clip(k)))
+		case ReservedEnv(k):
+			errs = append(errs, fieldErr("env", "drop it: taskgov sets TASKGOV_*, CUDA_VISIBLE_DEVICES, MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and LOCAL_RANK for every pod",
+				"%s is reserved", k))
+		case strings.IndexByte(v, 0) >= 0:
+			errs = append(errs, fieldErr("env", "remove the NUL byte; an environment value cannot hold one", "the value of %s contains a NUL byte", k))
+		}
+	}
+	if total > MaxEnvBytes {
+		errs = append(errs, fieldErr("env", fmt.Sprintf("keep names and values within %d KiB together; pass long inputs in a file", MaxEnvBytes>>10), "is %d bytes", total))
+	}
+	if len(s.Image) > MaxImageLen || strings.ContainsFunc(s.Image, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		errs = append(errs, fieldErr("image", fmt.Sprintf("give an image reference of at most %d characters without spaces or control characters", MaxImageLen), "is not a valid image reference"))
+	}
+	return errs.orNil()
+}
+
+// checkFloors refuses a per-pod request that is positive but rounds to
+// nothing in whole milli-vCPU or MiB: such a task would run while counted
+// against no capacity and no quota.
+func checkFloors(r Request) *FieldError {
+	if r.VCPU > 0 && math.Round(r.VCPU*1000) < 1 {
+		return fieldErr("perNode", "ask for at least 0.001 vCPU (one milli-vCPU), or leave vcpu out to get the instance's share per GPU",
+			"vcpu %g rounds to zero milli-vCPU", r.VCPU)
+	}
+	if r.MemoryGiB > 0 && math.Round(r.MemoryGiB*1024) < 1 {
+		return fieldErr("perNode", "ask for at least 0.001 GiB (one MiB), or leave memoryGiB out to get the instance's share per GPU",
+			"memoryGiB %g rounds to zero MiB", r.MemoryGiB)
+	}
+	return nil
+}
+
+func validEnvName(k string) bool {
+	if k == "" || len(k) > MaxEnvNameLen {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (i > 0 && c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// clip shortens a user-given string for an error message.
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

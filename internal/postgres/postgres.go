@@ -1,0 +1,230 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Store is the database. Writes go through Commit, one transaction per call;
+// reads may run concurrently from any goroutine. Several processes may open
+// the same database: only the one whose term is current may commit once the
+// store is fenced (Fence).
+type Store struct {
+	pool    *pgxpool.Pool
+	term    atomic.Int64 // 0: not fenced (a single replica)
+	timeout time.Duration
+}
+
+// ErrFenced is returned by Commit when another replica has taken the lease
+// since this store's term began: this replica is deposed and must stop
+// acting. Nothing of the refused transaction is written.
+var ErrFenced = errors.New("deposed: another replica holds the leader lease now, and the database refused this replica's commit")
+
+// IsDSN reports whether s names a PostgreSQL database (a postgres:// or
+// postgresql:// URL).
+func IsDSN(s string) bool {
+	for _, p := range []string{"postgres://", "postgresql://"} {
+		if len(s) >= len(p) && s[:len(p)] == p {
+			return true
+		}
+	}
+	return false
+}
+
+// CommitTimeout bounds one Commit: a commit that cannot finish in this time
+// (the database is unreachable) fails instead of hanging the writer.
+const CommitTimeout = 10 * time.Second
+
+// IdleInTransactionTimeout is set on every session: a transaction left open
+// by a replica that was cut off mid-commit is ended by the server after this
+// long, so that it cannot hold the term row's lock and block a takeover.
+const IdleInTransactionTimeout = 2 * time.Second
+
+// Open connects to the database named by dsn and migrates it.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("the PostgreSQL DSN is not valid: %w (use postgres://USER:PASSWORD@HOST:PORT/DATABASE)", redact(err))
+	}
+	if cfg.MaxConns < 8 {
+		cfg.MaxConns = 8
+	}
+	rt := cfg.ConnConfig.RuntimeParams
+	rt["idle_in_transaction_session_timeout"] = fmt.Sprint(IdleInTransactionTimeout.Milliseconds())
+	rt["application_name"] = "taskgov"
+	// Acknowledged means durable: whatever the server's default, taskgov's
+	// sessions wait for the commit to be flushed (and, where synchronous
+	// standbys are configured, for them as the server's setting says).
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		var sc string
+		if err := c.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&sc); err != nil {
+			return err
+		}
+		if sc == "off" {
+			_, err := c.Exec(ctx, `SET synchronous_commit = on`)
+			return err
+		}
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", redact(err))
+	}
+	s := &Store{pool: pool, timeout: CommitTimeout}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// redact keeps a password out of an error that quotes the DSN.
+func redact(err error) error {
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) {
+		return errors.New("cannot parse the DSN")
+	}
+	return err
+}
+
+// Close closes the connections.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// Fence makes every later Commit check, in its own transaction, that term
+// is still the lease's current term (0: stop checking).
+func (s *Store) Fence(term int64) { s.term.Store(term) }
+
+func (s *Store) migrate(ctx context.Context) error {
+	for {
+		done := false
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			// Replicas that start together migrate one at a time.
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7270727)`); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL)`); err != nil {
+				return err
+			}
+			var v int
+			if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v); err != nil {
+				return err
+			}
+			if v > len(migrations) {
+				return fmt.Errorf("the database has schema version %d, newer than this taskgov (%d); use a newer taskgov", v, len(migrations))
+			}
+			if v == len(migrations) {
+				done = true
+				return nil
+			}
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migration %d: %w", v+1, err)
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schema_version(version) VALUES ($1)`, v+1)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migrating: %w", err)
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+// Tx is one write transaction. Writes are queued and sent to the server in
+// one round trip (a pipeline) when a read needs them or at commit.
+type Tx struct {
+	ctx    context.Context
+	tx     pgx.Tx
+	batch  *pgx.Batch
+	fence  int64 // the term to check first; 0: none
+	fenced bool  // the check is queued
+}
+
+func (t *Tx) exec(sql string, args ...any) { t.batch.Queue(sql, args...) }
+
+// flush sends the queued writes, the term check first.
+func (t *Tx) flush() error {
+	if t.batch.Len() == 0 {
+		return nil
+	}
+	b := t.batch
+	t.batch = &pgx.Batch{}
+	br := t.tx.SendBatch(t.ctx, b)
+	for i := 0; i < b.Len(); i++ {
+		if i == 0 && t.fenced {
+			t.fenced = false
+			var cur int64
+			if err := br.QueryRow().Scan(&cur); err != nil {
+				br.Close()
+				return fmt.Errorf("checking the leader term: %w", err)
+			}
+			if cur != t.fence {
+				br.Close()
+				return fmt.Errorf("%w (this replica's term %d, the lease's %d)", ErrFenced, t.fence, cur)
+			}
+			continue
+		}
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
+}
+
+// Commit runs fn in one transaction and commits it durably: when Commit
+// returns nil, the server has flushed the commit (synchronous_commit on).
+// Callers batch many writes into one Commit to share the flush. A fenced
+// store's commit is refused with ErrFenced once its term is not current.
+func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	t := &Tx{ctx: ctx, tx: tx, batch: &pgx.Batch{}}
+	if term := s.term.Load(); term > 0 {
+		// The share lock makes a takeover (which updates the row) wait for
+		// this commit, and this check wait for a takeover in flight.
+		t.batch.Queue(`SELECT term FROM leader_term WHERE id = 1 FOR SHARE`)
+		t.fence, t.fenced = term, true
+	}
+	if err := fn(t); err != nil {
+		_ = tx.Rollback(context.Background())
+		return err
+	}
+	if err := t.flush(); err != nil {
+		_ = tx.Rollback(context.Background())
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

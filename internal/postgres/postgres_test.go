@@ -1,0 +1,51 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/taskgov/taskgov/internal/postgres"
+	"github.com/taskgov/taskgov/internal/postgres/pgtest"
+	"github.com/taskgov/taskgov/internal/storetest"
+)
+
+// server is one throwaway cluster for the package; each test gets its own
+// database in it.
+var server *pgtest.Server
+
+func TestMain(m *testing.M) {
+	s, err := pgtest.StartServer()
+	if err != nil && err.Error() != pgtest.HowTo {
+		fmt.Fprintln(os.Stderr, "starting PostgreSQL:", err)
+		os.Exit(1)
+	}
+	server = s
+	code := m.Run()
+	if s != nil {
+		s.Stop()
+	}
+	os.Exit(code)
+}
+
+// fresh opens a new empty database for t.
+func fresh(t *testing.T) func() *postgres.Store {
+	t.Helper()
+	if server == nil {
+		t.Skip(pgtest.HowTo)
+	}
+	dsn := server.NewDatabase(t)
+	return func() *postgres.Store {
+		s, err := postgres.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+// TestSuite runs the adapters' shared suite against PostgreSQL.
+func TestSuite(t *testing.T) {
+	storetest.Run[*postgres.Store, *postgres.Tx](t, fresh)
+}

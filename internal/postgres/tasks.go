@@ -1,0 +1,235 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// InsertTask stores a new task. It enforces model.CheckNameReuse, as the
+// SQLite store does.
+func (t *Tx) InsertTask(r store.TaskRecord) error {
+	if err := t.flush(); err != nil {
+		return err
+	}
+	prior, err := priorUse(t.tx.QueryRow(t.ctx, priorUseQuery, r.Name))
+	if err != nil {
+		return err
+	}
+	if err := model.CheckNameReuse(r.Name, r.Team, prior); err != nil {
+		return err
+	}
+	spec, err := json.Marshal(r.Spec)
+	if err != nil {
+		return err
+	}
+	t.exec(`INSERT INTO tasks(name, team, seq, spec, state, submitted_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		r.Name, r.Team, r.Seq, string(spec), r.State, nanos(r.SubmittedAt))
+	return nil
+}
+
+// UpdateTask writes a task's mutable fields; the task is the one with r.Seq.
+func (t *Tx) UpdateTask(r store.TaskRecord) error {
+	spec, err := json.Marshal(r.Spec)
+	if err != nil {
+		return err
+	}
+	var placement []byte
+	if len(r.Placement) > 0 {
+		placement, _ = json.Marshal(r.Placement)
+	}
+	pg, _ := json.Marshal(r.PGIDs)
+	t.exec(`UPDATE tasks SET spec=$1, state=$2, started_at=$3, finished_at=$4, checkpoint_at=$5, resumes=$6,
+		retries=$7, placement=$8, pgids=$9, message=$10 WHERE seq=$11`,
+		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
+		string(placement), string(pg), r.Message, r.Seq)
+	return nil
+}
+
+// AddEvent appends to a task's event history.
+func (t *Tx) AddEvent(e store.Event) error {
+	t.exec(`INSERT INTO events(task, task_seq, team, at, kind, message) VALUES ($1, $2, $3, $4, $5, $6)`,
+		e.Task, e.TaskSeq, e.Team, nanos(e.At), e.Kind, e.Message)
+	return nil
+}
+
+// PutCluster stores the cluster configuration document.
+func (t *Tx) PutCluster(c model.Cluster) error {
+	doc, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	t.exec(`INSERT INTO cluster(id, doc) VALUES (1, $1) ON CONFLICT(id) DO UPDATE SET doc=excluded.doc`, string(doc))
+	return nil
+}
+
+const taskCols = `name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message`
+
+func scanTask(row pgx.Row) (store.TaskRecord, error) {
+	var r store.TaskRecord
+	var spec, placement, pgids string
+	var sub, start, fin, ckpt int64
+	if err := row.Scan(&r.Name, &r.Team, &r.Seq, &spec, &r.State, &sub, &start, &fin, &ckpt, &r.Resumes, &r.Retries,
+		&placement, &pgids, &r.Message); err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal([]byte(spec), &r.Spec); err != nil {
+		return r, fmt.Errorf("task %s: stored spec unreadable: %w", r.Name, err)
+	}
+	if placement != "" {
+		_ = json.Unmarshal([]byte(placement), &r.Placement)
+	}
+	if pgids != "" {
+		_ = json.Unmarshal([]byte(pgids), &r.PGIDs)
+	}
+	r.SubmittedAt, r.StartedAt, r.FinishedAt, r.CheckpointAt = fromNanos(sub), fromNanos(start), fromNanos(fin), fromNanos(ckpt)
+	return r, nil
+}
+
+// Task reads the newest task with a name.
+func (s *Store) Task(ctx context.Context, name string) (store.TaskRecord, error) {
+	r, err := scanTask(s.pool.QueryRow(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=$1 ORDER BY seq DESC LIMIT 1`, name))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, fmt.Errorf("task %q: %w", name, store.ErrNotFound)
+	}
+	return r, err
+}
+
+// ListTasks returns tasks in submission order.
+func (s *Store) ListTasks(ctx context.Context, f store.TaskFilter) ([]store.TaskRecord, error) {
+	q := `SELECT ` + taskCols + ` FROM tasks WHERE seq > $1`
+	args := []any{f.AfterSeq}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if len(f.Teams) > 0 {
+		q += ` AND team = ANY(` + arg(f.Teams) + `)`
+	}
+	if len(f.States) > 0 {
+		q += ` AND state = ANY(` + arg(f.States) + `)`
+	}
+	if !f.Since.IsZero() {
+		q += ` AND submitted_at >= ` + arg(nanos(f.Since))
+	}
+	q += ` ORDER BY seq LIMIT ` + arg(f.Limit)
+	return s.queryTasks(ctx, q, args...)
+}
+
+func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]store.TaskRecord, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.TaskRecord
+	for rows.Next() {
+		r, err := scanTask(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// LiveTasks returns every task not in a terminal state, in submission order,
+// for recovery.
+func (s *Store) LiveTasks(ctx context.Context) ([]store.TaskRecord, error) {
+	return s.queryTasks(ctx, `SELECT `+taskCols+` FROM tasks WHERE state NOT IN ($1, $2, $3) ORDER BY seq`,
+		store.Succeeded, store.Failed, store.Cancelled)
+}
+
+// MaxSeq is the highest submission sequence stored (0 if none).
+func (s *Store) MaxSeq(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM tasks`).Scan(&n)
+	return n, err
+}
+
+// Events returns the events after id afterID, oldest first, of the newest
+// task with a name.
+func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]store.Event, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, task, task_seq, team, at, kind, message FROM events
+		WHERE task_seq=(SELECT COALESCE(MAX(seq), -1) FROM tasks WHERE name=$1) AND task=$1 AND id > $2 ORDER BY id LIMIT $3`,
+		task, afterID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Event
+	for rows.Next() {
+		var e store.Event
+		var at int64
+		if err := rows.Scan(&e.ID, &e.Task, &e.TaskSeq, &e.Team, &at, &e.Kind, &e.Message); err != nil {
+			return nil, err
+		}
+		e.At = fromNanos(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Cluster reads the stored cluster configuration; ok is false if none.
+func (s *Store) Cluster(ctx context.Context) (c model.Cluster, ok bool, err error) {
+	var doc string
+	err = s.pool.QueryRow(ctx, `SELECT doc FROM cluster WHERE id=1`).Scan(&doc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, err
+	}
+	return c, true, json.Unmarshal([]byte(doc), &c)
+}
+
+// LastEventAt is the time of the newest stored event (zero if none).
+func (s *Store) LastEventAt(ctx context.Context) (time.Time, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(at), 0) FROM events`).Scan(&n)
+	return fromNanos(n), err
+}
+
+const priorUseQuery = `SELECT team, state FROM tasks WHERE name=$1 ORDER BY seq DESC LIMIT 1`
+
+func priorUse(row pgx.Row) (*model.PriorUse, error) {
+	var team, state string
+	err := row.Scan(&team, &state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &model.PriorUse{Team: team, Live: !store.Terminal(state)}, nil
+}
+
+// PriorUse reads the newest task stored under name (nil if none).
+func (s *Store) PriorUse(ctx context.Context, name string) (*model.PriorUse, error) {
+	return priorUse(s.pool.QueryRow(ctx, priorUseQuery, name))
+}
+
+// Heartbeat rewrites the heartbeat row: a write that proves writes work.
+func (t *Tx) Heartbeat(at time.Time) error {
+	t.exec(`INSERT INTO heartbeat(id, at) VALUES (1, $1) ON CONFLICT(id) DO UPDATE SET at=excluded.at`, nanos(at))
+	return nil
+}
+
+// Apply commits a batch of writes in one transaction: all or none.
+func (s *Store) Apply(ctx context.Context, ws []store.Write) error {
+	return s.Commit(ctx, func(tx *Tx) error { return store.ApplyTo(tx, ws) })
+}
+
+// Probe checks that the database answers.
+func (s *Store) Probe(ctx context.Context) error {
+	var one int
+	return s.pool.QueryRow(ctx, `SELECT 1`).Scan(&one)
+}

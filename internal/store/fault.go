@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// FaultKind sorts a storage error by what the server should do about it.
+type FaultKind string
+
+const (
+	// Transient faults (disk full, database busy, an I/O error on a write)
+	// may pass: refuse writes, keep serving, retry.
+	Transient FaultKind = "transient"
+	// Fatal faults (a corrupt database, the database file removed or
+	// replaced) cannot be repaired by waiting: acknowledging more writes
+	// would lose them. The server must stop.
+	Fatal FaultKind = "fatal"
+	// Rejected: the database refused the write itself (a constraint): a bug,
+	// since the engine validates every input against the store's rules
+	// first. The batch is dropped; the server goes on.
+	Rejected FaultKind = "rejected"
+)
+
+// Fault is a storage error with its kind and a hint for the operator.
+type Fault struct {
+	Kind FaultKind
+	What string // "disk full", "database file removed", ...
+	Fix  string
+	Err  error
+}
+
+func (f *Fault) Error() string {
+	msg := fmt.Sprintf("storage %s fault: %s: %v", f.Kind, f.What, f.Err)
+	if f.Fix != "" {
+		msg += "; " + f.Fix
+	}
+	return msg
+}
+
+func (f *Fault) Unwrap() error { return f.Err }
+
+// ErrFileGone is wrapped when the database file was removed or replaced
+// while the server ran: SQLite would go on writing to the removed file, and
+// everything written would vanish at the next start.
+var ErrFileGone = errors.New("the database file was removed or replaced while the server ran")
+
+// Classify sorts an error from the store into a Fault (nil for nil). An
+// error of unknown origin is transient.
+func Classify(err error) *Fault {
+	if err == nil {
+		return nil
+	}
+	var f *Fault
+	if errors.As(err, &f) {
+		return f
+	}
+	if errors.Is(err, ErrFileGone) {
+		return &Fault{Kind: Fatal, What: "database file removed or replaced", Err: err,
+			Fix: "stop writing to DATA_DIR by hand; restore taskgov.db (with taskgov.db-wal) from a backup and restart"}
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		return &Fault{Kind: Transient, What: "disk full", Err: err, Fix: "free space in the data directory's file system"}
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return &Fault{Kind: Transient, What: "write failed", Err: err}
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_FULL:
+		return &Fault{Kind: Transient, What: "disk full", Err: err, Fix: "free space in the data directory's file system"}
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return &Fault{Kind: Transient, What: "database busy", Err: err, Fix: "make sure no other program holds DATA_DIR/taskgov.db open"}
+	case sqlite3.SQLITE_IOERR:
+		return &Fault{Kind: Transient, What: "I/O error", Err: err, Fix: "check the data directory's disk and file system"}
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return &Fault{Kind: Fatal, What: "database corrupt", Err: err,
+			Fix: "stop the server and restore DATA_DIR/taskgov.db (with taskgov.db-wal) from a backup; the database cannot be trusted"}
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN:
+		return &Fault{Kind: Fatal, What: "database file removed, replaced or read-only", Err: err,
+			Fix: "restore DATA_DIR/taskgov.db from a backup, or make it writable, and restart"}
+	case sqlite3.SQLITE_CONSTRAINT:
+		return &Fault{Kind: Rejected, What: "write refused by a database constraint", Err: err}
+	}
+	return &Fault{Kind: Transient, What: "write failed", Err: err}
+}
+
+// fileID identifies the database file: device and inode.
+type fileID struct{ dev, ino uint64 }
+
+func statID(path string) (fileID, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, nil
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino}, nil
+}
+
+// checkFile reports ErrFileGone if the file at the database's path is no
+// longer the one the store opened.
+func (s *Store) checkFile() error {
+	id, err := statID(s.path)
+	if err != nil {
+		return fmt.Errorf("%w (%s: %v)", ErrFileGone, s.path, err)
+	}
+	if id != s.id {
+		return fmt.Errorf("%w (%s is another file now)", ErrFileGone, s.path)
+	}
+	return nil
+}
+
+// Probe is a quick health check for readiness: the database file is the
+// one opened, its header is SQLite's, and it answers a query. It does not
+// write.
+func (s *Store) Probe(ctx context.Context) error {
+	if err := s.checkFile(); err != nil {
+		return err
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return fmt.Errorf("%w (%v)", ErrFileGone, err)
+	}
+	head := make([]byte, 16)
+	_, err = f.ReadAt(head, 0)
+	f.Close()
+	if err != nil || string(head) != "SQLite format 3\x00" {
+		return &Fault{Kind: Fatal, What: "database corrupt (bad file header)", Err: fmt.Errorf("%s: %v", s.path, err),
+			Fix: "stop the server and restore DATA_DIR/taskgov.db (with taskgov.db-wal) from a backup"}
+	}
+	var v int
+	if err := s.r.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v); err != nil {
+		return err
+	}
+	return nil
+}

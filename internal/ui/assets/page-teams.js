@@ -1,0 +1,65 @@
+// Teams: each team's quota, use, borrowing and lending per instance type in
+// GPUs, vCPU and memory, a chart of one resource, the teams' settings, and
+// for admins the allocation editor (team-form.js).
+import { api } from './api.js';
+import { esc, num, options, saved, save } from './util.js';
+import { bars } from './charts.js';
+import * as form from './team-form.js';
+
+const res = { gpus: ['GPUs', 'GPUs', ''], vcpu: ['vCPU', 'VCPU', ''], memory: ['memory (GiB)', 'MemGiB', ' GiB'] };
+
+function measuredByTeam(d) {
+  if (!d.available) return null;
+  const acc = {};
+  for (const t of d.tasks || []) {
+    if (t.meanUtilPercent < 0) continue;
+    const a = acc[t.team] ||= { sum: 0, n: 0 };
+    a.sum += t.meanUtilPercent * t.gpus.length; a.n += t.gpus.length;
+  }
+  return Object.fromEntries(Object.entries(acc).map(([k, a]) => [k, Math.round(a.sum / a.n)]));
+}
+
+async function render(ctx) {
+  const [{ teams }, { usage }, dev] = await Promise.all([api('/api/v1/teams'), api('/api/v1/usage'), api('/api/v1/devices')]);
+  const f = saved('teams', { team: '', type: '', resource: 'gpus' });
+  const all = usage || [];
+  const shown = all.filter(u => (!f.team || u.team === f.team) && (!f.type || u.instanceType === f.type));
+  const measured = measuredByTeam(dev);
+  const [rname, rkey, unit] = res[f.resource] || res.gpus;
+  const v = (u, what) => u[what + (rkey === 'GPUs' ? 'GPUs' : rkey)];
+  const cell = (q, used, b, l) => `<td class="num">${num(used, 1)} / ${num(q, 1)}</td><td class="num">${num(b, 1)}</td><td class="num">${num(l, 1)}</td>`;
+  form.setTeams(teams);
+  return `<h1>Teams</h1>
+  <form class="card filters" data-submit="noop">
+    <label for="f-uteam">Team</label><select id="f-uteam" data-change="filter">${options([...new Set(all.map(u => u.team))].sort(), f.team, 'all teams')}</select>
+    <label for="f-utype">Instance type</label><select id="f-utype" data-change="filter">${options([...new Set(all.map(u => u.instanceType))].sort(), f.type, 'all types')}</select>
+    <label for="f-ures">Chart</label><select id="f-ures" data-change="filter">${options(Object.entries(res).map(([k, r]) => [k, r[0]]), f.resource)}</select>
+  </form>
+  ${measured ? '' : `<p class="muted" id="teams-devices-unavailable">${esc(dev.reason)}: the table shows allocation only.</p>`}
+  <div class="card"><h2>Allocation and use</h2>
+  ${shown.length ? '' : '<p class="empty" id="teams-empty">No team has quota or use that matches the filter.</p>'}
+  <div class="scroll"><table id="teams-table"><thead>
+    <tr><th scope="col" rowspan="2">Team</th><th scope="col" rowspan="2">Instance type</th><th scope="colgroup" colspan="3" class="grp">GPUs</th><th scope="colgroup" colspan="3" class="grp">vCPU</th><th scope="colgroup" colspan="3" class="grp">Memory (GiB)</th><th scope="col" rowspan="2" class="num">Measured GPU utilisation</th></tr>
+    <tr>${'<th scope="col" class="num">used / quota</th><th scope="col" class="num">borrowed</th><th scope="col" class="num">lent</th>'.repeat(3)}</tr></thead><tbody>
+  ${shown.map(u => `<tr data-team="${esc(u.team)}" data-type="${esc(u.instanceType)}" data-key="${esc(u.team + '/' + u.instanceType)}" data-used-gpus="${u.usedGPUs}"><th scope="row">${esc(u.team)}</th><td>${esc(u.instanceType)}</td>
+    ${cell(u.quotaGPUs, u.usedGPUs, u.borrowedGPUs, u.lentGPUs)}${cell(u.quotaVCPU, u.usedVCPU, u.borrowedVCPU, u.lentVCPU)}${cell(u.quotaMemGiB, u.usedMemGiB, u.borrowedMemGiB, u.lentMemGiB)}
+    <td class="num">${measured && measured[u.team] !== undefined ? measured[u.team] + '%' : '-'}</td></tr>`).join('')}</tbody></table></div>
+  ${shown.length ? bars('teams-chart', `${rname} per team and instance type`, ['quota', 'used', 'borrowed', 'lent'],
+    shown.map(u => ({ label: `${u.team} · ${u.instanceType}`, values: [v(u, 'quota'), v(u, 'used'), v(u, 'borrowed'), v(u, 'lent')] })), unit) : ''}</div>
+  <div class="card"><h2>Settings</h2>${ctx.admin() ? '<p><button type="button" data-action="newTeam" id="team-new">New team…</button></p>' : ''}
+  <div class="scroll"><table id="team-settings"><thead><tr><th scope="col">Team</th><th scope="col">Lending group</th><th scope="col" class="num">Fair-share weight</th><th scope="col">Lending</th><th scope="col" class="num">Borrow limit</th><th scope="col">Preempt own lower-priority tasks</th><th scope="col">Quotas</th>${ctx.admin() ? '<th scope="col"><span class="sr-only">Edit</span></th>' : ''}</tr></thead><tbody>
+  ${teams.map(t => `<tr data-key="${esc(t.name)}"><th scope="row">${esc(t.name)}</th><td>${esc(t.group)}</td><td class="num">${t.fairShareWeight}</td><td>${esc(t.lending)}</td><td class="num">${t.borrowLimitPercent}%</td><td>${t.preemptTeamTasks === 'Never' ? 'never' : 'yes'}</td>
+    <td>${(t.quotas || []).map(form.quotaText).map(esc).join('; ') || '-'}</td>${ctx.admin() ? `<td><button type="button" class="ghost" data-action="editTeam" data-team="${esc(t.name)}" id="edit-${esc(t.name)}">Edit…</button></td>` : ''}</tr>`).join('')}</tbody></table></div>
+  ${ctx.admin() ? '<div id="team-editor" data-keep></div>' : ''}</div>`;
+}
+
+const actions = {
+  noop() {},
+  filter(el, ev, ctx) {
+    save('teams', { team: document.getElementById('f-uteam').value, type: document.getElementById('f-utype').value, resource: document.getElementById('f-ures').value });
+    ctx.rerender();
+  },
+  ...form.actions,
+};
+
+export default { title: () => 'Teams', render, actions };
