@@ -132,7 +132,7 @@ func TestKwokCluster(t *testing.T) {
 	t.Logf("nodes discovered: %.1fs", time.Since(t0).Seconds())
 	// A gang that requires one layer-2 domain runs there, as placed.
 	submit(map[string]any{"name": "gang", "nodes": 4, "priority": "training", "command": []string{"torchrun", "train.py"},
-		"requiredTopology": "topology.k8s.aws/network-node-layer-2", "env": map[string]string{"TASKGOV_KWOK_RUN_FOR": "3s"}})
+		"requiredTopology": "topology.k8s.aws/network-node-layer-2", "env": map[string]string{"KWOK_RUN_FOR": "3s"}})
 	pods := waitPods(t, c, "gang", running(4))
 	t.Logf("gang running: %.1fs", time.Since(t0).Seconds())
 	planned := map[string]bool{}
@@ -156,7 +156,7 @@ func TestKwokCluster(t *testing.T) {
 	// which is deleted gracefully and requeued; inference starts only after
 	// the victim's pods are gone (kwok takes 2 s to stop them).
 	submit(map[string]any{"name": "train", "nodes": 8, "priority": "training", "command": []string{"train"},
-		"gracePeriodSeconds": 45, "env": map[string]string{"TASKGOV_KWOK_STOP_FOR": "2s"}})
+		"gracePeriodSeconds": 45, "env": map[string]string{"KWOK_STOP_FOR": "2s"}})
 	t.Logf("gang done: %.1fs", time.Since(t0).Seconds())
 	victims := waitPods(t, c, "train", running(8))
 	// train saves a checkpoint on the shared checkpoint storage; taskgov

@@ -40,7 +40,7 @@ func TestKubernetesPodRetention(t *testing.T) {
 		return len(out.Nodes) == 2 && out.Nodes[0].Healthy && out.Nodes[1].Healthy
 	})
 	body := map[string]any{"name": "brief", "team": "research", "instanceType": "ml.p5.48xlarge", "command": []string{"true"},
-		"env": map[string]string{"TASKGOV_KWOK_RUN_FOR": "1s"}}
+		"env": map[string]string{"KWOK_RUN_FOR": "1s"}}
 	if code, err := s.call("POST", "/api/v1/tasks", body, nil); err != nil || code != 201 {
 		t.Fatalf("submit: %d %v", code, err)
 	}

@@ -180,7 +180,7 @@ func TestKubernetesWorkloads(t *testing.T) {
 	// 3. A fine-tuning Job takes the last two nodes; an inference Job then
 	// preempts it: suspended, pods deleted with their 45 s grace, and the
 	// winner's pods placed only once the loser's are gone.
-	low := create(t, dyn, jobVariant(t, "low", "fine-tuning-priority", 2, map[string]string{"TASKGOV_KWOK_STOP_FOR": "2s"}))
+	low := create(t, dyn, jobVariant(t, "low", "fine-tuning-priority", 2, map[string]string{"KWOK_STOP_FOR": "2s"}))
 	running(low, 2)
 	urgent := create(t, dyn, jobVariant(t, "urgent", "inference-priority", 2, nil))
 	overlap, grace := "", map[string]int64{} // the grace each victim was first seen deleted with
@@ -291,8 +291,8 @@ func TestKubernetesWorkloads(t *testing.T) {
 	if err := dyn.Resource(kube.Kinds[0].GVR).Namespace("hyperpod-ns-research").Delete(context.Background(), "llama-sft", metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
 		t.Fatal(err)
 	}
-	quick := create(t, dyn, jobVariant(t, "quick", "training-priority", 1, map[string]string{"TASKGOV_KWOK_RUN_FOR": "1s"}))
-	broken := create(t, dyn, jobVariant(t, "broken", "training-priority", 1, map[string]string{"TASKGOV_KWOK_RUN_FOR": "1s", "TASKGOV_KWOK_EXIT_CODE": "3"}))
+	quick := create(t, dyn, jobVariant(t, "quick", "training-priority", 1, map[string]string{"KWOK_RUN_FOR": "1s"}))
+	broken := create(t, dyn, jobVariant(t, "broken", "training-priority", 1, map[string]string{"KWOK_RUN_FOR": "1s", "KWOK_EXIT_CODE": "3"}))
 	waitFor(t, 60*time.Second, func() bool {
 		return state(kube.TaskName(quick)).State == "Succeeded" && state(kube.TaskName(broken)).State == "Failed"
 	})

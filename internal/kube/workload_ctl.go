@@ -85,6 +85,7 @@ type Workloads struct {
 	runs     map[string]*wrun
 	rejected map[types.UID]string    // the last bad-input message evented
 	statusAt map[types.UID]time.Time // the last status annotation write
+	retry    map[types.UID]refused   // refused objects: when last tried
 }
 
 // NewWorkloads watches the given kinds (those the API server serves; see
@@ -93,7 +94,7 @@ func NewWorkloads(client kubernetes.Interface, dyn dynamic.Interface, pods *Exec
 	w := &Workloads{Executor: pods, client: client, dyn: dyn, kinds: kinds, Log: slog.Default(),
 		factory: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 10*time.Second), objects: map[*Kind]cache.GenericLister{},
 		queue:  workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[wkey]()),
-		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}}
+		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}, retry: map[types.UID]refused{}}
 	for _, k := range kinds {
 		gi := w.factory.ForResource(k.GVR)
 		w.objects[k] = gi.Lister()

@@ -45,10 +45,28 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 		if done {
 			return nil // it ended before taskgov saw it
 		}
+		// A refused object is tried again when its labels or spec change,
+		// or a minute later (a team may have been added), not on every
+		// resync: each try is an audit-log entry.
+		fp := fmt.Sprint(u.GetGeneration(), u.GetLabels())
+		w.mu.Lock()
+		last, tried := w.retry[u.GetUID()]
+		w.mu.Unlock()
+		if tried && last.fp == fp && time.Since(last.at) < time.Minute {
+			w.queue.AddAfter(k, time.Minute-time.Since(last.at))
+			return nil
+		}
 		spec, err := w.Mapping.TaskSpec(k.kind, u)
 		if err == nil {
 			err = w.gov.Submit(ctx, spec)
 		}
+		w.mu.Lock()
+		if err != nil && isInvalid(err) {
+			w.retry[u.GetUID()] = refused{fp, time.Now()}
+		} else {
+			delete(w.retry, u.GetUID())
+		}
+		w.mu.Unlock()
 		if err != nil && !isInvalid(err) {
 			return err
 		}
@@ -75,7 +93,9 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 	}
 	switch {
 	case r == nil:
-		if !done {
+		// Running without a run here: the engine's Start is on its way
+		// (it records the decision first); holding now would undo it.
+		if !done && st.State != "Running" {
 			if err := w.hold(ctx, k, u, model.DefaultGracePeriodSeconds); err != nil {
 				return err
 			}
@@ -95,6 +115,11 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 		}
 		w.end(task, r, code)
 	default:
+		if k.kind.Suspended(u) { // suspended by a hold that raced Start
+			if err := w.patch(ctx, k, k.kind.SuspendPatch(false)); err != nil {
+				return err
+			}
+		}
 		if err := w.assign(ctx, k, task, r); err != nil {
 			return err
 		}
@@ -238,6 +263,12 @@ func (w *Workloads) end(task string, r *wrun, code int) {
 	for rank := range r.nodes {
 		w.events <- executor.Event{Task: task, Rank: rank, Run: r.run, At: now, Exited: true, ExitCode: code}
 	}
+}
+
+// refused is when a refused object was last tried, and its fingerprint.
+type refused struct {
+	fp string
+	at time.Time
 }
 
 // statusText is the status annotation: state, queue position and why.

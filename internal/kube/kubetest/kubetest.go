@@ -306,5 +306,6 @@ func (c *Cluster) StartControllerManager(t testing.TB) {
 	run(t, c.dir, "kube-controller-manager", bin, "--kubeconfig", kubeconfig,
 		"--authentication-kubeconfig", kubeconfig, "--authorization-kubeconfig", kubeconfig,
 		"--controllers", "job-controller,garbage-collector-controller", "--leader-elect=false",
-		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(freePort(t)), "--concurrent-job-syncs", "20")
+		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(freePort(t)), "--concurrent-job-syncs", "20",
+		"--kube-api-qps", "500", "--kube-api-burst", "1000")
 }
