@@ -48,6 +48,10 @@ type TaskStatus struct {
 	Nodes    []string
 }
 
+// workers reconcile different objects concurrently (one object is never
+// reconciled by two at once); each reconcile is a few API round trips.
+const workers = 8
+
 // wkey names one governed object.
 type wkey struct {
 	kind      *Kind
@@ -184,15 +188,15 @@ func (w *Workloads) Sync(ctx context.Context) error {
 	return nil
 }
 
-// Run reconciles workloads with gov (the engine) on two workers until ctx
-// ends. Only the leader calls it.
+// Run reconciles workloads with gov (the engine) on Workers workers until
+// ctx ends. Only the leader calls it.
 func (w *Workloads) Run(ctx context.Context, gov Governor) {
 	w.gov = gov
 	if w.Mapping.Classes == nil {
 		w.Mapping.Classes = gov.Classes
 	}
 	go func() { <-ctx.Done(); w.queue.ShutDown() }()
-	for range 2 {
+	for range workers {
 		go func() {
 			for {
 				k, quit := w.queue.Get()
