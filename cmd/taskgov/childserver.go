@@ -19,7 +19,7 @@ type childServer struct {
 
 // startChildServer starts a server with the given cluster file contents and
 // waits until it is ready.
-func startChildServer(prefix string, cluster []byte) (*childServer, error) {
+func startChildServer(prefix string, cluster []byte, args ...string) (*childServer, error) {
 	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func startChildServer(prefix string, cluster []byte) (*childServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "server", "--config", cfg, "--data-dir", dir, "--listen", addr)
+	cmd := exec.Command(self, append([]string{"server", "--config", cfg, "--data-dir", dir, "--listen", addr}, args...)...)
 	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {
 		return nil, err

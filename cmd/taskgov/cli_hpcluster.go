@@ -26,10 +26,13 @@ func getClustersCmd(use string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The cluster's name is for admins; others see "taskgov".
 			name := "taskgov"
-			if c, err := cl.Cluster(ctx); err == nil && c.Name != "" {
+			var ce *client.Error
+			switch c, err := cl.Cluster(ctx); {
+			case err == nil && c.Name != "":
 				name = c.Name
-			} else if ce := (*client.Error)(nil); err != nil && !(errors.As(err, &ce) && ce.Status == 403) {
+			case err != nil && !(errors.As(err, &ce) && ce.Status == 403):
 				return err
 			}
 			if clusters != "" && !contains(strings.Split(clusters, ","), name) {
@@ -185,11 +188,12 @@ func execCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := newResolver(cl)
-			t, err := findJob(cmd.Context(), cl, r, j)
+			t, err := findJob(cmd.Context(), cl, newResolver(cl), j)
 			if err != nil {
 				return err
 			}
+			// The Kubernetes executor runs a team's pods in hyperpod-ns-<team>.
+			kubeNS := model.NamespacePrefix + t.Team
 			sel := "taskgov.io/task=" + t.Name
 			if pod != "" {
 				rank, err := podRank(t.Name, pod)
@@ -200,7 +204,7 @@ func execCmd() *cobra.Command {
 			}
 			return &model.FieldError{Field: "exec", Problem: "taskgov does not run commands inside pods",
 				Fix: fmt.Sprintf("on the Kubernetes executor use kubectl: for p in $(kubectl get pods -n %s -l %s -o name); do kubectl exec -n %s $p -- %s; done; "+
-					"on the local executor a pod is a process on the server's host (see taskgov get-log)", r.namespaceOf(t.Team), sel, r.namespaceOf(t.Team), strings.Join(args, " "))}
+					"on the local executor a pod is a process on the server's host (see taskgov get-log)", kubeNS, sel, kubeNS, strings.Join(args, " "))}
 		}}
 	j.add(c)
 	c.Flags().StringVarP(&pod, "pod", "p", "", "the pod")

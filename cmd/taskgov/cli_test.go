@@ -31,9 +31,15 @@ teams:
 // cliServer starts a real server in-process and points the CLI at it.
 func cliServer(t *testing.T) (dir string) {
 	t.Helper()
+	return cliServerWith(t, cliCluster)
+}
+
+// cliServerWith is cliServer with another cluster file.
+func cliServerWith(t *testing.T, cluster string) (dir string) {
+	t.Helper()
 	dir = t.TempDir()
 	cfg := filepath.Join(dir, "cluster.yaml")
-	_ = os.WriteFile(cfg, []byte(cliCluster), 0o644)
+	_ = os.WriteFile(cfg, []byte(cluster), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	errc := make(chan error, 1)

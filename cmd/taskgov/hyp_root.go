@@ -92,7 +92,9 @@ func hypListCmd() *cobra.Command {
 			line := func(cells ...string) {
 				var b strings.Builder
 				for i, c := range cells {
-					b.WriteString(c + strings.Repeat(" ", max(widths[i]-len(c), 0)))
+					// hyp pads to fixed widths and runs a long name into
+					// the next column; taskgov keeps one space between.
+					b.WriteString(c + strings.Repeat(" ", max(widths[i]-len(c), 1)))
 				}
 				fmt.Fprintln(out, b.String())
 			}

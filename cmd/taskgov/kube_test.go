@@ -196,7 +196,7 @@ func TestServerOnKubernetes(t *testing.T) {
 		t.Fatalf("nodes from the API server missing:\n%s", out)
 	}
 	mustCLI(t, "start-job", "--job-name", "pretrain", "-n", "hyperpod-ns-research", "--instance-type", "ml.p5.48xlarge",
-		"--node-count", "2", "--command", "python3 train.py")
+		"--node-count", "2", "--command", "python3 train.py", "--image", "registry.example/train:1")
 	bound := func(ps []corev1.Pod) bool {
 		for _, p := range ps {
 			if p.Spec.NodeName == "" {
@@ -208,6 +208,11 @@ func TestServerOnKubernetes(t *testing.T) {
 	pods := waitPods(t, c, "pretrain", func(ps []corev1.Pod) bool { return len(ps) == 2 && bound(ps) })
 	if pods[0].Spec.NodeName == pods[1].Spec.NodeName {
 		t.Fatalf("both ranks on %s", pods[0].Spec.NodeName)
+	}
+	for _, p := range pods {
+		if img := p.Spec.Containers[0].Image; img != "registry.example/train:1" {
+			t.Fatalf("start-job --image: pod %s runs %s", p.Name, img)
+		}
 	}
 	for _, p := range pods {
 		finishPod(t, c, p, corev1.PodSucceeded, 0)

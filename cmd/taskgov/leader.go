@@ -129,6 +129,12 @@ func (e *elector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.mu.Lock()
 	leader, proxy := e.leader, e.proxy
 	e.mu.Unlock()
+	serveStandby(w, r, leader, proxy, "a replica takes the Lease within --leader-elect-lease-duration")
+}
+
+// serveStandby answers for a standby: health, not ready, and every other
+// call forwarded to the leader (proxy nil: none known yet).
+func serveStandby(w http.ResponseWriter, r *http.Request, leader string, proxy *httputil.ReverseProxy, when string) {
 	switch {
 	case r.URL.Path == "/healthz":
 		standbyJSON(w, http.StatusOK, map[string]string{"status": "ok", "role": "standby", "leader": leader})
@@ -140,7 +146,7 @@ func (e *elector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		standbyJSON(w, http.StatusServiceUnavailable, map[string]map[string]string{"error": {"code": "no_leader",
 			"message": "this replica is a standby and no leader is known yet",
-			"fix":     "retry in a few seconds; a replica takes the Lease within --leader-elect-lease-duration"}})
+			"fix":     "retry in a few seconds; " + when}})
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 // `taskgov server` child process on a fresh data directory.
 func loadtestCmd() *cobra.Command {
 	var clients, tasks, stored, pending int
+	var storeArg string
 	c := &cobra.Command{
 		Use:   "loadtest",
 		Short: "Measure acknowledged (durable) submissions per second and latency against a fresh local server",
@@ -34,21 +35,26 @@ With --stored, it then fills the database to --stored tasks, cancels all but --p
 the server's resident memory.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return loadtest(cmd.OutOrStdout(), clients, tasks, stored, pending)
+			var args []string
+			if storeArg != "" {
+				args = []string{"--store", storeArg}
+			}
+			return loadtest(cmd.OutOrStdout(), clients, tasks, stored, pending, args...)
 		},
 	}
 	c.Flags().IntVar(&clients, "clients", 16, "concurrent clients")
 	c.Flags().IntVar(&tasks, "tasks", 5000, "tasks to submit in the timed phase")
 	c.Flags().IntVar(&stored, "stored", 0, "then fill the database to this many tasks (0: skip the memory phase)")
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
+	c.Flags().StringVar(&storeArg, "store", "", "the server's --store: sqlite (default, in the temporary directory) or postgres://... (an empty database)")
 	return c
 }
 
-func loadtest(out io.Writer, clients, tasks, stored, pending int) error {
+func loadtest(out io.Writer, clients, tasks, stored, pending int, serverArgs ...string) error {
 	// One node and a team with no quota: every task stays pending, so the
 	// figures measure the API, the scheduler cycle and storage, not processes.
 	srv, err := startChildServer("taskgov-loadtest-", []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
-		"teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}]\n"))
+		"teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}]\n"), serverArgs...)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(demoCmd(), scenarioCmd(), validateCmd(), topologyCmd(), serverCmd(), loadtestCmd(), exampleTrainCmd(),
 		loginCmd(), startJobCmd(), listJobsCmd(), getJobCmd(), cancelJobCmd(), patchJobCmd(), listPodsCmd(), getLogCmd(),
 		policyCmd(), teamCmd(), priorityClassCmd(), nodeCmd(), tokenCmd(), applyCmd(), exportCmd(), simCmd(), benchCmd(), usageCmd(),
-		getClustersCmd("get-clusters"), connectClusterCmd("connect-cluster"), execCmd())
+		getClustersCmd("get-clusters"), connectClusterCmd("connect-cluster"), execCmd(), storeCmd())
 	return root
 }
 

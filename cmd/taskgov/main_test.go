@@ -75,6 +75,36 @@ func TestCLI(t *testing.T) {
 	if _, code = run("scenario", "run", filepath.Join(dir, "missing.yaml")); code != exitFailure {
 		t.Fatalf("missing scenario file: exit %d, want %d", code, exitFailure)
 	}
+
+	// The links: named hyp, the binary is HyperPod's hyp CLI; named
+	// hyperpod, its BOOL options take a value. With no server configured,
+	// the command gets as far as asking for one.
+	for _, link := range []string{"hyp", "hyperpod"} {
+		if err := os.Symlink(bin, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	linked := func(name string, args ...string) (string, int) {
+		cmd := exec.Command(filepath.Join(dir, name), args...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TASKGOV_CONFIG=" + filepath.Join(dir, "none.yaml")}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(out), ee.ExitCode()
+		}
+		return string(out), 0
+	}
+	if out, code := linked("hyp", "create", "--help"); code != 0 || !strings.Contains(out, "hyp-pytorch-job") || !strings.Contains(out, "Usage:\n  hyp create") {
+		t.Fatalf("hyp create --help: exit %d\n%s", code, out)
+	}
+	if out, code := linked("hyperpod", "start-job", "--job-name", "x", "--auto-resume", "true", "--deep-health-check-passed-nodes-only", "false",
+		"--command", "true"); code != exitInput || !strings.Contains(out, "no taskgov server given") {
+		t.Fatalf("hyperpod start-job --auto-resume true: exit %d\n%s", code, out)
+	}
+	if out, code := linked("hyp", "create", "hyp-pytorch-job", "--job-name", "x", "--deep-health-check-passed-nodes-only", "true",
+		"--command", "[true]"); code != exitInput || !strings.Contains(out, "no taskgov server given") {
+		t.Fatalf("hyp create --deep-health-check-passed-nodes-only true: exit %d\n%s", code, out)
+	}
 }
 
 // TestLiveDemo runs the README's main command end to end: a real server,

@@ -26,6 +26,7 @@ import (
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/metrics"
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/postgres"
 	"github.com/taskgov/taskgov/internal/store"
 	"github.com/taskgov/taskgov/internal/trends"
 )
@@ -45,6 +46,7 @@ type serverOptions struct {
 	checkpoints                              kube.Checkpoints
 	noWorkloads                              bool   // --no-workloads
 	taskUser, taskDir                        string // local executor: who tasks run as, where their directories live
+	store                                    storeFlags
 }
 
 func serverCmd() *cobra.Command {
@@ -81,9 +83,10 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.checkpoints.Claim, "checkpoint-claim", "", "PersistentVolumeClaim, present in every team namespace, whose TASK subdirectory each pod mounts as TASKGOV_CHECKPOINT_DIR (--executor kubernetes)")
 	c.Flags().StringVar(&o.checkpoints.Root, "checkpoint-root", "", "where taskgov sees the same storage as ROOT/NAMESPACE/TASK, to learn of checkpoints from each task's .taskgov-checkpoint marker (--executor kubernetes)")
 	c.Flags().BoolVar(&o.noWorkloads, "no-workloads", false, "do not govern Jobs, PyTorchJobs, JobSets and HyperPodPyTorchJobs that carry Kueue's queue label (--executor kubernetes; see docs/KUBERNETES.md)")
-	c.Flags().BoolVar(&o.leader.enabled, "leader-elect", false, "run as one of several replicas: only the holder of a coordination.k8s.io Lease decides; the others stand by and forward API calls to it (--executor kubernetes)")
+	c.Flags().BoolVar(&o.leader.enabled, "leader-elect", false, "run as one of several replicas: only the leader decides; the others stand by and forward API calls to it. With --store postgres://, the lease is a row in PostgreSQL and every commit is fenced by the leader's term; else a coordination.k8s.io Lease (--executor kubernetes)")
 	c.Flags().StringVar(&o.leader.namespace, "leader-elect-namespace", "", "namespace of the Lease (default: the service account's namespace, else taskgov-system)")
-	c.Flags().DurationVar(&o.leader.lease, "leader-elect-lease-duration", 15*time.Second, "how long a standby waits after the leader's last renewal before taking over")
+	c.Flags().DurationVar(&o.leader.lease, "leader-elect-lease-duration", 0, "how long a standby waits after the leader's last renewal before taking over (default 15s on the Kubernetes Lease, 5s on the PostgreSQL lease)")
+	o.store.register(c.Flags())
 	c.Flags().StringVar(&o.advertise, "advertise-url", "", "URL at which the other replicas reach this one's API (default: http(s)://HOST:PORT of --listen, with the host name if HOST is unspecified)")
 	return c
 }
@@ -97,9 +100,22 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return &model.FieldError{Field: "--tls-cert/--tls-key", Problem: "only one is set", Fix: "give both, or neither"}
 	}
-	if o.leader.enabled && o.executor != "kubernetes" {
-		return &model.FieldError{Field: "--leader-elect", Problem: "needs --executor kubernetes (the Lease lives in the API server)",
-			Fix: "drop --leader-elect, or run with --executor kubernetes"}
+	sc, err := o.store.resolve(o.dataDir)
+	if err != nil {
+		return err
+	}
+	if o.leader.enabled && o.executor != "kubernetes" && !sc.postgres() {
+		return &model.FieldError{Field: "--leader-elect", Problem: "needs --store postgres://... (the lease and the fence live in PostgreSQL) or --executor kubernetes (a Lease in the API server)",
+			Fix: "drop --leader-elect, or give --store postgres://..., or run with --executor kubernetes"}
+	}
+	if o.leader.lease == 0 {
+		o.leader.lease = 15 * time.Second
+		if sc.postgres() {
+			o.leader.lease = 5 * time.Second
+		}
+	}
+	if sc.postgres() && o.leader.lease < time.Second {
+		return &model.FieldError{Field: "--leader-elect-lease-duration", Problem: "is under 1s", Fix: "use 1s or more (5s is the default with PostgreSQL)"}
 	}
 	// Files the server creates (database, logs, token) are its own alone,
 	// whatever the data directory's mode was.
@@ -164,9 +180,25 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	errc := make(chan error, 1)
 	defer func() { _ = srv.Close() }() // on an early return; a clean stop shuts down below
 	lead := ctx
-	if o.leader.enabled {
-		el, err := newElector(kb.client, o.leader, o.advertiseURL(ln.Addr()), log)
+	var st serverStore
+	if sc.postgres() {
+		pst, err := postgres.Open(ctx, sc.dsn)
 		if err != nil {
+			return err
+		}
+		defer pst.Close()
+		st = pst
+	}
+	var pgel *pgElector
+	if o.leader.enabled {
+		var el interface {
+			http.Handler
+			waitLeading(context.Context) (context.Context, error)
+		}
+		if pst, ok := st.(*postgres.Store); ok {
+			pgel = newPGElector(pst, o.advertiseURL(ln.Addr()), o.leader.lease, log)
+			el = pgel
+		} else if el, err = newElector(kb.client, o.leader, o.advertiseURL(ln.Addr()), log); err != nil {
 			return err
 		}
 		var standby http.Handler = el
@@ -182,7 +214,12 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 			return err
 		}
 	}
-	cp, err := startControlPlane(lead, o, cluster, kb, log)
+	var leading func() bool
+	if pgel != nil {
+		leading = pgel.leading
+		defer pgel.release() // after the control plane has closed
+	}
+	cp, err := startControlPlane(lead, o, sc, st, leading, cluster, kb, log)
 	if err != nil {
 		return err
 	}
@@ -200,6 +237,16 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	case <-cp.failed:
 		lost = fmt.Errorf("%w; the server stopped and acknowledged nothing it could not keep", cp.err())
 	case <-lead.Done():
+		if ctx.Err() == nil && pgel != nil {
+			// Deposed: the executor already refuses to act; stop what runs
+			// here now, before the lease expires and another replica takes
+			// over, and exit without the graceful stop (its commits would
+			// be refused).
+			cp.ready.Store(false)
+			n := cp.abandon()
+			log.Error("deposed: stopped every task process here and exiting", "killed", n)
+			return context.Cause(lead)
+		}
 		if ctx.Err() == nil {
 			lost = errors.New("lost the leader Lease: stopping so that only the new leader decides (restart to stand by)")
 		}
@@ -231,37 +278,69 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 
 // controlPlane is the leader's half of the server: store, engine and API.
 type controlPlane struct {
-	api    http.Handler
-	ready  *atomic.Bool
-	close  func(ctx context.Context) error
-	failed <-chan struct{} // closed if the engine stopped on its own (a fatal storage fault)
-	err    func() error
+	api   http.Handler
+	ready *atomic.Bool
+	close func(ctx context.Context) error
+	// abandon kills every task process of this replica at once (a deposed
+	// leader with the local executor); it returns how many it killed.
+	abandon func() int
+	failed  <-chan struct{} // closed if the engine stopped on its own (a fatal storage fault)
+	err     func() error
 }
 
-// startControlPlane opens the store, recovers the engine (adopting or
-// requeueing what ran before) and builds the API. Its goroutines end with ctx.
-func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Cluster, kb *kubeBackend, log *slog.Logger) (*controlPlane, error) {
-	if err := checkDataDir(o.dataDir); err != nil {
-		return nil, err
-	}
-	st, err := store.Open(filepath.Join(o.dataDir, "taskgov.db"))
-	tightenDataFiles(o.dataDir)
-	if err != nil {
-		return nil, err
+// serverStore is what the server needs of its database; both adapters
+// (SQLite, PostgreSQL) implement it.
+type serverStore interface {
+	engine.Store
+	httpapi.Store
+	trends.Store
+	StartSession(ctx context.Context, at time.Time) (int64, error)
+	StopSession(ctx context.Context, id int64, at time.Time) error
+	PruneAudit(ctx context.Context, before time.Time) (int64, error)
+	Close() error
+}
+
+var (
+	_ serverStore = (*store.Store)(nil)
+	_ serverStore = (*postgres.Store)(nil)
+)
+
+// startControlPlane opens the store (SQLite; st is the PostgreSQL store
+// when sc names one), recovers the engine (adopting or requeueing what ran
+// before) and builds the API. Its goroutines end with ctx. With leading
+// (a PostgreSQL lease) the executor acts only while it holds.
+func startControlPlane(ctx context.Context, o serverOptions, sc storeChoice, st serverStore, leading func() bool,
+	cluster *model.Cluster, kb *kubeBackend, log *slog.Logger) (*controlPlane, error) {
+	closeStore := func() {}
+	if st == nil {
+		if filepath.Clean(sc.sqlitePath) == filepath.Join(filepath.Clean(o.dataDir), "taskgov.db") {
+			if err := checkDataDir(o.dataDir); err != nil {
+				return nil, err
+			}
+		}
+		sst, err := store.Open(sc.sqlitePath)
+		tightenDataFiles(o.dataDir)
+		if err != nil {
+			return nil, err
+		}
+		st, closeStore = sst, func() { sst.Close() }
 	}
 	fail := func(err error) (*controlPlane, error) {
-		st.Close()
+		closeStore()
 		return nil, err
 	}
+	var err error
 	var exec executor.Executor
 	var killStrays func() int
 	var closeExec func()
+	abandon := func() int { return 0 } // Kubernetes pods outlive a deposed leader; the new one adopts them
 	if kb == nil {
 		l, err := newLocalExecutor(o)
 		if err != nil {
 			return fail(err)
 		}
 		exec, killStrays, closeExec = l, l.Recover, l.Close
+		abandon = l.KillStrays
 	} else {
 		cluster.NodeGroups, cluster.Nodes = nil, nil
 		for _, n := range kb.statuses() {
@@ -271,6 +350,9 @@ func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Clus
 		if kb.workloads != nil {
 			exec = kb.workloads // API tasks' pods, and Kueue-labelled workloads
 		}
+	}
+	if leading != nil {
+		exec = fence(exec, leading)
 	}
 	var eng *engine.Engine
 	m := metrics.New(func() metrics.Snapshot { return eng.MetricsSnapshot() })
@@ -311,8 +393,8 @@ func startControlPlane(ctx context.Context, o serverOptions, cluster *model.Clus
 			close(failed)
 		}
 	}()
-	return &controlPlane{api: api, ready: isReady, failed: failed, err: eng.Err, close: func(sctx context.Context) error {
-		defer st.Close()
+	return &controlPlane{api: api, ready: isReady, failed: failed, err: eng.Err, abandon: abandon, close: func(sctx context.Context) error {
+		defer closeStore()
 		defer closeExec()
 		if err := eng.Shutdown(sctx); err != nil {
 			return err
@@ -343,7 +425,7 @@ func checkDataDir(dir string) error {
 // ensureAdminToken creates the first admin token on a fresh database and
 // writes it to DATA_DIR/admin.token, readable only by its owner. The token
 // never goes to the log.
-func ensureAdminToken(ctx context.Context, st *store.Store, dir string) error {
+func ensureAdminToken(ctx context.Context, st serverStore, dir string) error {
 	toks, err := st.Tokens(ctx)
 	if err != nil || len(toks) > 0 {
 		return err
@@ -356,7 +438,7 @@ func ensureAdminToken(ctx context.Context, st *store.Store, dir string) error {
 }
 
 // pruneAudit deletes old audit entries and events now and every hour.
-func pruneAudit(ctx context.Context, st *store.Store, keep time.Duration, log *slog.Logger) {
+func pruneAudit(ctx context.Context, st serverStore, keep time.Duration, log *slog.Logger) {
 	for {
 		if n, err := st.PruneAudit(ctx, time.Now().Add(-keep)); err != nil {
 			log.Warn("pruning the audit log failed", "err", err)

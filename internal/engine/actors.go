@@ -3,6 +3,7 @@ package engine
 import (
 	"hash/fnv"
 	"sync"
+	"sync/atomic"
 )
 
 // actors run executor calls (start, stop) off the loop, so that a slow
@@ -12,6 +13,7 @@ import (
 // workers may block sending results back to the loop.
 type actors struct {
 	queues []*actQueue
+	busy   atomic.Int64 // calls queued or running (tests wait for 0)
 }
 
 type actQueue struct {
@@ -19,12 +21,13 @@ type actQueue struct {
 	cond    *sync.Cond
 	pending []func()
 	closed  bool
+	busy    *atomic.Int64
 }
 
 func newActors(workers int) *actors {
 	a := &actors{queues: make([]*actQueue, workers)}
 	for i := range a.queues {
-		q := &actQueue{}
+		q := &actQueue{busy: &a.busy}
 		q.cond = sync.NewCond(&q.mu)
 		a.queues[i] = q
 		go q.run()
@@ -39,6 +42,7 @@ func (a *actors) do(task string, fn func()) {
 	q := a.queues[h.Sum32()%uint32(len(a.queues))]
 	q.mu.Lock()
 	if !q.closed {
+		a.busy.Add(1)
 		q.pending = append(q.pending, fn)
 		q.cond.Signal()
 	}
@@ -49,6 +53,7 @@ func (a *actors) do(task string, fn func()) {
 func (a *actors) close() {
 	for _, q := range a.queues {
 		q.mu.Lock()
+		q.busy.Add(-int64(len(q.pending)))
 		q.closed, q.pending = true, nil
 		q.cond.Signal()
 		q.mu.Unlock()
@@ -70,5 +75,6 @@ func (q *actQueue) run() {
 		q.pending = q.pending[1:]
 		q.mu.Unlock()
 		fn()
+		q.busy.Add(-1)
 	}
 }

@@ -62,9 +62,10 @@ type Engine struct {
 	fatal    error // why the loop stopped on its own; read after stopped closes
 
 	// Loop-only state for a failed commit (see step and rollback).
-	redo    []*op     // facts (pod events, start results) to apply again
-	retryAt time.Time // while degraded: when to try writing again
-	undo    undoLog
+	redo       []*op     // facts (pod events, start results) to apply again
+	retryAt    time.Time // while degraded: when to try writing again
+	retryEvery time.Duration
+	undo       undoLog
 
 	mu       sync.RWMutex // guards everything below for readers
 	sched    *core.Scheduler
@@ -150,6 +151,9 @@ type Options struct {
 	// ProbeEvery is how often the loop checks the database file while
 	// idle (default 2 s).
 	ProbeEvery time.Duration
+	// RetryEvery is how long, after a failed write, callers are refused
+	// before the engine tries to write again (default 1 s).
+	RetryEvery time.Duration
 }
 
 // Observer is told of decisions as the engine applies them.
@@ -185,10 +189,13 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if o.ProbeEvery <= 0 {
 		o.ProbeEvery = 2 * time.Second
 	}
+	if o.RetryEvery <= 0 {
+		o.RetryEvery = time.Second
+	}
 	e := &Engine{store: o.Store, exec: o.Executor, now: o.Now, log: o.Log, obs: o.Observer,
 		inbox: make(chan *op, 4096), internal: make(chan *op, 1024), quit: make(chan struct{}), stopped: make(chan struct{}),
 		records: map[string]*store.TaskRecord{}, runs: map[string]*run{}, subs: map[*Subscription]struct{}{},
-		actors: newActors(actWorkers)}
+		actors: newActors(actWorkers), retryEvery: o.RetryEvery}
 	if err := e.recover(ctx, o); err != nil {
 		e.actors.close()
 		return nil, err

@@ -9,11 +9,6 @@ import (
 	"github.com/taskgov/taskgov/internal/store"
 )
 
-// retryEvery is how long the loop waits, while writes fail, before it tries
-// again (with a heartbeat write, so that it learns when the store recovers
-// even if nothing else happens).
-const retryEvery = time.Second
-
 func (e *Engine) loop(probeEvery time.Duration) {
 	defer close(e.stopped)
 	timer := time.NewTimer(0) // a first cycle at once: recovery may have requeued tasks
@@ -180,7 +175,7 @@ func (e *Engine) failed(err error, batch []*op) error {
 	rerr := e.rollback(context.Background())
 	if f.Kind == store.Transient {
 		e.fault = f
-		e.retryAt = time.Now().Add(retryEvery)
+		e.retryAt = time.Now().Add(e.retryEvery) // then a heartbeat write tries again
 	}
 	e.mu.Unlock()
 	if rerr != nil {

@@ -272,12 +272,10 @@ func (e *Engine) Read(fn func(s *core.Scheduler)) {
 	fn(e.sched)
 }
 
-// Store exposes the SQLite store for read-only queries (lists, events,
-// audit) and the token writes httpapi makes itself; nil with another Store.
-func (e *Engine) Store() *store.Store {
-	s, _ := e.store.(*store.Store)
-	return s
-}
+// Store exposes the store (an adapter: SQLite or PostgreSQL) for the
+// queries the engine does not answer from memory (lists, events, audit) and
+// the token writes httpapi makes itself.
+func (e *Engine) Store() Store { return e.store }
 
 // Logs returns a pod's captured output.
 func (e *Engine) Logs(task string, rank int) (io.ReadCloser, error) { return e.exec.Logs(task, rank) }

@@ -178,7 +178,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal
 			return &model.FieldError{Field: "team", Problem: "unknown team " + strconv.Quote(body.Team), Fix: "create the team first"}
 		}
 	}
-	tok, secret, err := IssueToken(r.Context(), s.eng.Store(), body.Role, body.Team, body.Note, p.ID)
+	tok, secret, err := IssueToken(r.Context(), s.st, body.Role, body.Team, body.Note, p.ID)
 	if err != nil {
 		return err
 	}
@@ -188,15 +188,10 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal
 
 // IssueToken creates a token and records it in the audit log; it returns
 // the secret, which is shown once and stored only hashed.
-func IssueToken(ctx context.Context, st *store.Store, role, team, note, actor string) (store.Token, string, error) {
+func IssueToken(ctx context.Context, st TokenStore, role, team, note, actor string) (store.Token, string, error) {
 	secret, hash := NewSecret()
 	tok := store.Token{ID: "tok-" + hash[:12], Role: role, Team: team, Note: note, CreatedAt: time.Now().UTC()}
-	err := st.Commit(ctx, func(tx *store.Tx) error {
-		if err := tx.InsertToken(tok, hash); err != nil {
-			return err
-		}
-		return tx.Audit(store.AuditEntry{At: tok.CreatedAt, Actor: actor, Action: "token.create", Target: tok.ID, Result: "ok"})
-	})
+	err := st.CreateToken(ctx, tok, hash, store.AuditEntry{At: tok.CreatedAt, Actor: actor, Action: "token.create", Target: tok.ID, Result: "ok"})
 	return tok, secret, err
 }
 
@@ -204,7 +199,7 @@ func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, p principal)
 	if !p.admin() {
 		return errForbidden
 	}
-	toks, err := s.eng.Store().Tokens(r.Context())
+	toks, err := s.st.Tokens(r.Context())
 	if err != nil {
 		return err
 	}
@@ -217,14 +212,7 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p principal
 	if !p.admin() {
 		return s.forbid(r, p, "token.revoke", id)
 	}
-	var found bool
-	err := s.eng.Store().Commit(r.Context(), func(tx *store.Tx) error {
-		var err error
-		if found, err = tx.RevokeToken(id, time.Now()); err != nil {
-			return err
-		}
-		return tx.Audit(store.AuditEntry{At: time.Now().UTC(), Actor: p.ID, Action: "token.revoke", Target: id, Result: strconv.FormatBool(found)})
-	})
+	found, err := s.st.RevokeTokenAudited(r.Context(), id, time.Now(), store.AuditEntry{At: time.Now().UTC(), Actor: p.ID, Action: "token.revoke", Target: id})
 	if err != nil {
 		return err
 	}
@@ -254,7 +242,7 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, p principal) e
 			return err
 		}
 	}
-	entries, err := s.eng.Store().AuditLog(r.Context(), f)
+	entries, err := s.st.AuditLog(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -278,7 +266,7 @@ func (s *Server) trendsView(w http.ResponseWriter, r *http.Request, p principal)
 	if win > 24*time.Hour {
 		res = trends.Coarse
 	}
-	ss, err := s.eng.Store().Samples(r.Context(), res, time.Now().Add(-win))
+	ss, err := s.st.Samples(r.Context(), res, time.Now().Add(-win))
 	if err != nil {
 		return err
 	}

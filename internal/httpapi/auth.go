@@ -102,7 +102,7 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (principal, 
 	tok, ok := s.tokens.get(h)
 	if !ok {
 		var err error
-		if tok, err = s.eng.Store().TokenByHash(ctx, h); err != nil {
+		if tok, err = s.st.TokenByHash(ctx, h); err != nil {
 			return principal{}, errUnauthenticated
 		}
 		s.tokens.put(h, tok)

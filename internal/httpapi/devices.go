@@ -20,7 +20,7 @@ func (s *Server) deviceUse(w http.ResponseWriter, r *http.Request, p principal) 
 				f.Teams = append(f.Teams, t)
 			}
 		}
-		recs, err := s.eng.Store().ListTasks(r.Context(), f)
+		recs, err := s.st.ListTasks(r.Context(), f)
 		if err != nil {
 			return err
 		}

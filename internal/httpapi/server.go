@@ -16,6 +16,7 @@ var openAPI []byte
 // Server is the HTTP API.
 type Server struct {
 	eng     *engine.Engine
+	st      Store // the engine's store, for reads beside it
 	log     *slog.Logger
 	tokens  authCache
 	mux     *http.ServeMux
@@ -44,7 +45,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p principa
 // New returns the API handler. ready reports whether the server can take
 // traffic (for /readyz).
 func New(eng *engine.Engine, log *slog.Logger, ready func() bool) *Server {
-	s := &Server{eng: eng, log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}}
+	s := &Server{eng: eng, st: eng.Store().(Store), log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}}
 	s.routes()
 	return s
 }

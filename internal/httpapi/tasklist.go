@@ -109,7 +109,7 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 			}
 		}
 	}
-	recs, err := s.eng.Store().ListTasks(r.Context(), store.TaskFilter{Teams: pq.teams, Limit: math.MaxInt32})
+	recs, err := s.st.ListTasks(r.Context(), store.TaskFilter{Teams: pq.teams, Limit: math.MaxInt32})
 	if err != nil {
 		return err
 	}

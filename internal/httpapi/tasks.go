@@ -71,7 +71,7 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 			}
 		}
 	}
-	recs, err := s.eng.Store().ListTasks(r.Context(), f)
+	recs, err := s.st.ListTasks(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (s *Server) taskEvents(w http.ResponseWriter, r *http.Request, p principal)
 		return err
 	}
 	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
-	evs, err := s.eng.Store().Events(r.Context(), v.Name, after, 1000)
+	evs, err := s.st.Events(r.Context(), v.Name, after, 1000)
 	if err != nil {
 		return err
 	}

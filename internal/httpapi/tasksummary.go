@@ -32,7 +32,7 @@ func (s *Server) taskSummary(r *http.Request, recs []store.TaskRecord, now time.
 			from = rec.SubmittedAt
 		}
 	}
-	runs, err := s.eng.Store().Runs(r.Context(), from, now.Add(time.Minute))
+	runs, err := s.st.Runs(r.Context(), from, now.Add(time.Minute))
 	if err != nil {
 		return sum, err
 	}

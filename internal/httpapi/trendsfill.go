@@ -18,7 +18,7 @@ func (s *Server) withRecentFine(ctx context.Context, coarse []store.Sample, from
 	if n := len(coarse); n > 0 {
 		start = coarse[n-1].At.Add(trends.Coarse)
 	}
-	fine, err := s.eng.Store().Samples(ctx, trends.Fine, start)
+	fine, err := s.st.Samples(ctx, trends.Fine, start)
 	if err != nil || len(fine) == 0 {
 		return coarse, err
 	}

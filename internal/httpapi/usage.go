@@ -36,11 +36,11 @@ func (s *Server) usageReport(w http.ResponseWriter, r *http.Request, p principal
 	if kind == "" {
 		kind = usage.Summary
 	}
-	runs, err := s.eng.Store().Runs(r.Context(), from, to)
+	runs, err := s.st.Runs(r.Context(), from, to)
 	if err != nil {
 		return err
 	}
-	sessions, err := s.eng.Store().Sessions(r.Context())
+	sessions, err := s.st.Sessions(r.Context())
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (s *Server) actors(ctx context.Context, ids []string) (map[string]actor, er
 	for _, id := range ids {
 		want[id] = true
 	}
-	toks, err := s.eng.Store().Tokens(ctx)
+	toks, err := s.st.Tokens(ctx)
 	if err != nil {
 		return nil, err
 	}

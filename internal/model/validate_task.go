@@ -16,9 +16,9 @@ func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Polic
 			errs = append(errs, fieldErr(field, "use one of the cluster's topology labels: "+strings.Join(levels, ", "), "unknown topology label %q", label))
 		}
 	}
-	if s.RequiredTopology != "" && s.PreferredTopology != "" {
-		errs = append(errs, fieldErr("preferredTopology", "give either requiredTopology or preferredTopology, not both", "is set with requiredTopology"))
-	}
+	// Both may be given, as HyperPod's CLI allows: the required level bounds
+	// the placement, and within it the tightest level that fits is tried
+	// first, which is what the preferred level asks for.
 	if !ValidName(s.Name) {
 		errs = append(errs, fieldErr("name", "use 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit (a Kubernetes DNS label)", "%q is not a valid task name", s.Name))
 	}

@@ -23,9 +23,16 @@ const (
 	KeepCoarse = 35 * 24 * time.Hour
 )
 
+// Store is what the sampler needs of the database (either adapter).
+type Store interface {
+	AddSamples(ctx context.Context, resolution time.Duration, ss []store.Sample) error
+	Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]store.Sample, error)
+	PruneSamples(ctx context.Context, resolution time.Duration, before time.Time) error
+}
+
 // Sampler records samples from read every interval.
 type Sampler struct {
-	Store    *store.Store
+	Store    Store
 	Read     func(at time.Time) []store.Sample
 	Interval time.Duration // default Fine
 	Log      *slog.Logger

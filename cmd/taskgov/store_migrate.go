@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/postgres"
+)
+
+func storeCmd() *cobra.Command {
+	c := &cobra.Command{Use: "store", Short: "Manage taskgov's database"}
+	var from, to, toFile string
+	migrate := &cobra.Command{
+		Use:   "migrate --from sqlite:PATH --to postgres://...",
+		Short: "Move an installation's SQLite database into an empty PostgreSQL database, with a count check",
+		Long: `Copies every table of the SQLite database (tasks, events, tokens, audit log, runs, sessions,
+samples, the cluster configuration) into an empty PostgreSQL database in one transaction, from one
+consistent snapshot, then checks that each table holds as many rows as the snapshot did.
+The SQLite file is only read. Stop the SQLite server first (or anything it acknowledges after the
+snapshot stays behind), then start the replicas with --store pointing at PostgreSQL.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, ok := strings.CutPrefix(from, "sqlite:")
+			if !ok || path == "" {
+				return &model.FieldError{Field: "--from", Problem: "must be sqlite:PATH", Fix: "e.g. --from sqlite:taskgov-data/taskgov.db"}
+			}
+			if _, err := os.Stat(path); err != nil {
+				return &model.FieldError{Field: "--from", Problem: err.Error(), Fix: "name the server's taskgov.db"}
+			}
+			target, err := (storeFlags{store: to, dsnFile: toFile}).resolve("")
+			if err != nil || !target.postgres() {
+				return &model.FieldError{Field: "--to", Problem: "must name a PostgreSQL database",
+					Fix: "give --to postgres://USER:PASSWORD@HOST:PORT/DB, --to-dsn-file, or $" + storeEnv}
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			st, err := postgres.Open(ctx, target.dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			counts, err := st.ImportSQLite(ctx, path)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "moved %s into PostgreSQL; counts match: %s\n", path, counts)
+			return nil
+		},
+	}
+	migrate.Flags().StringVar(&from, "from", "", "the SQLite database: sqlite:PATH")
+	migrate.Flags().StringVar(&to, "to", "", "the PostgreSQL database: postgres://USER:PASSWORD@HOST:PORT/DB (default: $"+storeEnv+")")
+	migrate.Flags().StringVar(&toFile, "to-dsn-file", "", "file holding the PostgreSQL DSN, instead of --to")
+	c.AddCommand(migrate)
+	return c
+}

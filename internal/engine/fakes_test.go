@@ -1,0 +1,310 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/executor"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/store"
+)
+
+// fakeStore is an in-memory Store that fails on demand: the Nth commit, a
+// run of "disk full" commits, a fatal fault, or slow commits. A commit is
+// all or none: writes go to a copy that replaces the state only on success.
+type fakeStore struct {
+	mu      sync.Mutex
+	st      fakeState
+	commits int           // commits tried
+	failAt  map[int]error // commit number -> error
+	full    int           // the next full commits fail with disk full
+	fatal   error         // every commit and probe fails with it
+	slow    time.Duration
+	failed  atomic.Int64 // commits failed on purpose
+}
+
+type fakeState struct {
+	cluster *model.Cluster
+	tasks   []store.TaskRecord // by seq
+	events  []store.Event
+	audit   int
+	runs    []store.Run
+	beat    time.Time
+}
+
+func (s fakeState) clone() fakeState {
+	c := s
+	c.tasks = slices.Clone(s.tasks)
+	c.events = slices.Clone(s.events)
+	c.runs = slices.Clone(s.runs)
+	if s.cluster != nil {
+		cl := *s.cluster
+		c.cluster = &cl
+	}
+	return c
+}
+
+var errDiskFull = &store.Fault{Kind: store.Transient, What: "disk full", Fix: "free space", Err: errors.New("fake: no space left on device")}
+
+func newFakeStore() *fakeStore { return &fakeStore{failAt: map[int]error{}} }
+
+// failNext makes the next commit fail with err.
+func (s *fakeStore) failNext(err error) {
+	s.mu.Lock()
+	s.failAt[s.commits+1] = err
+	s.mu.Unlock()
+}
+
+func (s *fakeStore) setFull(n int) {
+	s.mu.Lock()
+	s.full = n
+	s.mu.Unlock()
+}
+
+func (s *fakeStore) Apply(ctx context.Context, ws []store.Write) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commits++
+	if s.slow > 0 {
+		time.Sleep(s.slow)
+	}
+	if s.fatal != nil {
+		return s.fatal
+	}
+	tx := &fakeTx{st: s.st.clone()}
+	// Fail in the middle of the batch: half the writes are made first.
+	half := len(ws) / 2
+	if err := store.ApplyTo(tx, ws[:half]); err != nil {
+		return err
+	}
+	if err, ok := s.failAt[s.commits]; ok {
+		s.failed.Add(1)
+		return err
+	}
+	if s.full > 0 {
+		s.full--
+		s.failed.Add(1)
+		return errDiskFull
+	}
+	if err := store.ApplyTo(tx, ws[half:]); err != nil {
+		return err
+	}
+	s.st = tx.st
+	return nil
+}
+
+func (s *fakeStore) Cluster(context.Context) (model.Cluster, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.cluster == nil {
+		return model.Cluster{}, false, nil
+	}
+	return *s.st.cluster, true, nil
+}
+
+func (s *fakeStore) LiveTasks(context.Context) ([]store.TaskRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []store.TaskRecord
+	for _, r := range s.st.tasks {
+		if !store.Terminal(r.State) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (s *fakeStore) MaxSeq(context.Context) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for _, r := range s.st.tasks {
+		n = max(n, r.Seq)
+	}
+	return n, nil
+}
+
+func (s *fakeStore) LastEventAt(context.Context) (time.Time, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var t time.Time
+	for _, e := range s.st.events {
+		if e.At.After(t) {
+			t = e.At
+		}
+	}
+	return t, nil
+}
+
+func (s *fakeStore) PriorUse(_ context.Context, name string) (*model.PriorUse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.prior(name), nil
+}
+
+func (st *fakeState) prior(name string) *model.PriorUse {
+	for i := len(st.tasks) - 1; i >= 0; i-- {
+		if r := st.tasks[i]; r.Name == name {
+			return &model.PriorUse{Team: r.Team, Live: !store.Terminal(r.State)}
+		}
+	}
+	return nil
+}
+
+func (s *fakeStore) Task(_ context.Context, name string) (store.TaskRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.st.tasks) - 1; i >= 0; i-- {
+		if s.st.tasks[i].Name == name {
+			return s.st.tasks[i], nil
+		}
+	}
+	return store.TaskRecord{}, fmt.Errorf("task %q: %w", name, store.ErrNotFound)
+}
+
+func (s *fakeStore) Probe(context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fatal
+}
+
+// fakeTx applies writes to a staged copy, with the store's rules.
+type fakeTx struct{ st fakeState }
+
+func (t *fakeTx) InsertTask(r store.TaskRecord) error {
+	if err := model.CheckNameReuse(r.Name, r.Team, t.st.prior(r.Name)); err != nil {
+		return err
+	}
+	for _, x := range t.st.tasks {
+		if x.Seq == r.Seq {
+			return fmt.Errorf("fake: seq %d stored twice", r.Seq)
+		}
+	}
+	t.st.tasks = append(t.st.tasks, r)
+	return nil
+}
+
+func (t *fakeTx) UpdateTask(r store.TaskRecord) error {
+	for i := range t.st.tasks {
+		if t.st.tasks[i].Seq == r.Seq {
+			t.st.tasks[i] = r
+			return nil
+		}
+	}
+	return fmt.Errorf("fake: update of unknown task %s (seq %d)", r.Name, r.Seq)
+}
+
+func (t *fakeTx) AddEvent(e store.Event) error     { t.st.events = append(t.st.events, e); return nil }
+func (t *fakeTx) Audit(store.AuditEntry) error     { t.st.audit++; return nil }
+func (t *fakeTx) PutCluster(c model.Cluster) error { t.st.cluster = &c; return nil }
+func (t *fakeTx) StartRun(r store.Run) error       { t.st.runs = append(t.st.runs, r); return nil }
+func (t *fakeTx) Heartbeat(at time.Time) error     { t.st.beat = at; return nil }
+func (t *fakeTx) EndRun(task string, at time.Time, outcome string) error {
+	for i := range t.st.runs {
+		if r := &t.st.runs[i]; r.Task == task && r.EndedAt.IsZero() {
+			r.EndedAt, r.Outcome = at, outcome
+		}
+	}
+	return nil
+}
+
+func (t *fakeTx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (int64, error) {
+	var n int64
+	for i := range t.st.runs {
+		if r := &t.st.runs[i]; r.EndedAt.IsZero() && !keep[r.Task] {
+			r.EndedAt, r.Outcome = at, outcome
+			n++
+		}
+	}
+	return n, nil
+}
+
+// fakeExec records calls, fails the starts it is told to, and reports pod
+// exits when the test says so: in any order, and twice if asked.
+type fakeExec struct {
+	mu         sync.Mutex
+	events     chan executor.Event
+	started    []executor.StartSpec
+	stopped    []string
+	alive      map[string]executor.StartSpec // task -> its running spec
+	failStart  map[string]bool
+	violations []string
+}
+
+func newFakeExec() *fakeExec {
+	return &fakeExec{events: make(chan executor.Event, 1<<16), alive: map[string]executor.StartSpec{}, failStart: map[string]bool{}}
+}
+
+func (x *fakeExec) Start(spec executor.StartSpec) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.started = append(x.started, spec)
+	if x.failStart[spec.Task] {
+		return errors.New("fake: start refused")
+	}
+	if _, ok := x.alive[spec.Task]; ok {
+		x.violations = append(x.violations, spec.Task+" started while its pods still run")
+		return fmt.Errorf("fake: %s started while its pods still run", spec.Task)
+	}
+	x.alive[spec.Task] = spec
+	return nil
+}
+
+// Stop kills every pod at once; each reports its exit, as executors do.
+func (x *fakeExec) Stop(task string, grace time.Duration) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.stopped = append(x.stopped, task)
+	x.exitLocked(task, -1, false, nil)
+}
+
+// exit makes every pod of a running task exit with code (out of rank
+// order, each twice if dup).
+func (x *fakeExec) exit(task string, code int, dup bool, shuffle func([]executor.Event)) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.exitLocked(task, code, dup, shuffle)
+}
+
+func (x *fakeExec) exitLocked(task string, code int, dup bool, shuffle func([]executor.Event)) bool {
+	spec, ok := x.alive[task]
+	if !ok {
+		return false
+	}
+	delete(x.alive, task)
+	var evs []executor.Event
+	for _, p := range spec.Pods {
+		ev := executor.Event{Task: task, Rank: p.Rank, Run: spec.Resumes, At: time.Now(), Exited: true, ExitCode: code}
+		evs = append(evs, ev)
+		if dup {
+			evs = append(evs, ev)
+		}
+	}
+	if shuffle != nil {
+		shuffle(evs)
+	}
+	for _, ev := range evs {
+		x.events <- ev
+	}
+	return true
+}
+
+func (x *fakeExec) running() []string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return slices.Sorted(maps.Keys(x.alive))
+}
+
+func (x *fakeExec) Logs(string, int) (io.ReadCloser, error) {
+	return io.NopCloser(strings.NewReader("")), nil
+}
+func (x *fakeExec) Handles(string) []int          { return nil }
+func (x *fakeExec) Events() <-chan executor.Event { return x.events }
