@@ -22,11 +22,10 @@ func newHypRoot() *cobra.Command {
 	group := func(use, short string, newJob func() *cobra.Command) *cobra.Command {
 		g := &cobra.Command{Use: use, Short: short, Args: cobra.ArbitraryArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				what := "nothing"
-				if len(args) > 0 {
-					what = fmt.Sprintf("%q", args[0])
+				if len(args) == 0 {
+					return &usageError{fmt.Sprintf("hyp %s needs a resource: use `hyp %s hyp-pytorch-job` (taskgov does not serve hyp's init experience)", use, use)}
 				}
-				return &usageError{fmt.Sprintf("hyp %s: taskgov serves PyTorch jobs only, not %s: use `hyp %s hyp-pytorch-job`", use, what, use)}
+				return &usageError{fmt.Sprintf("hyp %s: taskgov serves PyTorch jobs only, not %q: use `hyp %s hyp-pytorch-job`", use, args[0], use)}
 			}}
 		job, recipe := newJob(), newJob()
 		job.Use = "hyp-pytorch-job"

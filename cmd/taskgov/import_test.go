@@ -87,6 +87,15 @@ func TestImportHyperPod(t *testing.T) {
 	if again := mustCLI(t, "apply", "-f", docs); strings.Contains(again, "configured") || strings.Contains(again, "created") {
 		t.Fatalf("a second apply changed something:\n%s", again)
 	}
+	// list-compute-quotas' answer imports as well.
+	list := filepath.Join(dir, "list.json")
+	_ = os.WriteFile(list, []byte(`{"ComputeQuotaSummaries": [{"ComputeQuotaArn": "arn:x", "ComputeQuotaId": "q1", "Name": "product-quota",
+  "Status": "Created", "ClusterArn": "arn:y", "ActivationState": "Enabled", "CreationTime": "2026-11-01T00:00:00Z",
+  "ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}], "ResourceSharingConfig": {"Strategy": "Lend"}},
+  "ComputeQuotaTarget": {"TeamName": "product", "FairShareWeight": 5}}], "NextToken": null}`), 0o644)
+	if o := mustCLI(t, "apply", "-f", list); !strings.Contains(o, "team product configured") {
+		t.Fatalf("apply of list-compute-quotas output:\n%s", o)
+	}
 	// A document taskgov cannot read is refused whole, naming the field.
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`{"ComputeQuotaConfig": {"ComputeQuotaResources": []}, "ComputeQuotaTarget": {"TeamName": "x"}, "Quota": 1}`), 0o644)

@@ -249,3 +249,95 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 		t.Fatalf("the new leader acted %s after the kill", acted)
 	}
 }
+
+// TestPostgresPartition: the leader's connection to PostgreSQL is cut (a
+// proxy between them closes every connection and refuses new ones) while
+// the standby still reaches the database. The old leader stops acting:
+// it kills its task processes and exits non-zero before the standby can
+// take over; the standby takes over and runs the task again, never while
+// the old leader's copy still runs. (The database's refusal of the old
+// leader's late commits is TestPGLeasePartition's.)
+func TestPostgresPartition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and two server processes")
+	}
+	pg := pgtest.Start(t)
+	dsn := pg.NewDatabase(t)
+	proxy := startProxy(t, fmt.Sprintf("127.0.0.1:%d", pg.Port))
+	viaProxy := strings.Replace(dsn, fmt.Sprintf(":%d/", pg.Port), ":"+strings.Split(proxy.addr, ":")[1]+"/", 1)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cluster.yaml")
+	_ = os.WriteFile(cfg, []byte(`
+nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 2}]
+teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}]
+`), 0o644)
+	beats := filepath.Join(dir, "beats.log")
+	const lease = 3 * time.Second
+	a := startPGReplica(t, bin, filepath.Join(dir, "a"), viaProxy, cfg, "--leader-elect-lease-duration", lease.String())
+	a.waitStatus(t, "/readyz", 200, 30*time.Second)
+	b := startPGReplica(t, bin, filepath.Join(dir, "b"), dsn, cfg, "--leader-elect-lease-duration", lease.String())
+	b.waitStatus(t, "/readyz", 503, 10*time.Second)
+	tok, err := os.ReadFile(filepath.Join(dir, "a", "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.token, b.token = strings.TrimSpace(string(tok)), strings.TrimSpace(string(tok))
+	long := map[string]any{"name": "long", "team": "alpha", "instanceType": "ml.p5.48xlarge", "command": beatScript(beats, 200)}
+	if code, err := a.call("POST", "/api/v1/tasks", long, nil); err != nil || code != 201 {
+		t.Fatalf("submit: %d %v", code, err)
+	}
+	aDir := filepath.Join(dir, "a")
+	waitFor(t, 10*time.Second, func() bool {
+		for _, x := range readBeats(t, beats) {
+			if strings.HasPrefix(x.replica, aDir) {
+				return true
+			}
+		}
+		return false
+	})
+
+	cutAt := time.Now()
+	proxy.cut()
+	exited := make(chan error, 1)
+	go func() { exited <- a.cmd.Wait() }()
+	var exitErr error
+	select {
+	case exitErr = <-exited:
+	case <-time.After(2 * lease):
+		t.Fatal("the cut-off leader did not exit")
+	}
+	aGone := time.Since(cutAt)
+	if exitErr == nil {
+		t.Fatal("the deposed leader exited 0")
+	}
+	b.waitStatus(t, "/readyz", 200, 3*lease)
+	bReady := time.Since(cutAt)
+	waitFor(t, 10*time.Second, func() bool {
+		for _, x := range readBeats(t, beats) {
+			if !strings.HasPrefix(x.replica, aDir) {
+				return true
+			}
+		}
+		return false
+	})
+	all := readBeats(t, beats)
+	var lastA, firstB time.Time
+	for _, x := range all {
+		if strings.HasPrefix(x.replica, aDir) {
+			if x.at.After(lastA) {
+				lastA = x.at
+			}
+		} else if firstB.IsZero() || x.at.Before(firstB) {
+			firstB = x.at
+		}
+	}
+	t.Logf("partition: the old leader exited %.2f s after the cut (%v), its task's last beat %.2f s after it; the standby was ready after %.2f s and ran the task from %.2f s (lease %s)",
+		aGone.Seconds(), exitErr, lastA.Sub(cutAt).Seconds(), bReady.Seconds(), firstB.Sub(cutAt).Seconds(), lease)
+	if checkNoOverlap(t, all) != 1 {
+		t.Fatal("the task did not run on both replicas")
+	}
+	if aGone > lease*2/3+time.Second {
+		t.Fatalf("the old leader went on %s after the cut", aGone)
+	}
+}

@@ -31,7 +31,11 @@ func scenarioCmd() *cobra.Command {
 	run := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Replay a scenario file through the scheduling core and print the decisions",
-		Args:  cobra.ExactArgs(1),
+		Long: `Replay a scenario file through the scheduling core and print the decisions.
+It exits 1 when the trace differs from the file's expect block, when an input
+is refused and the file has no expect block recording it, or when the steps
+are out of time order.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := scenario.Load(args[0])
 			if err != nil {
@@ -46,10 +50,16 @@ func scenarioCmd() *cobra.Command {
 	return c
 }
 
+// runScenario prints the trace and fails (exit 1) when it differs from the
+// file's expect block, when an input was refused that no expect block
+// records, or when the steps are out of time order.
 func runScenario(cmd *cobra.Command, f *scenario.File, seed int64) error {
 	trace, err := scenario.Run(f, scenario.Options{Seed: seed, Check: true})
 	fmt.Fprint(cmd.OutOrStdout(), trace)
-	return err
+	if err != nil {
+		return err
+	}
+	return scenario.Check(f, trace)
 }
 
 func validateCmd() *cobra.Command {

@@ -37,6 +37,7 @@ type serverOptions struct {
 	executor, kubeconfig, image              string
 	auditRetentionDays                       int
 	sampleInterval                           time.Duration
+	prometheusURL                            string    // DCGM exporter's metrics for measured GPU use
 	logTo                                    io.Writer // default stderr
 	leader                                   leaderOptions
 	advertise                                string
@@ -44,8 +45,9 @@ type serverOptions struct {
 	podRetention                             time.Duration
 	shutdownTimeout                          time.Duration // --shutdown-grace, default 30 s
 	checkpoints                              kube.Checkpoints
-	noWorkloads                              bool   // --no-workloads
-	taskUser, taskDir                        string // local executor: who tasks run as, where their directories live
+	noWorkloads                              bool          // --no-workloads
+	taskUser, taskDir                        string        // local executor: who tasks run as, where their directories live
+	limits                                   *limitOptions // HTTP limits; nil: the defaults
 	store                                    storeFlags
 }
 
@@ -73,6 +75,8 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().DurationVar(&o.shutdownTimeout, "shutdown-grace", 30*time.Second, "on SIGTERM, how long running tasks get to stop (and be requeued) before they are killed and the server exits")
 	c.Flags().IntVar(&o.auditRetentionDays, "audit-retention-days", 90, "delete audit entries and task events older than this many days (0: keep all)")
 	c.Flags().DurationVar(&o.sampleInterval, "sample-interval", time.Minute, "how often to sample utilisation for the dashboard's trends")
+	c.Flags().StringVar(&o.prometheusURL, "prometheus-url", "", "Prometheus that scrapes the NVIDIA DCGM exporter: the dashboard then shows measured GPU utilisation per pod (DCGM_FI_DEV_GPU_UTIL) against allocation, instead of running nvidia-smi on the server's host")
+	o.limits = limitFlags(c)
 	c.Flags().StringVar(&o.taskUser, "task-user", "auto", "who local tasks run as: per-team (a uid of its own per team), a user name or uid all teams share, or server (the server's own user); auto: per-team when the server runs as root, else server")
 	c.Flags().StringVar(&o.taskDir, "task-dir", "", "where local tasks' working and checkpoint directories live, one per team and task (default: DATA_DIR/work when tasks run as the server's user, else DATA_DIR-tasks beside it)")
 	c.Flags().StringVar(&o.executor, "executor", "local", "where tasks run: local (child processes on the cluster file's virtual nodes) or kubernetes (pods; nodes come from the API server)")
@@ -168,8 +172,9 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		return fmt.Errorf("listening on %s: %w (is another server running there?)", o.listen, err)
 	}
 	var handler atomic.Pointer[http.Handler]
-	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	srv := &http.Server{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) })}
+	httpapi.Harden(srv, o.limits.connLimits())
 	serve := func(errc chan<- error) {
 		if o.tlsCert != "" {
 			errc <- srv.ServeTLS(ln, o.tlsCert, o.tlsKey)
@@ -385,7 +390,8 @@ func startControlPlane(ctx context.Context, o serverOptions, sc storeChoice, st 
 	}
 	go (&trends.Sampler{Store: st, Read: eng.UtilisationSample, Interval: o.sampleInterval, Log: log}).Run(ctx)
 	isReady := &atomic.Bool{}
-	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{})).
+		WithLimits(o.limits.apiLimits()).WithPrometheus(o.prometheusURL)
 	failed := make(chan struct{})
 	go func() {
 		<-eng.Done()

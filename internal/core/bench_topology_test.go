@@ -50,7 +50,7 @@ func BenchmarkTopologyPlace(b *testing.B) {
 	gang := s.tasks["gang"]
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if nodes, _ := s.place(gang, false); nodes == nil {
+		if nodes, _ := s.place(gang, placeMode{}); nodes == nil {
 			b.Fatal("the gang did not place")
 		}
 	}

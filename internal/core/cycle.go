@@ -69,7 +69,7 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	}
 	v := s.checkQuota(tm, it.idx, t.total)
 	if v.ok {
-		if nodes, _ := s.place(t, false); nodes != nil {
+		if nodes, _ := s.place(t, placeMode{}); nodes != nil {
 			s.admit(t, nodes, d)
 			return
 		}
@@ -96,7 +96,7 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		}
 	}
 	if it.holder != nil {
-		if alt, _ := s.place(t, true); alt != nil {
+		if alt, _ := s.place(t, placeMode{ignoreHolds: true}); alt != nil {
 			for _, ni := range alt {
 				if h := s.nodes[ni].heldFor; h != nil && h != t {
 					t.wait = model.WaitReason{Code: model.HeldForOther, InstanceType: it.spec.Name, Detail: h.spec.Name}
@@ -105,7 +105,7 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 			}
 		}
 	}
-	_, fit := s.place(t, false)
+	_, fit := s.place(t, placeMode{})
 	if t.reqLevel >= 0 && fit >= t.spec.Nodes {
 		t.wait = model.WaitReason{Code: model.NoTopologyFit, InstanceType: it.spec.Name, Detail: t.spec.RequiredTopology,
 			Need: int64(t.spec.Nodes), Used: int64(s.largestFit(it, t.reqLevel, keyFor(t)))}

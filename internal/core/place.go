@@ -26,19 +26,33 @@ func usable(n *node, t *task, ignoreHolds bool) bool {
 	return t.pod.LessEq(n.free)
 }
 
+// placeMode says how place answers; the zero value is the cycle's ordinary
+// question ("where does this gang go best, now?").
+type placeMode struct {
+	// ignoreHolds counts nodes held for another (starving) task as usable.
+	ignoreHolds bool
+	// quick answers only whether the gang fits, not where best: the victim
+	// search asks it; the final placement is made without it.
+	quick bool
+	// only, when set, confines the gang to one domain (topology-aware
+	// preemption).
+	only *domain
+}
+
 // place finds nodes for every pod of t's gang, one pod per node. For a gang
 // on a type with topology labels it tries the tightest level first: among
 // the domains of the bottom level that could hold the gang, the tightest
 // (best fit), then one level up, and so on; a required topology stops at its
 // level, otherwise the search ends with the whole type. Within a domain and
 // for single pods, the tightest fitting nodes go first (lowest position among
-// equals). It skips nodes held for another task unless ignoreHolds.
+// equals). It skips nodes held for another task unless m.ignoreHolds.
 //
 // It returns the nodes, or nil and how many nodes could take a pod; it also
 // leaves in s.cc.bestSpread the lowest spread a placement could have had. The
 // returned slice is scratch, valid until the next call. It changes nothing
 // else.
-func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
+func (s *Scheduler) place(t *task, m placeMode) ([]int32, int) {
+	ignoreHolds := m.ignoreHolds
 	it := t.typ
 	ix := &it.index
 	need := t.spec.Nodes
@@ -55,7 +69,7 @@ func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 	}
 	// A gang that found no room earlier in this cycle finds none now either,
 	// unless something was freed since (a preemption clears the memo).
-	memo := s.cc.noRoom != nil && !ignoreHolds && !s.cc.quick && s.cc.only == nil && len(t.held) == 0
+	memo := s.cc.noRoom != nil && !ignoreHolds && !m.quick && m.only == nil && len(t.held) == 0
 	key := placeKey{typ: it.idx, pod: t.pod, nodes: need, whole: t.spec.PerNode.WholeNode(), req: t.reqLevel}
 	if memo && s.cc.noRoom[key] {
 		return nil, ix.atLeast(k0)
@@ -68,7 +82,7 @@ func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 		}
 	}()
 	ok := false
-	if d := s.cc.only; d != nil {
+	if d := m.only; d != nil {
 		s.cc.bestSpread = len(s.levels) - d.level
 		if out, ok = s.selectIn(t, d, k0, need, ignoreHolds, out); ok {
 			return out, need
@@ -87,7 +101,7 @@ func (s *Scheduler) place(t *task, ignoreHolds bool) ([]int32, int) {
 		}
 		return out, need
 	}
-	if need > 1 && it.topo.labeled > 0 && s.cc.quick {
+	if need > 1 && it.topo.labeled > 0 && m.quick {
 		// A yes/no answer for victim search: any domain of the required
 		// level that takes the gang will do, and without a requirement the
 		// whole type is the last resort anyway, so the flat check below decides.

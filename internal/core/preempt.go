@@ -49,11 +49,6 @@ type cycleCache struct {
 	buf      []int32
 	// bestSpread is what the last place call found possible (see place).
 	bestSpread int
-	// only, when set, confines place to one domain (topology-aware preemption).
-	only *domain
-	// quick makes place answer only whether a gang fits, not where best; the
-	// victim search uses it, and the final placement is made without it.
-	quick bool
 	// noRoom remembers placements that failed this cycle (see place).
 	noRoom map[placeKey]bool
 	fits   []fitDomain // scratch of fitting
@@ -88,7 +83,7 @@ func (c *cycleCache) startCycle(types int) {
 	}
 	clear(c.borrowed)
 	c.failed, c.noRoom = c.memos.failed, c.memos.noRoom
-	c.bestSpread, c.only, c.quick = 0, nil, false
+	c.bestSpread = 0
 }
 
 func (s *Scheduler) cycleBorrowed(i int) []*task {
@@ -124,12 +119,13 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 	}
 	tm, i := t.team, t.typ.idx
 	var nodes []int32
+	var pm placeMode // quick while victims are searched; confined to a domain by chooseInDomain
 	feasible := func() bool {
 		v := s.checkQuota(tm, i, t.total)
 		if !v.ok || (mode == modeGuaranteed && !v.inQuota) {
 			return false
 		}
-		nodes, _ = s.place(t, false)
+		nodes, _ = s.place(t, pm)
 		return nodes != nil
 	}
 	var allowed func(victim) bool
@@ -138,16 +134,16 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 		allowed = func(v victim) bool { return mine <= s.share(v.t.team, -1, resource.Zero) }
 	}
 	var victims []victim
-	s.cc.quick = true
+	pm.quick = true
 	switch {
 	case mode == modeGuaranteed && !s.quotaWithout(t, cands):
 	case !s.roomBound(t, cands, nil):
 	case t.reqLevel >= 0 && t.typ.topo.labeled > 0:
-		victims = s.chooseInDomain(t, cands, allowed, feasible)
+		victims = s.chooseInDomain(t, cands, allowed, feasible, &pm)
 	default:
 		victims = s.chooseVictims(cands, allowed, feasible)
 	}
-	s.cc.quick = false
+	pm.quick = false
 	if victims == nil {
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
@@ -156,7 +152,6 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 	if !feasible() {   // the final placement, with the victims gone
 		panic("core: victims chosen but the task does not place")
 	}
-	s.cc.only = nil
 	wait := make([]string, 0, len(victims))
 	for _, v := range victims {
 		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
@@ -271,8 +266,9 @@ func (s *Scheduler) enforceLimits(d *model.Decision) {
 // gang land there; the domain whose victims lose the least work wins (lowest
 // id among equals). Victims stay concentrated in one domain, and nothing is
 // chosen unless the gang then places. On success the winning victims are
-// removed and s.cc.only confines the final placement to their domain.
-func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim) bool, feasible func() bool) []victim {
+// removed and pm.only confines the final placement to their domain (feasible
+// places with pm).
+func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim) bool, feasible func() bool, pm *placeMode) []victim {
 	l := t.reqLevel
 	doms := t.typ.topo.levels[l]
 	inDom := make([][]victim, len(doms))
@@ -290,7 +286,7 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes || !s.roomBound(t, vs, doms[id]) {
 			continue
 		}
-		s.cc.only = doms[id]
+		pm.only = doms[id]
 		chosen := s.chooseVictims(vs, allowed, feasible)
 		if chosen == nil {
 			continue
@@ -305,9 +301,9 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 		}
 	}
 	if best < 0 {
-		s.cc.only = nil
+		pm.only = nil
 		return nil
 	}
-	s.cc.only = doms[best]
+	pm.only = doms[best]
 	return s.chooseVictims(inDom[best], allowed, feasible)
 }

@@ -251,7 +251,7 @@ func compareQuotaWithReference(t *testing.T, seed int64, s *Scheduler) {
 		if v.ok != ok || v.inQuota != in {
 			t.Fatalf("seed %d task %s: checkQuota ok=%v inQuota=%v, reference ok=%v inQuota=%v", seed, tk.spec.Name, v.ok, v.inQuota, ok, in)
 		}
-		got, _ := s.place(tk, false)
+		got, _ := s.place(tk, placeMode{})
 		got = append([]int32(nil), got...)
 		if tk.spec.Nodes == 1 || tk.typ.topo.labeled == 0 {
 			if want := refPlace(s, tk); fmt.Sprint(got) != fmt.Sprint(want) {

@@ -32,9 +32,7 @@ func TestRoomBoundIsNecessary(t *testing.T) {
 			for _, v := range cands {
 				s.unassign(v.t)
 			}
-			s.cc.only = d
-			nodes, _ := s.place(tk, true)
-			s.cc.only = nil
+			nodes, _ := s.place(tk, placeMode{ignoreHolds: true, only: d})
 			if mode == modeGuaranteed && !tk.team.usage[tk.typ.idx].Add(tk.total).LessEq(tk.team.quota[tk.typ.idx]) {
 				nodes = nil // over quota even without its candidates: the quota part held
 			}
@@ -64,7 +62,7 @@ func TestEnoughWithoutMatchesUnassign(t *testing.T) {
 			if !v.ok || (mode == modeGuaranteed && !v.inQuota) {
 				return false
 			}
-			nodes, _ := s.place(tk, false)
+			nodes, _ := s.place(tk, placeMode{})
 			return nodes != nil
 		}
 		// The mode's candidates, and (so that "enough" comes up often) every

@@ -56,7 +56,33 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request, p principal)
 	if err := s.eng.DeleteTeam(r.Context(), p.ID, name); err != nil {
 		return err
 	}
+	// The team's tokens go with it: a team re-created under the same name
+	// must not give them access again.
+	err := s.revokeTeamTokens(r.Context(), p.ID, name)
+	s.tokens.clear()
+	if err != nil {
+		return err
+	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// revokeTeamTokens revokes every live token of team, each audited.
+func (s *Server) revokeTeamTokens(ctx context.Context, actor, team string) error {
+	toks, err := s.st.Tokens(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range toks {
+		if t.Team != team || !t.RevokedAt.IsZero() {
+			continue
+		}
+		now := time.Now().UTC()
+		a := store.AuditEntry{At: now, Actor: actor, Action: "token.revoke", Team: team, Target: t.ID, Result: "team deleted"}
+		if _, err := s.st.RevokeTokenAudited(ctx, t.ID, now, a); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -103,6 +129,12 @@ func (s *Server) listNodes(w http.ResponseWriter, r *http.Request, p principal) 
 				VCPU: vcpu(n.Capacity), FreeVCPU: vcpu(n.Free), MemGiB: gib(n.Capacity), FreeMemGiB: gib(n.Free), HeldFor: n.HeldFor})
 		}
 	})
+	rd := s.redactor(r.Context(), p)
+	for i := range rows {
+		if rows[i].HeldFor != "" {
+			rows[i].HeldFor = rd.name(rows[i].HeldFor)
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"nodes": rows})
 	return nil
 }
@@ -122,12 +154,7 @@ func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request, p principal)
 func (s *Server) topology(w http.ResponseWriter, r *http.Request, p principal) error {
 	var view model.TopologyView
 	s.eng.Read(func(c *core.Scheduler) { view = c.TopologyView() })
-	if !p.admin() {
-		redact(view.Roots, func(task string) bool {
-			v, err := s.eng.Task(r.Context(), task)
-			return err == nil && p.canRead(v.Team)
-		})
-	}
+	s.redactor(r.Context(), p).topology(view.Roots)
 	if r.URL.Query().Get("format") == "text" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte(view.Text(100)))
@@ -135,18 +162,6 @@ func (s *Server) topology(w http.ResponseWriter, r *http.Request, p principal) e
 	}
 	writeJSON(w, http.StatusOK, view)
 	return nil
-}
-
-// redact replaces the names of tasks the caller may not read.
-func redact(ds []*model.TopoDomain, visible func(string) bool) {
-	for _, d := range ds {
-		for i, t := range d.Tasks {
-			if !visible(t) {
-				d.Tasks[i] = "(other team)"
-			}
-		}
-		redact(d.Children, visible)
-	}
 }
 
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal) error {

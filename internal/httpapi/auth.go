@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/store"
 )
 
@@ -107,5 +108,22 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (principal, 
 		}
 		s.tokens.put(h, tok)
 	}
+	if tok.Team != "" && !s.teamExists(tok.Team) {
+		// Its team was deleted (deleting a team also revokes its tokens).
+		return principal{}, errUnauthenticated
+	}
 	return principal{ID: tok.ID, Role: tok.Role, Team: tok.Team}, nil
+}
+
+func (s *Server) teamExists(team string) bool {
+	found := false
+	s.eng.Read(func(c *core.Scheduler) {
+		for _, t := range c.Teams() {
+			if t.Name == team {
+				found = true
+				return
+			}
+		}
+	})
+	return found
 }

@@ -10,7 +10,11 @@ import (
 
 // deviceUse serves GET /api/v1/devices: nvidia-smi's per-GPU utilisation and
 // each readable running task's share, or available=false with the reason.
+// With WithPrometheus it reads the DCGM exporter instead (dcgmUse).
 func (s *Server) deviceUse(w http.ResponseWriter, r *http.Request, p principal) error {
+	if s.dcgm != nil {
+		return s.dcgmUse(w, r, p)
+	}
 	snap := s.devices.Sample(r.Context(), time.Now())
 	tasks := []devices.TaskUse{}
 	if snap.Available {

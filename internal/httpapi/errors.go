@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -18,6 +19,8 @@ type apiError struct {
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
 	Fix     string `json:"fix,omitempty"`
+	// retryAfter, when set, is sent as the Retry-After header (seconds).
+	retryAfter string
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -33,6 +36,11 @@ var (
 // where errors become HTTP statuses. A 5xx never shows internals: the cause
 // goes to the log only.
 func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
+	writeAPIError(w, toAPIError(log, err))
+}
+
+// toAPIError maps an error to its status and body.
+func toAPIError(log *slog.Logger, err error) *apiError {
 	var ae *apiError
 	var fe *model.FieldError
 	var fes model.Errors
@@ -56,13 +64,19 @@ func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
 		ae = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: err.Error()}
 	case errors.Is(err, engine.ErrUnavailable):
 		log.Warn("write refused: storage is failing", "err", err)
-		w.Header().Set("Retry-After", "5")
-		ae = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable",
+		ae = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable", retryAfter: "5",
 			Message: "the server cannot store changes right now; nothing was changed", Fix: "retry in a few seconds; the operator can see why in /readyz and the server log"}
 	default:
 		log.Error("internal error", "err", err)
 		ae = &apiError{Status: http.StatusInternalServerError, Code: "internal",
 			Message: "internal error; the server log has the details"}
+	}
+	return ae
+}
+
+func writeAPIError(w http.ResponseWriter, ae *apiError) {
+	if ae.retryAfter != "" {
+		w.Header().Set("Retry-After", ae.retryAfter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(ae.Status)
@@ -75,11 +89,32 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// decode reads a JSON body strictly: at most 1 MiB, no unknown fields, one
-// value.
+// decode reads a JSON body strictly: at most 1 MiB, one JSON object (not
+// null, an array or a bare value), no unknown fields.
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
-	dec := json.NewDecoder(r.Body)
+	br := bufio.NewReader(r.Body)
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return err
+			}
+			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body is empty",
+				Fix: "send one JSON object with the documented fields (see /api/v1/openapi.json)"}
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		_ = br.UnreadByte()
+		if c != '{' {
+			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body is not a JSON object",
+				Fix: "send one JSON object with the documented fields, not null, a list or a bare value (see /api/v1/openapi.json)"}
+		}
+		break
+	}
+	dec := json.NewDecoder(br)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError

@@ -1,9 +1,14 @@
 package httpapi
 
 import (
+	"context"
 	_ "embed"
+	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/devices"
 	"github.com/taskgov/taskgov/internal/engine"
@@ -23,6 +28,14 @@ type Server struct {
 	ready   func() bool
 	metrics http.Handler
 	devices *devices.Sampler
+	dcgm    *dcgmSource // measured GPU use on Kubernetes; nil: nvidia-smi
+	// taskList is the task page's in-memory copy of the task list.
+	taskList taskCache
+
+	limits  Limits
+	rate    rateLimiter
+	streams streamCounter
+	hub     hub
 }
 
 // WithMetrics serves h at GET /metrics to admins and cluster-wide viewers.
@@ -45,13 +58,18 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p principa
 // New returns the API handler. ready reports whether the server can take
 // traffic (for /readyz).
 func New(eng *engine.Engine, log *slog.Logger, ready func() bool) *Server {
-	s := &Server{eng: eng, st: eng.Store().(Store), log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}}
+	s := &Server{eng: eng, st: eng.Store().(Store), log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}, limits: DefaultLimits}
 	s.routes()
+	s.taskList.watch(eng)
+	go func() { _, _, _ = s.taskList.get(context.Background(), s.st, time.Now().UTC()) }() // warm it
 	return s
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w.Header())
+	s.mux.ServeHTTP(w, r)
+}
 
 // handler is an authenticated endpoint; returned errors go to writeError.
 type handler func(w http.ResponseWriter, r *http.Request, p principal) error
@@ -127,20 +145,77 @@ func (s *Server) apiRoutes() []route {
 }
 
 func (s *Server) handle(pattern string, h handler) {
+	method, _, _ := strings.Cut(pattern, " ")
+	mutating := method != http.MethodGet
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.authenticate(r.Context(), r)
 		if err != nil {
 			writeError(w, s.log, err)
 			return
 		}
-		if err := h(w, r, p); err != nil {
-			writeError(w, s.log, err)
+		if !p.admin() {
+			if ok, wait := s.rate.allow(p.ID, s.limits.RatePerToken, s.limits.Burst); !ok {
+				err = tooMany("this token sent too many requests", "slow down: each token may send "+
+					strconv.FormatFloat(s.limits.RatePerToken, 'f', -1, 64)+" requests per second", wait)
+			}
 		}
+		if err == nil {
+			err = h(w, r, p)
+		}
+		if err == nil {
+			return
+		}
+		ae := toAPIError(s.log, err)
+		if mutating && !errors.As(err, new(audited)) {
+			// Every refused mutating call is audited, the 404 of another
+			// team's task and a 429 included.
+			s.eng.Audit(r.Context(), p.ID, auditAction(pattern, r), auditTarget(r), "refused: "+ae.Code)
+		}
+		writeAPIError(w, ae)
 	})
 }
+
+// audited marks an error whose call is already in the audit log.
+type audited struct{ error }
+
+func (a audited) Unwrap() error { return a.error }
 
 // forbid records a refused mutating call in the audit log and returns 403.
 func (s *Server) forbid(r *http.Request, p principal, action, target string) error {
 	s.eng.Audit(r.Context(), p.ID, action, target, "forbidden")
-	return errForbidden
+	return audited{errForbidden}
+}
+
+// auditAction names a mutating call as the audit log does elsewhere:
+// task.cancel, team.delete, node.cordon, token.create.
+func auditAction(pattern string, r *http.Request) string {
+	method, path, _ := strings.Cut(pattern, " ")
+	parts := strings.Split(strings.TrimPrefix(path, "/api/v1/"), "/")
+	kind := strings.TrimSuffix(parts[0], "s")
+	if a := r.PathValue("action"); a != "" {
+		return kind + "." + a
+	}
+	switch {
+	case method == http.MethodDelete && kind == "token":
+		return "token.revoke"
+	case method == http.MethodDelete:
+		return kind + ".delete"
+	case method == http.MethodPut:
+		return kind + ".set"
+	case kind == "task":
+		return "task.submit"
+	}
+	return kind + ".create"
+}
+
+func auditTarget(r *http.Request) string {
+	for _, k := range []string{"name", "id"} {
+		if v := r.PathValue(k); v != "" {
+			if len(v) > 253 {
+				v = v[:253]
+			}
+			return v
+		}
+	}
+	return ""
 }

@@ -1,26 +1,46 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
 )
 
+// sseFlushEvery is the shortest time between two writes to one event
+// stream: events that arrive meanwhile go out together, so that a burst of
+// submissions costs each stream one write, not one per event.
+const sseFlushEvery = 100 * time.Millisecond
+
+// sseWriteTimeout drops a stream whose reader stops reading.
+const sseWriteTimeout = 30 * time.Second
+
 // eventStream streams task events as server-sent events, filtered to the
-// teams the caller may read.
+// teams the caller may read. Each token may hold Limits.SSEPerToken streams
+// and the server Limits.SSETotal; beyond that the answer is 429 with
+// Retry-After.
 func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal) error {
-	fl, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		return &apiError{Status: http.StatusInternalServerError, Code: "internal", Message: "streaming unsupported"}
 	}
-	sub := s.eng.Subscribe(p.canRead)
-	defer s.eng.Unsubscribe(sub)
+	if err := s.streams.acquire(p.ID, s.limits.SSEPerToken, s.limits.SSETotal); err != nil {
+		return err
+	}
+	defer s.streams.release(p.ID)
+	s.hub.start(s.eng)
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{}) // the server's read timeout is for requests, not streams
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	cursor := s.hub.head()
+	flush := func() bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+		return rc.Flush() == nil
+	}
 	fmt.Fprint(w, ": taskgov event stream\n\n")
-	fl.Flush()
+	if !flush() {
+		return nil
+	}
 	keepalive := time.NewTicker(15 * time.Second)
 	defer keepalive.Stop()
 	for {
@@ -29,10 +49,30 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 			return nil
 		case <-keepalive.C:
 			fmt.Fprint(w, ": keepalive\n\n")
-		case ev := <-sub.C:
-			b, _ := json.Marshal(ev)
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Kind, b)
+		case <-s.hub.wait(cursor):
+			select { // gather what else arrives in the next moment
+			case <-r.Context().Done():
+				return nil
+			case <-time.After(sseFlushEvery):
+			}
+			evs, next, missed := s.hub.since(cursor)
+			cursor = next
+			if missed > 0 {
+				fmt.Fprintf(w, ": %d events were dropped: this stream fell behind\n\n", missed)
+			}
+			rd := s.redactor(r.Context(), p)
+			for _, ev := range evs {
+				switch {
+				case !p.canRead(ev.team):
+				case ev.beneficiary != "" && !rd.visible(ev.beneficiary):
+					_, _ = w.Write(ev.redacted)
+				default:
+					_, _ = w.Write(ev.data)
+				}
+			}
 		}
-		fl.Flush()
+		if !flush() {
+			return nil
+		}
 	}
 }

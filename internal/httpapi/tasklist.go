@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"cmp"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -109,9 +108,23 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 			}
 		}
 	}
-	recs, err := s.st.ListTasks(r.Context(), store.TaskFilter{Teams: pq.teams, Limit: math.MaxInt32})
+	now := time.Now().UTC()
+	all, stats, err := s.taskList.get(r.Context(), s.st, now)
 	if err != nil {
 		return err
+	}
+	inTeams := map[string]bool{}
+	for _, t := range pq.teams {
+		inTeams[t] = true
+	}
+	recs := all
+	if len(inTeams) > 0 {
+		recs = make([]store.TaskRecord, 0, len(all))
+		for _, rec := range all {
+			if inTeams[rec.Team] {
+				recs = append(recs, rec)
+			}
+		}
 	}
 	var cat model.Catalog
 	var pol model.Policy
@@ -146,11 +159,7 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 	}
 	resp := map[string]any{"tasks": page, "total": len(rows), "offset": pq.offset, "limit": pq.limit, "actors": actors}
 	if pq.summary {
-		sum, err := s.taskSummary(r, recs, time.Now().UTC())
-		if err != nil {
-			return err
-		}
-		resp["summary"] = sum
+		resp["summary"] = taskSummary(recs, stats, now)
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil

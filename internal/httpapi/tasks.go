@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -25,6 +26,12 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 		return err
 	}
 	rec, err := s.eng.Submit(r.Context(), p.ID, spec)
+	if errors.Is(err, model.ErrConflict) && !s.redactor(r.Context(), p).visible(spec.Name) {
+		// Say neither whose the name is nor what state its task is in.
+		return &apiError{Status: http.StatusConflict, Code: "conflict",
+			Message: "task name " + strconv.Quote(spec.Name) + " is not available (names are cluster-wide and stay with the team that used them)",
+			Fix:     "choose another name"}
+	}
 	if err != nil {
 		return err
 	}
@@ -40,6 +47,9 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 		return s.listTaskPage(w, r, p)
 	}
 	f := store.TaskFilter{Teams: q["team"], States: q["state"], Limit: 100}
+	if err := checkStates(f.States); err != nil {
+		return err
+	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
@@ -75,8 +85,13 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 	if err != nil {
 		return err
 	}
+	full := len(recs) == f.Limit
+	if n := withinBudget(recs); n < len(recs) {
+		recs, full = recs[:n], true
+	}
+	s.redactor(r.Context(), p).records(recs)
 	resp := map[string]any{"tasks": recs}
-	if len(recs) == f.Limit {
+	if full {
 		resp["nextAfter"] = recs[len(recs)-1].Seq
 	}
 	writeJSON(w, http.StatusOK, resp)
@@ -100,6 +115,7 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request, p principal) er
 	if err != nil {
 		return err
 	}
+	s.redactor(r.Context(), p).task(&v)
 	writeJSON(w, http.StatusOK, v)
 	return nil
 }
@@ -127,6 +143,7 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request, p principal)
 	if err != nil {
 		return err
 	}
+	rec.Message = s.redactor(r.Context(), p).message(rec.Message)
 	writeJSON(w, http.StatusOK, rec)
 	return nil
 }
@@ -141,6 +158,9 @@ func (s *Server) taskEvents(w http.ResponseWriter, r *http.Request, p principal)
 	if err != nil {
 		return err
 	}
+	rd := s.redactor(r.Context(), p)
+	rd.events(evs)
+	v.Message = rd.message(v.Message)
 	msgs := make([]string, 0, len(evs)+1)
 	for _, e := range evs {
 		msgs = append(msgs, e.Message)
@@ -187,6 +207,11 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, p principal) erro
 		}
 		teams = map[string]bool{t: true}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pending": s.eng.Queue(teams)})
+	pending := s.eng.Queue(teams)
+	rd := s.redactor(r.Context(), p)
+	for i := range pending {
+		rd.task(&pending[i])
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"pending": pending})
 	return nil
 }

@@ -1,12 +1,9 @@
 package httpapi
 
 import (
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
-	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
 )
 
@@ -18,57 +15,33 @@ import (
 //   - mean wait: submission to the first start, or to now for a task that
 //     has not started yet (to its end if it ended without starting);
 //   - mean run: total running time of the finished tasks that ran.
-func (s *Server) taskSummary(r *http.Request, recs []store.TaskRecord, now time.Time) (apitypes.TaskSummary, error) {
+func taskSummary(recs []store.TaskRecord, stats map[string]runStats, now time.Time) apitypes.TaskSummary {
 	sum := apitypes.TaskSummary{Counts: map[string]int{}}
 	if len(recs) == 0 {
-		return sum, nil
+		return sum
 	}
-	from := now
-	inScope := make(map[string]bool, len(recs))
-	for _, rec := range recs {
-		sum.Counts[rec.State]++
-		inScope[rec.Name] = true
-		if rec.SubmittedAt.Before(from) {
-			from = rec.SubmittedAt
-		}
-	}
-	runs, err := s.st.Runs(r.Context(), from, now.Add(time.Minute))
-	if err != nil {
-		return sum, err
-	}
-	firstStart := map[string]time.Time{}
-	ran := map[string]time.Duration{}
-	preempted := map[string]bool{}
-	for _, run := range runs {
-		if !inScope[run.Task] {
-			continue
-		}
-		if fs, ok := firstStart[run.Task]; !ok || run.StartedAt.Before(fs) {
-			firstStart[run.Task] = run.StartedAt
-		}
-		end := run.EndedAt
-		if end.IsZero() {
-			end = now
-		}
-		ran[run.Task] += end.Sub(run.StartedAt)
-		if reason, ok := strings.CutPrefix(run.Outcome, "preempted: "); ok && reason != string(model.Suspended) {
-			preempted[run.Task] = true
-		}
-	}
-	sum.Preempted = len(preempted)
 	var waitSum, runSum time.Duration
 	var runN int
 	for _, rec := range recs {
-		switch fs, ok := firstStart[rec.Name]; {
-		case ok:
-			waitSum += fs.Sub(rec.SubmittedAt)
+		sum.Counts[rec.State]++
+		st := stats[rec.Name]
+		if st.preempted {
+			sum.Preempted++
+		}
+		switch {
+		case !st.firstStart.IsZero():
+			waitSum += st.firstStart.Sub(rec.SubmittedAt)
 		case !rec.FinishedAt.IsZero():
 			waitSum += rec.FinishedAt.Sub(rec.SubmittedAt)
 		default:
 			waitSum += now.Sub(rec.SubmittedAt)
 		}
-		if store.Terminal(rec.State) && ran[rec.Name] > 0 {
-			runSum += ran[rec.Name]
+		ran := st.closed
+		if !st.openSince.IsZero() {
+			ran += now.Sub(st.openSince)
+		}
+		if store.Terminal(rec.State) && ran > 0 {
+			runSum += ran
 			runN++
 		}
 	}
@@ -76,5 +49,5 @@ func (s *Server) taskSummary(r *http.Request, recs []store.TaskRecord, now time.
 	if runN > 0 {
 		sum.MeanRunSeconds = runSum.Seconds() / float64(runN)
 	}
-	return sum, nil
+	return sum
 }

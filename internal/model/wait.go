@@ -98,8 +98,8 @@ func (r WaitReason) Message() string {
 		return fmt.Sprintf("waiting: quota allows it, but only %d of the %d %s nodes it needs have room now",
 			r.Used, r.Need, r.InstanceType)
 	case HeldForOther:
-		return fmt.Sprintf("waiting: free %s nodes are held for task %s, which has waited past the starvation bound",
-			r.InstanceType, r.Detail)
+		return fmt.Sprintf("waiting: free %s nodes are held for %s, which has waited past the starvation bound",
+			r.InstanceType, heldFor(r.Detail))
 	case Draining:
 		held := fmt.Sprintf("%d %s nodes are", r.Need, r.InstanceType)
 		if r.Need == 1 {
@@ -116,8 +116,8 @@ func (r WaitReason) Message() string {
 		}
 		return fmt.Sprintf("waiting: %s reserved for this task; %s still busy", held, busy)
 	case QueuedForHold:
-		return fmt.Sprintf("waiting: past the starvation bound; %s nodes are held for task %s (one task holds at a time), and this task holds nodes once it starts",
-			r.InstanceType, r.Detail)
+		return fmt.Sprintf("waiting: past the starvation bound; %s nodes are held for %s (one task holds at a time), and this task holds nodes once it starts",
+			r.InstanceType, heldFor(r.Detail))
 	case NoTopologyFit:
 		return fmt.Sprintf("waiting: no single %s domain has %d free %s nodes (largest has %d)",
 			r.Detail, r.Need, r.InstanceType, r.Used)
@@ -125,4 +125,13 @@ func (r WaitReason) Message() string {
 		return "waiting: preempted in this cycle; requeued in its original place and will resume from its last checkpoint"
 	}
 	return "waiting: " + string(r.Code)
+}
+
+// heldFor names the task nodes are held for; an empty name is another
+// team's task, hidden from the reader.
+func heldFor(task string) string {
+	if task == "" {
+		return "another team's task"
+	}
+	return "task " + task
 }

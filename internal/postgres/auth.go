@@ -66,8 +66,7 @@ func (s *Store) Tokens(ctx context.Context) ([]store.Token, error) {
 
 // Audit appends an audit entry.
 func (t *Tx) Audit(e store.AuditEntry) error {
-	t.exec(`INSERT INTO audit(at, actor, action, team, target, result) VALUES ($1, $2, $3, $4, $5, $6)`,
-		nanos(e.At), e.Actor, e.Action, e.Team, e.Target, e.Result)
+	t.rows.addAudit(e)
 	return nil
 }
 

@@ -20,6 +20,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	term    atomic.Int64 // 0: not fenced (a single replica)
 	timeout time.Duration
+	names   names
 }
 
 // ErrFenced is returned by Commit when another replica has taken the lease
@@ -102,7 +103,10 @@ func (s *Store) Close() error {
 
 // Fence makes every later Commit check, in its own transaction, that term
 // is still the lease's current term (0: stop checking).
-func (s *Store) Fence(term int64) { s.term.Store(term) }
+func (s *Store) Fence(term int64) {
+	s.term.Store(term)
+	s.names.invalidate()
+}
 
 func (s *Store) migrate(ctx context.Context) error {
 	for {
@@ -141,20 +145,34 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 }
 
-// Tx is one write transaction. Writes are queued and sent to the server in
-// one round trip (a pipeline) when a read needs them or at commit.
+// Tx is one write transaction on one connection. Writes are queued and
+// sent in one round trip (a pipeline) when a read needs them or at commit,
+// which then costs one round trip in all: BEGIN, the term check, the writes
+// and COMMIT go together. Appends (tasks, events, audit entries) are
+// gathered into one multi-row statement per table (appends.go). Checks that
+// must fail the transaction (the term, the name rule) raise an error in the
+// database, so that the COMMIT queued behind them never commits.
 type Tx struct {
-	ctx    context.Context
-	tx     pgx.Tx
-	batch  *pgx.Batch
-	fence  int64 // the term to check first; 0: none
-	fenced bool  // the check is queued
+	ctx      context.Context
+	tx       *pgxpool.Conn
+	batch    *pgx.Batch
+	fence    int64 // the term checked first; 0: none
+	rows     appends
+	names    []nameWrite // task writes, for Store.names once committed
+	inserted []taskName  // the tasks inserted, to explain a refusal
 }
 
-func (t *Tx) exec(sql string, args ...any) { t.batch.Queue(sql, args...) }
+// exec queues a write after the appends gathered so far.
+func (t *Tx) exec(sql string, args ...any) {
+	t.queueTasks()
+	t.batch.Queue(sql, args...)
+}
 
-// flush sends the queued writes, the term check first.
+// flush sends what is queued, the gathered appends included, and reads
+// every result.
 func (t *Tx) flush() error {
+	t.queueTasks()
+	t.queueLogs()
 	if t.batch.Len() == 0 {
 		return nil
 	}
@@ -162,26 +180,41 @@ func (t *Tx) flush() error {
 	t.batch = &pgx.Batch{}
 	br := t.tx.SendBatch(t.ctx, b)
 	for i := 0; i < b.Len(); i++ {
-		if i == 0 && t.fenced {
-			t.fenced = false
-			var cur int64
-			if err := br.QueryRow().Scan(&cur); err != nil {
-				br.Close()
-				return fmt.Errorf("checking the leader term: %w", err)
-			}
-			if cur != t.fence {
-				br.Close()
-				return fmt.Errorf("%w (this replica's term %d, the lease's %d)", ErrFenced, t.fence, cur)
-			}
-			continue
-		}
-		if _, err := br.Exec(); err != nil {
+		tag, err := br.Exec()
+		if err != nil {
 			br.Close()
-			return err
+			return t.explain(err)
+		}
+		if tag.String() == "ROLLBACK" { // COMMIT of a failed transaction
+			br.Close()
+			return errors.New("commit: the transaction was rolled back")
 		}
 	}
 	return br.Close()
 }
+
+// Errors raised by taskgov_refuse (migration 2).
+const (
+	refusedFenced = "taskgov: fenced"
+	refusedName   = "taskgov: name"
+)
+
+// explain turns the database's refusals into taskgov's errors.
+func (t *Tx) explain(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch pe.Message {
+	case refusedFenced:
+		return fmt.Errorf("%w (this replica's term %d, the lease's %s)", ErrFenced, t.fence, pe.Detail)
+	case refusedName:
+		return errNameRefused
+	}
+	return err
+}
+
+var errNameRefused = errors.New("a task's name is refused by the name rule")
 
 // Commit runs fn in one transaction and commits it durably: when Commit
 // returns nil, the server has flushed the commit (synchronous_commit on).
@@ -190,28 +223,39 @@ func (t *Tx) flush() error {
 func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	tx, err := s.pool.Begin(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	t := &Tx{ctx: ctx, tx: tx, batch: &pgx.Batch{}}
+	// A connection left inside a transaction (a failed batch whose
+	// ROLLBACK could not be sent) is closed by the pool on release.
+	defer conn.Release()
+	t := &Tx{ctx: ctx, tx: conn, batch: &pgx.Batch{}}
+	t.batch.Queue(`BEGIN`)
 	if term := s.term.Load(); term > 0 {
 		// The share lock makes a takeover (which updates the row) wait for
 		// this commit, and this check wait for a takeover in flight.
-		t.batch.Queue(`SELECT term FROM leader_term WHERE id = 1 FOR SHARE`)
-		t.fence, t.fenced = term, true
+		t.fence = term
+		t.batch.Queue(`SELECT CASE WHEN term = $1 THEN 0 ELSE taskgov_refuse('`+refusedFenced+`', term::text) END
+			FROM leader_term WHERE id = 1 FOR SHARE`, term)
+	}
+	rollback := func(err error) error {
+		_, _ = conn.Exec(context.Background(), `ROLLBACK`)
+		if errors.Is(err, errNameRefused) {
+			return t.nameError()
+		}
+		return err
 	}
 	if err := fn(t); err != nil {
-		_ = tx.Rollback(context.Background())
-		return err
+		return rollback(err)
 	}
+	t.queueTasks()
+	t.queueLogs()
+	t.batch.Queue(`COMMIT`)
 	if err := t.flush(); err != nil {
-		_ = tx.Rollback(context.Background())
-		return err
+		return rollback(err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
+	s.names.committed(t.names)
 	return nil
 }
 

@@ -49,3 +49,18 @@ func fresh(t *testing.T) func() *postgres.Store {
 func TestSuite(t *testing.T) {
 	storetest.Run[*postgres.Store, *postgres.Tx](t, fresh)
 }
+
+// BenchmarkCommit16: one group commit of 16 submissions on a local
+// PostgreSQL with synchronous_commit and fsync on (compare with
+// internal/store's BenchmarkCommit16).
+func BenchmarkCommit16(b *testing.B) {
+	if server == nil {
+		b.Skip(pgtest.HowTo)
+	}
+	s, err := postgres.Open(context.Background(), server.NewDatabase(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchCommit[*postgres.Store, *postgres.Tx](b, s, 16)
+}

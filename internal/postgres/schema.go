@@ -95,4 +95,11 @@ var migrations = []string{
 	UPDATE events SET task_seq = COALESCE((SELECT seq FROM tasks WHERE tasks.name = events.task), 0);
 	CREATE INDEX events_task_seq ON events(task_seq, id);
 	CREATE TABLE heartbeat(id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL);`,
+	// 3: commits raise an error in the database when a check fails (the
+	// leader's term, the name rule), so that the COMMIT sent behind them in
+	// the same round trip never commits.
+	`CREATE FUNCTION taskgov_refuse(msg text, detail text) RETURNS integer LANGUAGE plpgsql VOLATILE AS $$
+	BEGIN
+		RAISE EXCEPTION USING MESSAGE = msg, DETAIL = detail;
+	END $$;`,
 }

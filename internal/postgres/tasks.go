@@ -15,24 +15,15 @@ import (
 )
 
 // InsertTask stores a new task. It enforces model.CheckNameReuse, as the
-// SQLite store does.
+// SQLite store does, inside the (multi-row) insert: a refused task writes
+// nothing and the commit fails with the rule's conflict error.
 func (t *Tx) InsertTask(r store.TaskRecord) error {
-	if err := t.flush(); err != nil {
-		return err
-	}
-	prior, err := priorUse(t.tx.QueryRow(t.ctx, priorUseQuery, r.Name))
-	if err != nil {
-		return err
-	}
-	if err := model.CheckNameReuse(r.Name, r.Team, prior); err != nil {
-		return err
-	}
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
 		return err
 	}
-	t.exec(`INSERT INTO tasks(name, team, seq, spec, state, submitted_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		r.Name, r.Team, r.Seq, string(spec), r.State, nanos(r.SubmittedAt))
+	t.rows.addTask(r, string(spec))
+	t.names = append(t.names, nameWrite{r.Name, r.Team, r.State, r.Seq})
 	return nil
 }
 
@@ -51,13 +42,13 @@ func (t *Tx) UpdateTask(r store.TaskRecord) error {
 		retries=$7, placement=$8, pgids=$9, message=$10 WHERE seq=$11`,
 		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
 		string(placement), string(pg), r.Message, r.Seq)
+	t.names = append(t.names, nameWrite{r.Name, r.Team, r.State, r.Seq})
 	return nil
 }
 
 // AddEvent appends to a task's event history.
 func (t *Tx) AddEvent(e store.Event) error {
-	t.exec(`INSERT INTO events(task, task_seq, team, at, kind, message) VALUES ($1, $2, $3, $4, $5, $6)`,
-		e.Task, e.TaskSeq, e.Team, nanos(e.At), e.Kind, e.Message)
+	t.rows.addEvent(e)
 	return nil
 }
 
@@ -210,11 +201,6 @@ func priorUse(row pgx.Row) (*model.PriorUse, error) {
 		return nil, err
 	}
 	return &model.PriorUse{Team: team, Live: !store.Terminal(state)}, nil
-}
-
-// PriorUse reads the newest task stored under name (nil if none).
-func (s *Store) PriorUse(ctx context.Context, name string) (*model.PriorUse, error) {
-	return priorUse(s.pool.QueryRow(ctx, priorUseQuery, name))
 }
 
 // Heartbeat rewrites the heartbeat row: a write that proves writes work.

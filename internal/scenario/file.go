@@ -37,10 +37,22 @@ type Step struct {
 	AddNodes   []model.Node     `yaml:"addNodes,omitempty"`
 	SetTeam    []model.Team     `yaml:"setTeam,omitempty"`
 	SetPolicy  *model.Policy    `yaml:"setPolicy,omitempty"`
+	DeleteTeam []string         `yaml:"deleteTeam,omitempty"`
+	Drain      []string         `yaml:"drain,omitempty"` // cordon and requeue the node's tasks
+	Suspend    []string         `yaml:"suspend,omitempty"`
+	Resume     []string         `yaml:"resume,omitempty"`
+	// SetPriority moves live tasks to another priority class.
+	SetPriority []PriorityChange `yaml:"setPriority,omitempty"`
 	// Quiet leaves the waiting list out of this step's trace.
 	Quiet bool `yaml:"quiet,omitempty"`
 	// ShowTopology adds the topology tree, after the cycle, to the trace.
 	ShowTopology bool `yaml:"showTopology,omitempty"`
+}
+
+// PriorityChange is one setPriority input.
+type PriorityChange struct {
+	Task  string `yaml:"task"`
+	Class string `yaml:"class"`
 }
 
 // Duration is a Go duration string such as 90s or 2h in YAML.

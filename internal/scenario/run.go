@@ -19,8 +19,17 @@ type Options struct {
 	Check bool
 }
 
-// Run replays f through a fresh core and returns the trace.
+// Run replays f through a fresh core and returns the trace. Steps must be in
+// time order. A refused input is a trace line ("error: ..."), not an error:
+// scenario files record refusals they expect; Check says whether a run
+// passes.
 func Run(f *File, o Options) (string, error) {
+	for i := 1; i < len(f.Steps); i++ {
+		if f.Steps[i].At.Duration < f.Steps[i-1].At.Duration {
+			return "", fmt.Errorf("steps: step %d at %s comes after step %d at %s; put the steps in time order",
+				i+1, f.Steps[i].At.Duration, i, f.Steps[i-1].At.Duration)
+		}
+	}
 	s, err := core.New(f.Cluster, o.Seed)
 	if err != nil {
 		return "", fmt.Errorf("cluster: %w", err)
@@ -78,6 +87,9 @@ func apply(s *core.Scheduler, st Step, now time.Time) []string {
 	for _, n := range st.Uncordon {
 		note("uncordon "+n, s.Cordon(n, false))
 	}
+	for _, n := range st.Drain {
+		note("drain "+n, s.Drain(n, now))
+	}
 	for _, name := range st.Checkpoint {
 		note("checkpoint "+name, s.Checkpoint(name, now))
 	}
@@ -97,10 +109,63 @@ func apply(s *core.Scheduler, st Step, now time.Time) []string {
 	for _, name := range st.Cancel {
 		note("cancel "+name, s.Cancel(name))
 	}
+	for _, name := range st.Suspend {
+		note("suspend "+name, s.Suspend(name, now))
+	}
+	for _, name := range st.Resume {
+		note("resume "+name, s.Resume(name, now))
+	}
+	for _, c := range st.SetPriority {
+		note("setPriority "+c.Task, s.SetPriority(c.Task, c.Class))
+	}
+	for _, name := range st.DeleteTeam {
+		note("deleteTeam "+name, s.DeleteTeam(name))
+	}
 	for _, t := range st.Submit {
 		note("submit "+t.Name, s.Submit(t, now))
 	}
 	return errs
+}
+
+// Check says whether a run's trace passes: with an expect block, the trace
+// must equal it (refusals it records are expected); without one, no input
+// may have been refused.
+func Check(f *File, trace string) error {
+	if f.Expect != "" {
+		if trace != f.Expect {
+			return fmt.Errorf("the trace differs from the file's expect block:\n%s", diff(f.Expect, trace))
+		}
+		return nil
+	}
+	var refused []string
+	for _, line := range strings.Split(trace, "\n") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "error: ") {
+			refused = append(refused, l)
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("%d input(s) refused; fix them, or record the refusals in an expect block:\n  %s",
+			len(refused), strings.Join(refused, "\n  "))
+	}
+	return nil
+}
+
+// diff shows the first line where want and got part, with a little context.
+func diff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, a, b)
+		}
+	}
+	return "(they differ only in line endings)"
 }
 
 // writeDecision renders a decision, one line per event.

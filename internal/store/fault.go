@@ -107,7 +107,8 @@ func statID(path string) (fileID, error) {
 }
 
 // checkFile reports ErrFileGone if the file at the database's path is no
-// longer the one the store opened.
+// longer the one the store opened, and a fatal Fault if its header is not
+// SQLite's (the file was overwritten). It costs a stat and a 16-byte read.
 func (s *Store) checkFile() error {
 	id, err := statID(s.path)
 	if err != nil {
@@ -116,30 +117,41 @@ func (s *Store) checkFile() error {
 	if id != s.id {
 		return fmt.Errorf("%w (%s is another file now)", ErrFileGone, s.path)
 	}
+	if s.f == nil {
+		return nil
+	}
+	head := make([]byte, 16)
+	if _, err := s.f.ReadAt(head, 0); err != nil || string(head) != "SQLite format 3\x00" {
+		why := "its first 16 bytes are not SQLite's header"
+		if err != nil {
+			why = err.Error()
+		}
+		return &Fault{Kind: Fatal, What: "database corrupt (bad file header)", Err: fmt.Errorf("%s: %s", s.path, why),
+			Fix: "stop the server and restore DATA_DIR/taskgov.db (with taskgov.db-wal) from a backup"}
+	}
 	return nil
 }
 
-// Probe is a quick health check for readiness: the database file is the
-// one opened, its header is SQLite's, and it answers a query. It does not
-// write.
+// Probe is a quick health check: the database file is the one opened, its
+// header is SQLite's, and it answers a query. It does not write.
 func (s *Store) Probe(ctx context.Context) error {
+	if f := s.fatal.Load(); f != nil {
+		return f
+	}
 	if err := s.checkFile(); err != nil {
 		return err
 	}
-	f, err := os.Open(s.path)
-	if err != nil {
-		return fmt.Errorf("%w (%v)", ErrFileGone, err)
-	}
-	head := make([]byte, 16)
-	_, err = f.ReadAt(head, 0)
-	f.Close()
-	if err != nil || string(head) != "SQLite format 3\x00" {
-		return &Fault{Kind: Fatal, What: "database corrupt (bad file header)", Err: fmt.Errorf("%s: %v", s.path, err),
-			Fix: "stop the server and restore DATA_DIR/taskgov.db (with taskgov.db-wal) from a backup"}
-	}
 	var v int
-	if err := s.r.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v); err != nil {
-		return err
+	return s.note(s.r.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v))
+}
+
+// note returns err, classified as a fatal Fault when it says the database
+// is corrupt, so that reads that find corruption stop the server as writes
+// do (via Probe, which reports the last one).
+func (s *Store) note(err error) error {
+	if f := Classify(err); f != nil && f.Kind == Fatal {
+		s.fatal.Store(f)
+		return f
 	}
-	return nil
+	return err
 }

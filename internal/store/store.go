@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -15,10 +17,12 @@ import (
 // from one goroutine at a time (the engine's applier); reads may run
 // concurrently from any goroutine.
 type Store struct {
-	w    *sql.DB // the single writer connection
-	r    *sql.DB // readers (WAL lets them run beside the writer)
-	path string
-	id   fileID // the database file as opened; see checkFile
+	w     *sql.DB // the single writer connection
+	r     *sql.DB // readers (WAL lets them run beside the writer)
+	path  string
+	id    fileID                // the database file as opened; see checkFile
+	f     *os.File              // the same file, read-only, for the header check
+	fatal atomic.Pointer[Fault] // corruption a read found
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
@@ -45,11 +49,18 @@ func Open(path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
+	if s.f, err = os.Open(path); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("opening database %s: %w", path, err)
+	}
 	return s, nil
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.f != nil {
+		s.f.Close()
+	}
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 

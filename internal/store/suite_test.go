@@ -21,3 +21,14 @@ func TestSuite(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkCommit16: one group commit of 16 submissions (compare with
+// internal/postgres's BenchmarkCommit16).
+func BenchmarkCommit16(b *testing.B) {
+	s, err := store.Open(filepath.Join(b.TempDir(), "t.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchCommit[*store.Store, *store.Tx](b, s, 16)
+}

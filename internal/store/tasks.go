@@ -165,7 +165,7 @@ func (s *Store) Task(ctx context.Context, name string) (TaskRecord, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("task %q: %w", name, ErrNotFound)
 	}
-	return r, err
+	return r, s.note(err)
 }
 
 // TaskFilter selects tasks for ListTasks.
@@ -205,18 +205,18 @@ func (s *Store) ListTasks(ctx context.Context, f TaskFilter) ([]TaskRecord, erro
 func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]TaskRecord, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return nil, s.note(err)
 	}
 	defer rows.Close()
 	var out []TaskRecord
 	for rows.Next() {
 		r, err := scanTask(rows)
 		if err != nil {
-			return nil, err
+			return nil, s.note(err)
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	return out, s.note(rows.Err())
 }
 
 // LiveTasks returns every task not in a terminal state, in submission order,
@@ -239,7 +239,7 @@ func (s *Store) Events(ctx context.Context, task string, afterID int64, limit in
 		WHERE task_seq=(SELECT COALESCE(MAX(seq), -1) FROM tasks WHERE name=?) AND task=? AND id > ? ORDER BY id LIMIT ?`,
 		task, task, afterID, limit)
 	if err != nil {
-		return nil, err
+		return nil, s.note(err)
 	}
 	defer rows.Close()
 	var out []Event
@@ -247,12 +247,12 @@ func (s *Store) Events(ctx context.Context, task string, afterID int64, limit in
 		var e Event
 		var at int64
 		if err := rows.Scan(&e.ID, &e.Task, &e.TaskSeq, &e.Team, &at, &e.Kind, &e.Message); err != nil {
-			return nil, err
+			return nil, s.note(err)
 		}
 		e.At = fromNanos(at)
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	return out, s.note(rows.Err())
 }
 
 // Cluster reads the stored cluster configuration; ok is false if none.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // dataDirVar marks every pod process (and, by inheritance, its children)
@@ -26,6 +27,7 @@ func (e *Executor) KillStrays() int {
 	self := os.Getpid()
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	killed := 0
+	var victims []string
 	for _, p := range procs {
 		pid, err := strconv.Atoi(filepath.Base(p))
 		if err != nil || pid == self {
@@ -40,9 +42,29 @@ func (e *Executor) KillStrays() int {
 		}
 		if ours && syscall.Kill(pid, syscall.SIGKILL) == nil {
 			killed++
+			victims = append(victims, p)
+		}
+	}
+	// Wait (briefly) until they are gone, so that nothing of the old run
+	// still runs when the tasks are requeued.
+	deadline := time.Now().Add(2 * time.Second)
+	for _, p := range victims {
+		for running(p) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
 		}
 	}
 	return killed
+}
+
+// running reports whether the process at /proc/PID exists and is not a
+// zombie.
+func running(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
 
 // Recover is what a starting server calls before it requeues anything: it

@@ -66,6 +66,7 @@ async function render() {
     document.title = (page.title ? page.title(arg) : name) + ' · taskgov';
     await page.after?.(main, ctx, arg);
     lastGood = new Date();
+    performance.mark('taskgov-rendered', { detail: name }); // the browser test times first renders
   } catch (e) {
     if (mine !== seq) return;
     if (e.status === 401) { setToken(''); me = null; showLogin(e.message); return; }

@@ -3,7 +3,7 @@
 // (GET /api/v1/tasks?q=&sort=&order=&offset=&summary=1), so it serves
 // 10,000 tasks as fast as 10.
 import { api } from './api.js';
-import { esc, ns, badge, dur, when, num, options, saved, save, states, withActors } from './util.js';
+import { esc, ns, badge, dur, whenShort, num, options, saved, save, states, withActors } from './util.js';
 
 const QUEUE_ROWS = 10; // per team
 const columns = [ // [sort key, header, cell]
@@ -16,7 +16,7 @@ const columns = [ // [sort key, header, cell]
   ['gpus', 'GPUs', t => num(t.gpus), 'num'],
   ['vcpu', 'vCPU', t => num(t.vcpu, 1), 'num'],
   ['memory', 'Memory (GiB)', t => num(t.memoryGiB, 1), 'num'],
-  ['submittedAt', 'Submitted', t => when(t.submittedAt)],
+  ['submittedAt', 'Submitted', t => whenShort(t.submittedAt)],
   ['resumes', 'Requeues', t => t.resumes, 'num'],
 ];
 const defaults = { team: '', state: '', q: '', sort: 'submittedAt', order: 'desc', offset: 0, limit: 50 };

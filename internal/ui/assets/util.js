@@ -58,3 +58,11 @@ export function request(spec) {
   if (p.memoryGiB) parts.push(`${p.memoryGiB} GiB`);
   return `${n} pod${n > 1 ? 's' : ''} × (${parts.join(', ')}) on ${esc(spec.instanceType)}`;
 }
+
+// whenShort is a compact date and time for table cells; the full one is
+// its title.
+export function whenShort(t) {
+  if (!t) return '-';
+  const d = new Date(t);
+  return `<time datetime="${esc(t)}" title="${esc(when(t))}">${esc(d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }))}</time>`;
+}
