@@ -40,17 +40,17 @@ type jobsReport struct {
 	PeakRSSMiB                   float64
 }
 
-// TestKwokScaleJobs is TestKwokScale for workloads users apply: 500 (with
+// TestKwokScaleJobs is TestKwokScale for workloads users apply: 300 (with
 // TASKGOV_KWOK_SCALE=full, 1,000) Kueue-labelled batch/v1 Jobs (10% of them 2-pod Jobs of 4 GPUs per pod
 // that require one layer-3 domain, the rest 1-GPU single-pod Jobs) created
 // through client-go from 16 goroutines against the admission policies, the
 // real Job controller, kwok nodes and a taskgov server process. It reports
 // the time from each Job's create to all its pods bound, and the API
 // requests taskgov made per Job (its own counter); it checks placement and
-// that no request failed. The default (128 nodes) keeps CI short; full
+// that no request failed. The default (80 nodes) keeps CI short; full
 // runs 1,000 Jobs on 256 nodes.
 func TestKwokScaleJobs(t *testing.T) {
-	shape := scaleShape{nodes: 128, tasks: 500, teams: 10, qps: 1000}
+	shape := scaleShape{nodes: 80, tasks: 300, teams: 10, qps: 1000}
 	if os.Getenv("TASKGOV_KWOK_SCALE") == "full" {
 		shape = scaleShape{nodes: 256, tasks: 1000, teams: 10, qps: 1000}
 	}
