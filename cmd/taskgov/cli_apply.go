@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -87,7 +88,8 @@ func collect(p string, docs *smDocs, yamls *[]string) error {
 	if err != nil {
 		return err
 	}
-	if strings.HasSuffix(p, ".json") || strings.HasPrefix(strings.TrimSpace(string(b)), "{") || strings.HasPrefix(strings.TrimSpace(string(b)), "[") {
+	// JSON by name, or by content (a YAML cluster file is not valid JSON).
+	if strings.HasSuffix(p, ".json") || json.Valid(b) {
 		return readSageMaker(filepath.Base(p), b, docs)
 	}
 	*yamls = append(*yamls, p)

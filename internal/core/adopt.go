@@ -65,5 +65,6 @@ func (s *Scheduler) Adopt(spec model.TaskSpec, resumes, retries int, checkpointA
 	}
 	t.startedAt = startedAt
 	t.team.queueSorted = false
+	s.touchUsage(t.typ.idx)
 	return nil
 }

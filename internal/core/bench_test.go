@@ -112,7 +112,7 @@ func BenchmarkFullRescan(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.dirty = true
+		s.touch()
 		s.Schedule(epoch)
 	}
 }

@@ -34,7 +34,7 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 			return nil, fmt.Errorf("cloning task %s: %w", t.spec.Name, err)
 		}
 		ct := out.tasks[t.spec.Name]
-		ct.seq, ct.resumes, ct.retries = t.seq, t.resumes, t.retries
+		ct.seq, ct.resumes, ct.retries, ct.notBefore = t.seq, t.resumes, t.retries, t.notBefore
 		ct.startedAt, ct.checkpointAt, ct.pendingSince, ct.wait = t.startedAt, t.checkpointAt, t.pendingSince, t.wait
 		switch t.state {
 		case running:

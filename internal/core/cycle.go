@@ -22,9 +22,8 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	}
 	s.now = now
 	s.cycle++
-	s.nextWake = never
+	s.startMarks(now)
 	s.cc.startCycle(len(s.types))
-	holds := s.holdChanges
 	d := model.Decision{Time: now, Preemptions: s.evictions}
 	s.evictions = nil
 
@@ -33,19 +32,25 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 		s.enforceLimits(&d)
 		s.limitsDirty = false
 	}
-	// 2. Every team's queue in order; one head per team in a heap.
+	// 2. Every team's queue in order; one head per team and instance type in
+	// a heap, for the types this cycle evaluates (dirty.go).
 	h := s.cc.heads[:0]
 	for _, tm := range s.teams {
 		sortQueue(tm)
-		tm.cursor = 0
-		s.pushNext(&h, tm)
+		for i, on := range s.work {
+			if on {
+				tm.cursors[i] = 0
+				s.pushNext(&h, tm, i)
+			}
+		}
 	}
 	// 3. Take the globally first head, try it, push that team's next.
 	for len(h) > 0 {
 		e := h.pop()
 		s.tried++
+		s.curType = e.i
 		s.tryTask(e.t, &d)
-		s.pushNext(&h, e.tm)
+		s.pushNext(&h, e.tm, e.i)
 	}
 	// 4. Report every pending task's place and reason.
 	s.cc.heads = h
@@ -53,8 +58,9 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	d.Waiting = s.collectWaiting()
 	s.lastWaiting = d.Waiting
 	// A cycle that changed nothing is a fixed point: until an input arrives or
-	// nextWake passes, another would decide the same.
-	s.dirty = len(d.Admissions) > 0 || len(d.Preemptions) > 0 || s.holdChanges != holds
+	// nextWake passes, another would decide the same. A type it changed is
+	// evaluated again next cycle.
+	s.endMarks(&d)
 	return d
 }
 
@@ -62,6 +68,13 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 // lets it; otherwise it records why t waits.
 func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	tm, it := t.team, t.typ
+	if s.now.Before(t.notBefore) {
+		s.releaseHold(t)
+		s.wakeAt(t.notBefore)
+		t.wait = model.WaitReason{Code: model.BackingOff, InstanceType: it.spec.Name,
+			Need: int64(t.notBefore.Sub(s.now).Seconds() + 0.999), Used: int64(t.retries)}
+		return
+	}
 	if it.index.atLeast(0) == 0 {
 		s.releaseHold(t)
 		t.wait = model.WaitReason{Code: model.NoNodes, InstanceType: it.spec.Name}

@@ -46,6 +46,7 @@ func (s *Scheduler) reserve(t *task) bool {
 	}
 	it.holder = t
 	s.holdChanges++
+	s.markHold(it.idx)
 	return true
 }
 
@@ -55,6 +56,7 @@ func (s *Scheduler) releaseHold(t *task) {
 		return
 	}
 	s.holdChanges++
+	s.markHold(t.typ.idx)
 	clear(s.cc.noRoom) // the released nodes may fit placements that failed
 	for _, ni := range t.held {
 		s.nodes[ni].heldFor = nil

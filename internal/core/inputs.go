@@ -30,7 +30,7 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now, reqLevel: s.levelOf(spec.RequiredTopology)}
 	s.tasks[spec.Name] = t
 	s.enqueue(t)
-	s.touch()
+	s.touchType(it.idx)
 	return nil
 }
 
@@ -62,8 +62,8 @@ func (s *Scheduler) Complete(name string) error {
 }
 
 // Fail records that a running task failed. With auto-resume and retries left
-// it is requeued in its place (and true is returned); otherwise it is
-// forgotten.
+// it is requeued in its place (and true is returned), to start again no
+// sooner than model.RetryBackoff after now; otherwise it is forgotten.
 func (s *Scheduler) Fail(name string, now time.Time) (requeued bool, err error) {
 	t, err := s.lookup(name)
 	if err != nil {
@@ -75,6 +75,7 @@ func (s *Scheduler) Fail(name string, now time.Time) (requeued bool, err error) 
 	if t.spec.AutoResume && t.retries < t.spec.MaxRetry {
 		t.retries++
 		s.requeue(t, now)
+		t.notBefore = now.Add(model.RetryBackoff(t.retries))
 		return true, nil
 	}
 	s.forget(t)
@@ -106,14 +107,15 @@ func (s *Scheduler) Checkpoint(name string, at time.Time) error {
 
 // forget releases everything a task holds and drops it.
 func (s *Scheduler) forget(t *task) {
-	if t.state == running {
+	ran := t.state == running
+	if ran {
 		s.unassign(t)
 	}
 	s.releaseHold(t)
 	t.state = gone
 	t.team.queueSorted = false
 	delete(s.tasks, t.spec.Name)
-	s.touch()
+	s.touchTask(t, ran)
 }
 
 // requeue stops a running task and returns it to its queue in its original
@@ -123,7 +125,7 @@ func (s *Scheduler) requeue(t *task, now time.Time) {
 	t.resumes++
 	t.pendingSince = now
 	s.enqueue(t)
-	s.touch()
+	s.touchUsage(t.typ.idx)
 }
 
 func (s *Scheduler) nodeByName(name string) (*node, error) {
@@ -144,7 +146,7 @@ func (s *Scheduler) Cordon(name string, on bool) error {
 	n.spec.Unschedulable = on
 	s.setSchedulable(n, n.healthy && !on)
 	s.releaseHoldsOn(n)
-	s.touch()
+	s.touchUsage(n.typ.idx)
 	return nil
 }
 
@@ -162,7 +164,7 @@ func (s *Scheduler) SetNodeHealth(name string, healthy bool, now time.Time) erro
 	}
 	s.setSchedulable(n, healthy && !n.spec.Unschedulable)
 	s.releaseHoldsOn(n)
-	s.touch()
+	s.touchUsage(n.typ.idx)
 	return nil
 }
 

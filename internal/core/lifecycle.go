@@ -16,6 +16,7 @@ func (s *Scheduler) Suspend(name string, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	ran := t.state == running
 	switch t.state {
 	case suspended:
 		return nil
@@ -27,7 +28,7 @@ func (s *Scheduler) Suspend(name string, now time.Time) error {
 	s.releaseHold(t)
 	t.state = suspended
 	t.team.queueSorted = false
-	s.touch()
+	s.touchTask(t, ran)
 	return nil
 }
 
@@ -42,7 +43,7 @@ func (s *Scheduler) Resume(name string, now time.Time) error {
 	}
 	t.pendingSince = now
 	s.enqueue(t)
-	s.touch()
+	s.touchType(t.typ.idx)
 	return nil
 }
 
@@ -60,7 +61,7 @@ func (s *Scheduler) SetPriority(name, class string) error {
 	t.spec.Priority = class
 	t.rank = s.rankOf(class)
 	t.team.queueSorted = false
-	s.touch()
+	s.touchType(t.typ.idx)
 	return nil
 }
 

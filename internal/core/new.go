@@ -26,6 +26,7 @@ func New(c model.Cluster, seed int64) (*Scheduler, error) {
 		groups:  map[string]*group{},
 		tasks:   map[string]*task{},
 		dirty:   true,
+		curType: -1,
 	}
 	for _, name := range s.catalog.Names() {
 		it := s.catalog[name]
@@ -72,7 +73,7 @@ func (s *Scheduler) AddNode(spec model.Node) error {
 	it.index.addPosition()
 	s.addToTopology(n)
 	s.setSchedulable(n, !spec.Unschedulable)
-	s.touch()
+	s.touchUsage(it.idx)
 	return nil
 }
 
@@ -82,9 +83,6 @@ func fullMask(gpus int64) uint64 {
 	}
 	return (uint64(1) << uint(gpus)) - 1
 }
-
-// touch records that an input changed the state, so the next cycle runs in full.
-func (s *Scheduler) touch() { s.dirty = true }
 
 func (s *Scheduler) groupOf(name string) *group {
 	g := s.groups[name]

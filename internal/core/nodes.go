@@ -101,7 +101,7 @@ func (s *Scheduler) SetNodeAllocatable(name string, a *resource.Vector) (applied
 	n.capacity, n.free, n.freeGPUs = capacity, capacity, fullMask(capacity.GPUs)
 	n.spec.Allocatable = a
 	s.setSchedulable(n, on)
-	s.touch()
+	s.touchUsage(n.typ.idx)
 	return true, nil
 }
 

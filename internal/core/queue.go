@@ -26,6 +26,23 @@ func sortQueue(tm *team) {
 	tm.pending = q
 	sort.Slice(q, func(a, b int) bool { return queueLess(q[a], q[b]) })
 	tm.queueSorted = true
+	splitByType(tm)
+}
+
+// splitByType rebuilds tm's per-type queues from its sorted queue.
+func splitByType(tm *team) {
+	n := len(tm.quota)
+	if len(tm.byType) != n {
+		tm.byType, tm.cursors = make([][]*task, n), make([]int, n)
+	}
+	for i := range tm.byType {
+		clear(tm.byType[i])
+		tm.byType[i] = tm.byType[i][:0]
+	}
+	for _, t := range tm.pending {
+		i := t.typ.idx
+		tm.byType[i] = append(tm.byType[i], t)
+	}
 }
 
 func queueLess(x, y *task) bool {
@@ -38,9 +55,11 @@ func queueLess(x, y *task) bool {
 	return x.seq < y.seq
 }
 
-// head is a team's next task, keyed for the cycle's global order.
+// head is a team's next task of one instance type, keyed for the cycle's
+// global order.
 type head struct {
 	tm      *team
+	i       int // the instance type
 	t       *task
 	borrows bool    // admitting it would exceed the team's quota
 	share   float64 // the team's weighted share with t admitted, under FairShare
@@ -101,17 +120,19 @@ func (h *heads) pop() head {
 	return top
 }
 
-// pushNext advances tm's cursor to its next task that this cycle has not yet
-// handled and pushes it, keyed by what admitting it would mean now.
-func (s *Scheduler) pushNext(h *heads, tm *team) {
-	for tm.cursor < len(tm.pending) {
-		t := tm.pending[tm.cursor]
-		tm.cursor++
+// pushNext advances tm's cursor for type i to its next task of that type that
+// this cycle has not yet handled and pushes it, keyed by what admitting it
+// would mean now. One head per team and type: a team's tasks of one type
+// never wait behind its tasks of another, which use other resources.
+func (s *Scheduler) pushNext(h *heads, tm *team, i int) {
+	q := tm.byType[i]
+	for tm.cursors[i] < len(q) {
+		t := q[tm.cursors[i]]
+		tm.cursors[i]++
 		if t.state != pending || t.touchedIn == s.cycle {
 			continue
 		}
-		i := t.typ.idx
-		e := head{tm: tm, t: t, borrows: !tm.usage[i].Add(t.total).LessEq(tm.quota[i])}
+		e := head{tm: tm, i: i, t: t, borrows: !tm.usage[i].Add(t.total).LessEq(tm.quota[i])}
 		if e.borrows && s.policy.IdleComputeAllocation == model.FairShare {
 			e.share = s.share(tm, i, t.total)
 		}
@@ -142,11 +163,3 @@ func (s *Scheduler) collectWaiting() []model.Waiting {
 }
 
 func secs(n int64) time.Duration { return time.Duration(n) * time.Second }
-
-// wakeAt asks for a full cycle no later than at, when a time-based rule
-// (starvation bound, fair-share minimum runtime) may change the outcome.
-func (s *Scheduler) wakeAt(at time.Time) {
-	if at.Before(s.nextWake) {
-		s.nextWake = at
-	}
-}

@@ -229,7 +229,7 @@ func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h
 		// The cycle reached a fixed point: the fast path must agree with a
 		// forced full cycle.
 		fast := s.Schedule(now)
-		s.dirty = true
+		s.touch()
 		full := s.Schedule(now)
 		if len(full.Admissions)+len(full.Preemptions) != 0 || !sameWaiting(full.Waiting, fast.Waiting) {
 			fail("the unchanged-state fast path disagrees with a full cycle: %v %v", full.Admissions, full.Preemptions)

@@ -35,6 +35,7 @@ type task struct {
 	pendingSince time.Time // when it last entered the queue
 	resumes      int
 	retries      int
+	notBefore    time.Time // after a failure: no restart before (retry backoff)
 
 	reqLevel  int     // level index of its required topology, -1 if none
 	held      []int32 // nodes reserved for it against starvation
@@ -88,7 +89,8 @@ type team struct {
 
 	pending     []*task // queue; may hold stale entries until the next sort
 	queueSorted bool
-	cursor      int
+	byType      [][]*task // pending split per instance type, rebuilt with each sort
+	cursors     []int     // the cycle's position in each byType list
 }
 
 // group is a lending group (cohort) and its per-type pools.
@@ -133,4 +135,13 @@ type Scheduler struct {
 	nextWake    time.Time
 	lastWaiting []model.Waiting
 	evictions   []model.Preemption // node losses, reported by the next cycle
+
+	// Incremental cycles (dirty.go).
+	fullRescan bool        // evaluate every type in every cycle (reference mode)
+	allDirty   bool        // an input may change any type's outcomes
+	typeDirty  []bool      // per type: changed since its last evaluation
+	typeWake   []time.Time // per type (and one for all): its earliest time-based rule
+	work       []bool      // per type: evaluated by the cycle in progress
+	curType    int         // type of the task being tried, -1 outside tryTask
+	breakMarks bool        // test only: drop per-type marks, to prove the differential test sees it
 }

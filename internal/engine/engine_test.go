@@ -133,6 +133,8 @@ func TestExitsOutOfOrderAndTwice(t *testing.T) {
 	}
 	h.x.exit("gang", 3, true, reverse) // fails: requeued (a retry is left) and started again
 	h.quiesce()
+	time.Sleep(model.RetryBackoff(1) + 100*time.Millisecond) // once its retry backoff has passed
+	h.quiesce()
 	h.checkRecoveryEqualsLive("after the failed run")
 	r, _ := h.st.Task(context.Background(), "gang")
 	if r.State != store.Running || r.Retries != 1 {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Limits on what a task may store. Every submitted field is kept in the
@@ -132,4 +133,22 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Retry backoff: a failed task's retry n (from 1) starts no sooner than
+// RetryBackoffBase·2^(n-1) after the failure, and never later than
+// RetryBackoffMax. A task that fails at once then restarts a handful of
+// times a minute, not hundreds of times a second.
+const (
+	RetryBackoffBase = time.Second
+	RetryBackoffMax  = 5 * time.Minute
+)
+
+// RetryBackoff is how long retry n (from 1) waits after the failure.
+func RetryBackoff(n int) time.Duration {
+	d := RetryBackoffBase
+	for i := 1; i < n && d < RetryBackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, RetryBackoffMax)
 }

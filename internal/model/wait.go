@@ -34,6 +34,9 @@ const (
 	// NoTopologyFit: quota allows it, but no single domain of the required
 	// topology level has room for the whole gang.
 	NoTopologyFit WaitCode = "NoTopologyFit"
+	// BackingOff: the task failed and waits out its retry backoff (Need
+	// seconds left, after Used retries) before it may start again.
+	BackingOff WaitCode = "BackingOff"
 )
 
 // WaitReason carries the numbers behind a wait so that the sentence can be
@@ -121,6 +124,8 @@ func (r WaitReason) Message() string {
 	case NoTopologyFit:
 		return fmt.Sprintf("waiting: no single %s domain has %d free %s nodes (largest has %d)",
 			r.Detail, r.Need, r.InstanceType, r.Used)
+	case BackingOff:
+		return fmt.Sprintf("waiting: failed, and retry %d starts no sooner than %d s from now (retries back off: 1 s, doubling, at most 5 min)", r.Used, r.Need)
 	case Preempted:
 		return "waiting: preempted in this cycle; requeued in its original place and will resume from its last checkpoint"
 	}

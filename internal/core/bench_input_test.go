@@ -1,0 +1,149 @@
+package core
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// One-input benchmarks: the cost of the cycle that follows a single input
+// (a submission, a completion, a node failure) once the state has settled,
+// incremental and full rescan side by side in the same run.
+//
+// Setups (10,000 eight-GPU nodes, 200 teams of 50-node quotas, 100,000 tasks
+// submitted, the tasks of BenchmarkAdmitAll):
+//   - one-type: all nodes are ml.p5.48xlarge, as in BenchmarkAdmitAll.
+//   - eight-types: 1,250 nodes of each of eight 8-GPU instance types; team k
+//     has its quota on type k mod 8 and submits there.
+//
+// Incremental cycles re-evaluate the instance type an input touched, so on
+// one-type they cost what a full rescan costs; eight-types shows the gain.
+
+var benchTypes = []string{"ml.p5.48xlarge", "ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.p6-b200.48xlarge",
+	"ml.p4d.24xlarge", "ml.p4de.24xlarge", "ml.g5.48xlarge", "ml.g6.48xlarge"}
+
+func multiTypeCluster(nodes, teams, types int) model.Cluster {
+	var c model.Cluster
+	for i := 0; i < types; i++ {
+		c.NodeGroups = append(c.NodeGroups, model.NodeGroup{Name: fmt.Sprintf("g%d", i), InstanceType: benchTypes[i], Count: nodes / types})
+	}
+	per := int64(nodes / teams)
+	for k := 0; k < teams; k++ {
+		c.Teams = append(c.Teams, model.Team{Name: fmt.Sprintf("team-%03d", k),
+			Quotas: []model.Quota{{InstanceType: benchTypes[k%types], Count: &per}}})
+	}
+	return c
+}
+
+// settledInputBench returns a settled scheduler with benchTasks submitted on
+// types instance types (1 = the one-type setup).
+func settledInputBench(b *testing.B, types int, full bool) (*Scheduler, *rand.Rand) {
+	s, err := New(multiTypeCluster(benchNodes, benchTeams, types), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.SetFullRescan(full)
+	r := rand.New(rand.NewSource(1))
+	for k := 0; k < benchTasks; k++ {
+		spec := benchTask(r, k, benchTeams)
+		spec.InstanceType = benchTypes[s.teamIdx[spec.Team]%types]
+		if err := s.Submit(spec, epoch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	settle(s, epoch)
+	return s, r
+}
+
+func settle(s *Scheduler, now time.Time) {
+	for s.Schedule(now); s.Dirty(); {
+		s.Schedule(now)
+	}
+}
+
+func runningTasks(s *Scheduler) []string {
+	var out []string
+	for _, t := range s.sortedTasks() {
+		if t.state == running {
+			out = append(out, t.spec.Name)
+		}
+	}
+	return out
+}
+
+func BenchmarkOneInput(b *testing.B) {
+	for _, types := range []int{1, 8} {
+		for _, mode := range []string{"incremental", "full"} {
+			name := fmt.Sprintf("types=%d/%s", types, mode)
+			b.Run(name+"/submit", func(b *testing.B) { benchSubmit(b, types, mode == "full") })
+			b.Run(name+"/complete", func(b *testing.B) { benchComplete(b, types, mode == "full") })
+			b.Run(name+"/nodefail", func(b *testing.B) { benchNodeFail(b, types, mode == "full") })
+		}
+	}
+}
+
+// benchSubmit: the cycle after one more submission (a 1-GPU task that waits).
+func benchSubmit(b *testing.B, types int, full bool) {
+	s, r := settledInputBench(b, types, full)
+	now := epoch.Add(time.Second)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		spec := benchTask(r, benchTasks+i, benchTeams)
+		spec.InstanceType = benchTypes[s.teamIdx[spec.Team]%types]
+		if err := s.Submit(spec, now); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		s.Schedule(now)
+		b.StopTimer()
+		settle(s, now)
+		b.StartTimer()
+	}
+}
+
+// benchComplete: the cycle after one running task completes (it admits what
+// the freed room lets start).
+func benchComplete(b *testing.B, types int, full bool) {
+	s, r := settledInputBench(b, types, full)
+	now := epoch.Add(time.Second)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		run := runningTasks(s)
+		if err := s.Complete(run[r.Intn(len(run))]); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		s.Schedule(now)
+		b.StopTimer()
+		settle(s, now)
+		b.StartTimer()
+	}
+}
+
+// benchNodeFail: the cycle after a busy node fails (its tasks are requeued
+// and reported); the node returns outside the timer.
+func benchNodeFail(b *testing.B, types int, full bool) {
+	s, r := settledInputBench(b, types, full)
+	now := epoch.Add(time.Second)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		n := s.nodes[r.Intn(len(s.nodes))].spec.Name
+		if err := s.SetNodeHealth(n, false, now); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		s.Schedule(now)
+		b.StopTimer()
+		if err := s.SetNodeHealth(n, true, now); err != nil {
+			b.Fatal(err)
+		}
+		settle(s, now)
+		b.StartTimer()
+	}
+}

@@ -1,0 +1,159 @@
+package core
+
+import (
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Incremental cycles.
+//
+// Everything that decides a pending task's outcome is scoped to its instance
+// type: the type's nodes and their free-capacity and topology indexes, its
+// starvation hold, and per-type quota usage, lend and borrow pools and
+// unallocated overflow. Victim searches look only at running tasks of the
+// same type, and the cycle's memos are keyed by type. The one exception is
+// the weighted share under FairShare, which takes a team's borrowing over
+// all types; a change that can move it marks every type.
+//
+// A cycle therefore re-evaluates only the instance types marked since their
+// last evaluation: by an input (submission, completion, failure, node change,
+// hold), by a change the previous cycle made in the type (admission,
+// preemption, hold), or by a time-based rule of the type falling due
+// (typeWake). The tasks of an unmarked type would, tried again at unchanged
+// state, fail again with the same reason and the same wake-up, so they keep
+// what their last evaluation recorded. Because the cycle's heap holds one
+// head per team and type (queue.go), the order in which a type's tasks are
+// tried does not depend on other types' tasks, so processing a subset of
+// types decides exactly what the full cycle decides for those types.
+//
+// SetFullRescan(true) evaluates every type in every cycle: the reference the
+// differential test (incremental_test.go) compares against.
+
+// SetFullRescan makes every cycle that runs evaluate every pending task (the
+// reference mode), or, off (the default), only the instance types an input
+// or a due time-based rule touched. Decisions are the same either way.
+func (s *Scheduler) SetFullRescan(on bool) { s.fullRescan = on }
+
+// touch records an input that may change any pending task's outcome: the next
+// cycle evaluates every instance type.
+func (s *Scheduler) touch() {
+	s.dirty = true
+	s.allDirty = true
+}
+
+// touchType records an input that changes only instance type i's queues (a
+// task queued, resumed, reprioritised or taken out of a queue).
+func (s *Scheduler) touchType(i int) {
+	s.dirty = true
+	if s.breakMarks {
+		return // test-only: the injected bug the differential test must catch
+	}
+	s.ensureMarks()
+	s.typeDirty[i] = true
+}
+
+// touchUsage records a change of type i's usage or capacity (a running task
+// stopped, a node changed). Under FairShare it can move a team's weighted
+// share, which orders and limits every type, so every type is marked.
+func (s *Scheduler) touchUsage(i int) {
+	if s.policy.IdleComputeAllocation == model.FairShare && len(s.types) > 1 {
+		s.touch()
+		return
+	}
+	s.touchType(i)
+}
+
+// touchTask is touchType or touchUsage for t's type, depending on whether t
+// held resources (ran or held nodes) when it changed.
+func (s *Scheduler) touchTask(t *task, ran bool) {
+	if ran {
+		s.touchUsage(t.typ.idx)
+		return
+	}
+	s.touchType(t.typ.idx)
+}
+
+func (s *Scheduler) ensureMarks() {
+	if len(s.typeDirty) != len(s.types) {
+		s.typeDirty = make([]bool, len(s.types))
+		s.typeWake = make([]time.Time, len(s.types)+1)
+		for i := range s.typeWake {
+			s.typeWake[i] = never
+		}
+	}
+}
+
+// startMarks picks the types this cycle evaluates (into s.work) and clears
+// their marks and wake-ups; marks made during the cycle count for the next.
+func (s *Scheduler) startMarks(now time.Time) {
+	s.ensureMarks()
+	n := len(s.types)
+	all := s.fullRescan || s.allDirty || !now.Before(s.typeWake[n])
+	if cap(s.work) < n {
+		s.work = make([]bool, n)
+	}
+	s.work = s.work[:n]
+	for i := range s.work {
+		s.work[i] = all || s.typeDirty[i] || !now.Before(s.typeWake[i])
+		if s.work[i] {
+			s.typeDirty[i] = false
+			s.typeWake[i] = never
+		}
+	}
+	if all {
+		s.typeWake[n] = never
+	}
+	s.allDirty = false
+	s.curType = -1
+}
+
+// endMarks marks the types the cycle changed and sets dirty and nextWake.
+func (s *Scheduler) endMarks(d *model.Decision) {
+	s.curType = -1
+	mark := func(name string) {
+		if t := s.tasks[name]; t != nil {
+			s.touchUsage(t.typ.idx)
+		} else {
+			s.touch() // a task gone for good: mark everything rather than guess
+		}
+	}
+	for _, a := range d.Admissions {
+		mark(a.Task)
+	}
+	for _, p := range d.Preemptions {
+		mark(p.Task)
+	}
+	s.dirty = s.allDirty
+	for _, m := range s.typeDirty {
+		s.dirty = s.dirty || m
+	}
+	s.nextWake = never
+	for _, w := range s.typeWake {
+		if w.Before(s.nextWake) {
+			s.nextWake = w
+		}
+	}
+}
+
+// markHold records a hold made or dropped on type i during a cycle.
+func (s *Scheduler) markHold(i int) {
+	if !s.breakMarks {
+		s.ensureMarks()
+		s.typeDirty[i] = true
+	}
+}
+
+// wakeAt asks for a cycle no later than at, when a time-based rule
+// (starvation bound, preemption delay, fair-share minimum runtime) of the
+// type being tried may change the outcome.
+func (s *Scheduler) wakeAt(at time.Time) {
+	s.ensureMarks()
+	i := s.curType
+	if i < 0 {
+		i = len(s.types) // not inside a task's try: wakes every type
+	}
+	if at.Before(s.typeWake[i]) {
+		s.typeWake[i] = at
+	}
+}

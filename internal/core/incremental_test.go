@@ -1,0 +1,188 @@
+package core
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// diffPair is the incremental core and the full-rescan reference, driven
+// through the same inputs.
+type diffPair struct{ inc, ref *Scheduler }
+
+// both applies an input to both cores; they must agree on its error.
+func (p diffPair) both(f func(s *Scheduler) error) error {
+	a, b := f(p.inc), f(p.ref)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		return fmt.Errorf("the cores answered an input differently: %v / %v", a, b)
+	}
+	return nil
+}
+
+// differentialRun drives one seed through ops random inputs of every kind
+// (submissions, completions, failures, cancellations, checkpoints, suspend
+// and resume, priority changes, node loss and return, cordons, allocatable
+// changes, new nodes with topology labels, team and policy changes, fair
+// share on or off) and runs a cycle on both cores after each. It returns the
+// first difference in decisions, wait reasons, queue positions, dirtiness
+// or wake-up time, or nil.
+func differentialRun(seed int64, ops int, breakMarks bool) error {
+	r := rand.New(rand.NewSource(seed))
+	c := randomCluster(r)
+	inc, err := New(c, seed)
+	if err != nil {
+		return err
+	}
+	ref, _ := New(c, seed)
+	ref.SetFullRescan(true)
+	inc.breakMarks = breakMarks
+	p := diffPair{inc, ref}
+	nodes := c.ExpandNodes()
+	now, next, added := epoch, 0, 0
+	cycles := inc.cycle
+	for op := 0; op < ops; op++ {
+		now = now.Add(time.Duration(r.Intn(300)) * time.Second)
+		k := r.Intn(100)
+		var names []string
+		if k >= 38 && k < 79 {
+			names = liveNames(ref)
+		}
+		pick := func() string { return names[r.Intn(len(names))] }
+		var err error
+		switch {
+		case k < 38:
+			next++
+			spec := randomTask(r, fmt.Sprintf("j%d", next), &c)
+			err = p.both(func(s *Scheduler) error { return s.Submit(spec, now) })
+		case k < 50 && len(names) > 0:
+			n := pick()
+			err = p.both(func(s *Scheduler) error { return s.Complete(n) })
+		case k < 56 && len(names) > 0:
+			n := pick()
+			err = p.both(func(s *Scheduler) error { _, e := s.Fail(n, now); return e })
+		case k < 60 && len(names) > 0:
+			n := pick()
+			err = p.both(func(s *Scheduler) error { return s.Cancel(n) })
+		case k < 68 && len(names) > 0:
+			n := pick()
+			err = p.both(func(s *Scheduler) error { return s.Checkpoint(n, now) })
+		case k < 72 && len(names) > 0:
+			n := pick()
+			err = p.both(func(s *Scheduler) error { return s.Suspend(n, now) })
+		case k < 76 && len(names) > 0:
+			n := pick()
+			err = p.both(func(s *Scheduler) error { return s.Resume(n, now) })
+		case k < 79 && len(names) > 0:
+			n, class := pick(), []string{"high", "mid", "low", ""}[r.Intn(4)]
+			err = p.both(func(s *Scheduler) error { return s.SetPriority(n, class) })
+		case k < 84:
+			n, h := nodes[r.Intn(len(nodes))].Name, r.Intn(2) == 0
+			err = p.both(func(s *Scheduler) error { return s.SetNodeHealth(n, h, now) })
+		case k < 87:
+			n, on := nodes[r.Intn(len(nodes))].Name, r.Intn(2) == 0
+			err = p.both(func(s *Scheduler) error { return s.Cordon(n, on) })
+		case k < 89:
+			n := nodes[r.Intn(len(nodes))]
+			err = p.both(func(s *Scheduler) error { _, e := s.SetNodeAllocatable(n.Name, nil); return e })
+		case k < 91 && added < 6:
+			// A new node in the labelled domains of an existing one.
+			n := nodes[r.Intn(len(nodes))]
+			n.Name = fmt.Sprintf("added-%d", added)
+			added++
+			nodes = append(nodes, n)
+			err = p.both(func(s *Scheduler) error { return s.AddNode(n) })
+		case k < 94:
+			pol := randomPolicy(r)
+			err = p.both(func(s *Scheduler) error { return s.SetPolicy(pol) })
+		default:
+			tm := randomTeam(r, c.Teams[r.Intn(len(c.Teams))].Name)
+			err = p.both(func(s *Scheduler) error { return s.SetTeam(tm) })
+		}
+		if err != nil {
+			return fmt.Errorf("seed %d op %d: %w", seed, op, err)
+		}
+		a, b := inc.Schedule(now), ref.Schedule(now)
+		if !reflect.DeepEqual(a, b) {
+			return fmt.Errorf("seed %d op %d: incremental and full-rescan cycles differ:\n%s", seed, op, firstDiff(a, b))
+		}
+		if inc.Dirty() != ref.Dirty() || !inc.nextWake.Equal(ref.nextWake) {
+			return fmt.Errorf("seed %d op %d: dirty %v/%v, next wake %v/%v", seed, op, inc.Dirty(), ref.Dirty(), inc.nextWake, ref.nextWake)
+		}
+		if inc.cycle != cycles {
+			cycles = inc.cycle
+			for _, on := range inc.work {
+				if !on {
+					stats.skipped++
+					break
+				}
+			}
+			stats.cycles++
+		}
+	}
+	return nil
+}
+
+// diffStats counts, over differential runs, cycles that ran and cycles that
+// left at least one instance type unevaluated (so the test is not vacuous).
+var stats struct{ cycles, skipped int }
+
+func firstDiff(a, b model.Decision) string {
+	switch {
+	case !reflect.DeepEqual(a.Admissions, b.Admissions):
+		return fmt.Sprintf("admissions %v\n      vs %v", a.Admissions, b.Admissions)
+	case !reflect.DeepEqual(a.Preemptions, b.Preemptions):
+		return fmt.Sprintf("preemptions %v\n       vs %v", a.Preemptions, b.Preemptions)
+	case len(a.Waiting) != len(b.Waiting):
+		return fmt.Sprintf("%d waiting vs %d", len(a.Waiting), len(b.Waiting))
+	}
+	for i := range a.Waiting {
+		if a.Waiting[i] != b.Waiting[i] {
+			return fmt.Sprintf("waiting %+v\n   vs %+v", a.Waiting[i], b.Waiting[i])
+		}
+	}
+	return fmt.Sprintf("%+v\nvs %+v", a, b)
+}
+
+// TestIncrementalMatchesFullRescan is the differential test: 30 seeds of
+// 2,000 random inputs each, every cycle compared. TASKGOV_DIFF_SEEDS and
+// TASKGOV_DIFF_OPS run a longer variant.
+func TestIncrementalMatchesFullRescan(t *testing.T) {
+	seeds, ops := envInt("TASKGOV_DIFF_SEEDS", 30), envInt("TASKGOV_DIFF_OPS", 2000)
+	if testing.Short() {
+		seeds, ops = 8, 500
+	}
+	for seed := 1; seed <= seeds; seed++ {
+		if err := differentialRun(int64(seed), ops, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d cycles ran, %d of them evaluated only some instance types", stats.cycles, stats.skipped)
+	if stats.skipped < stats.cycles/10 {
+		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
+	}
+}
+
+// TestDifferentialCatchesBrokenMarks injects a bug (queue changes no longer
+// mark their instance type) and requires the differential test to see it.
+func TestDifferentialCatchesBrokenMarks(t *testing.T) {
+	for seed := int64(1); seed <= 5; seed++ {
+		if err := differentialRun(seed, 300, true); err != nil {
+			t.Logf("caught, as it must be: %v", err)
+			return
+		}
+	}
+	t.Fatal("with per-type dirty marks broken, the differential test found no difference")
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
