@@ -73,7 +73,7 @@ func hyperpodState(t apitypes.Task) string {
 	case "Cancelled":
 		return "Failed"
 	}
-	return t.State
+	return string(t.State)
 }
 
 // hyperpodListed reports whether HyperPod would still list the job: its

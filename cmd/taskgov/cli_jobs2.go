@@ -191,7 +191,7 @@ func jobPods(r *resolver, t apitypes.Task, name func(string, int) string) []podR
 		phase = "Failed"
 	}
 	for _, p := range t.Placement {
-		pods = append(pods, podRow{PodName: name(t.Name, p.Rank), Namespace: r.namespaceOf(t.Team), Status: phase,
+		pods = append(pods, podRow{PodName: name(t.Name, p.Rank), Namespace: r.namespaceOf(t.Team), Status: string(phase),
 			CreationTime: pythonTime(t.StartedAt), Rank: p.Rank, Node: p.Node, GPUs: p.GPUs})
 	}
 	return pods

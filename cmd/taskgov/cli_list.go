@@ -166,7 +166,7 @@ func (sel jobSelector) filter(r *resolver, ts []apitypes.Task) []apitypes.Task {
 			var have string
 			switch term.key {
 			case "state":
-				have = t.State
+				have = string(t.State)
 			case "priority":
 				have = t.Spec.Priority
 				if strings.TrimSuffix(term.value, "-priority") == have {

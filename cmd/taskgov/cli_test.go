@@ -127,7 +127,7 @@ func waitJob(t *testing.T, name, state string) {
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		if cl, err := apiClient(); err == nil {
-			if task, err := cl.Task(context.Background(), name); err == nil && task.State == state {
+			if task, err := cl.Task(context.Background(), name); err == nil && string(task.State) == state {
 				return
 			}
 		}

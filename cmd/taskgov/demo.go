@@ -166,7 +166,7 @@ func (d *demo) submit(task model.TaskSpec) error {
 func (d *demo) waitState(task, state string, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		if t, err := d.cl.Task(context.Background(), task); err == nil && t.State == state {
+		if t, err := d.cl.Task(context.Background(), task); err == nil && string(t.State) == state {
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -167,7 +167,7 @@ func TestKwokScale(t *testing.T) {
 			states := map[string]int{}
 			var sample []string
 			for _, x := range list.Tasks {
-				states[x.State]++
+				states[string(x.State)]++
 				if x.State != "Running" && len(sample) < 5 {
 					sample = append(sample, x.Name+": "+x.Why+" "+x.Message)
 				}

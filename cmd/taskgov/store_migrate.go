@@ -8,8 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskgov/taskgov/internal/httpapi"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/postgres"
+	"github.com/taskgov/taskgov/internal/store"
 )
 
 func storeCmd() *cobra.Command {
@@ -57,6 +59,59 @@ snapshot stays behind), then start the replicas with --store pointing at Postgre
 	migrate.Flags().StringVar(&from, "from", "", "the SQLite database: sqlite:PATH")
 	migrate.Flags().StringVar(&to, "to", "", "the PostgreSQL database: postgres://USER:PASSWORD@HOST:PORT/DB (default: $"+storeEnv+")")
 	migrate.Flags().StringVar(&toFile, "to-dsn-file", "", "file holding the PostgreSQL DSN, instead of --to")
-	c.AddCommand(migrate)
+	c.AddCommand(migrate, adminTokenCmd())
+	return c
+}
+
+// adminTokenCmd issues an admin token straight into the database: the way
+// back in when the first start's DATA_DIR/admin.token is gone (on
+// Kubernetes with PostgreSQL it lives in one pod's scratch directory).
+// Whoever can reach the database can already change anything in it.
+func adminTokenCmd() *cobra.Command {
+	var sf storeFlags
+	var dataDir, note string
+	c := &cobra.Command{
+		Use:   "admin-token",
+		Short: "Issue an admin token straight into the database and print it (when admin.token is lost)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sc, err := sf.resolve(dataDir)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			var st httpapi.TokenStore
+			if sc.postgres() {
+				p, err := postgres.Open(ctx, sc.dsn)
+				if err != nil {
+					return err
+				}
+				defer p.Close()
+				st = p
+			} else {
+				if _, err := os.Stat(sc.sqlitePath); err != nil {
+					return &model.FieldError{Field: "--store", Problem: "no database at " + sc.sqlitePath, Fix: "give --data-dir or --store of the installation"}
+				}
+				s, err := store.Open(sc.sqlitePath)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				st = s
+			}
+			_, secret, err := httpapi.IssueToken(ctx, st, store.RoleAdmin, "", note, "taskgov store admin-token")
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), secret)
+			return nil
+		},
+	}
+	sf.register(c.Flags())
+	c.Flags().StringVar(&dataDir, "data-dir", "taskgov-data", "the server's data directory (for the default SQLite store)")
+	c.Flags().StringVar(&note, "note", "issued by taskgov store admin-token", "note stored with the token")
 	return c
 }

@@ -126,3 +126,51 @@ func choose(id, value string) chromedp.Action {
 
 // exists reports whether a selector matches.
 func exists(sel string) string { return fmt.Sprintf(`document.querySelector(%q) !== null`, sel) }
+
+// a11yJS checks the page in the browser and returns its problems: form
+// controls without a label, not exactly one h1, and text whose contrast
+// with its background is under 4.5:1 (WCAG AA; colours are composited up
+// to the first opaque background).
+const a11yJS = `(() => {
+  const problems = [];
+  for (const e of document.querySelectorAll('input, select, textarea')) {
+    if (e.type === 'hidden' || e.closest('[hidden]') || e.closest('.uplot')) continue;
+    if (!(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')) problems.push('no label: ' + (e.id || e.outerHTML.slice(0, 60)));
+  }
+  const h1 = document.querySelectorAll('main h1').length;
+  if (h1 !== 1) problems.push(h1 + ' h1 elements');
+  const rgba = s => { const m = s.match(/[\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  const lum = ([r, g, b]) => { const f = c => (c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const over = (top, bottom) => [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3])).concat(1);
+  const background = el => {
+    const layers = [];
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+      const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] >= 1) break;
+    }
+    return layers.reverse().reduce((acc, c) => over(c, acc), [255, 255, 255, 1]);
+  };
+  const seen = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let t; (t = walker.nextNode());) {
+    const el = t.parentElement;
+    if (!t.nodeValue.trim() || seen.has(el) || el.closest('[hidden], .uplot, svg, template, [aria-hidden="true"]')) continue;
+    seen.add(el);
+    const st = getComputedStyle(el);
+    if (st.visibility === 'hidden' || st.display === 'none') continue;
+    const bg = background(el), fg = over(rgba(st.color), bg);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    if (ratio < 4.5) problems.push('contrast ' + ratio.toFixed(2) + ': ' + JSON.stringify(t.nodeValue.trim().slice(0, 40)) + ' ' + st.color + ' on rgb(' + bg.slice(0, 3).join(',') + ')');
+  }
+  return problems.slice(0, 20);
+})()`
+
+// a11y fails the test with the page's accessibility problems.
+func (b *browser) a11y(page string) {
+	b.t.Helper()
+	if ps := eval[[]string](b, a11yJS); len(ps) > 0 {
+		b.t.Errorf("%s: accessibility: %s", page, strings.Join(ps, "; "))
+	}
+}

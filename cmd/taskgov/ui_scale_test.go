@@ -83,7 +83,7 @@ func seed10k(t *testing.T, dir string) {
 	}
 	defer st.Close()
 	t0 := time.Now().Add(-72 * time.Hour).UTC()
-	terminal := []string{store.Succeeded, store.Succeeded, store.Failed, store.Cancelled}
+	terminal := []model.TaskState{store.Succeeded, store.Succeeded, store.Failed, store.Cancelled}
 	err = st.Commit(context.Background(), func(tx *store.Tx) error {
 		for i := range 10000 {
 			team := []string{"ml-engineers", "product"}[i%2]

@@ -64,6 +64,10 @@ func TestDashboardInChromium(t *testing.T) {
 	if got := b.text("#kpi-vcpu"); !strings.HasSuffix(got, fmt.Sprintf("/ %.0f", vcpu)) {
 		t.Errorf("vCPU shown %q, API total %v", got, vcpu)
 	}
+	// A cordoned node that still runs a task stays in the capacity figures.
+	mustCLI(t, "node", "cordon", "p5-0")
+	b.until("cordoned node counted", `document.getElementById('kpi-gpus-total').textContent === '32' && !!document.getElementById('cordoned-note')`, 10*time.Second)
+	mustCLI(t, "node", "uncordon", "p5-0")
 	if !strings.Contains(b.text("#topology"), "layer-3") || !strings.Contains(b.text("#nodes-table"), "p5-0") {
 		t.Error("topology or nodes missing on the cluster page")
 	}
@@ -85,6 +89,7 @@ func TestDashboardInChromium(t *testing.T) {
 	b.run(choose("trend-window", "1w"))
 	b.until("a week's trend draws before the first hourly mean", exists("#trend-chart .uplot")+` && !document.getElementById('trend-empty')`, 10*time.Second)
 	b.run(choose("trend-window", "1h"))
+	b.a11y("admin-cluster")
 	b.shots("admin-cluster")
 
 	// Teams: GPU use matches the API; vCPU and memory are shown.
@@ -101,6 +106,7 @@ func TestDashboardInChromium(t *testing.T) {
 	b.run(choose("f-uteam", "product"))
 	b.until("the team filter", `document.querySelectorAll('#teams-table tr[data-team]:not([data-team="product"])').length === 0 && document.querySelectorAll('#teams-table tr[data-team="product"]').length > 0`, 10*time.Second)
 	b.run(choose("f-uteam", ""))
+	b.until("every team back", `document.querySelectorAll('#teams-table tr[data-team="ml-engineers"]').length > 0`, 10*time.Second)
 	// The team editor: create a team, preview (Save is disabled before),
 	// save, then delete it after confirming.
 	b.run(chromedp.Click("#team-new", chromedp.ByID), chromedp.WaitVisible("#team-form", chromedp.ByID),
@@ -112,6 +118,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	b.run(chromedp.Click("#team-preview", chromedp.ByID), chromedp.WaitVisible("#team-preview-count", chromedp.ByID))
 	b.until("save enabled after preview", `!document.getElementById('team-save').disabled`, 5*time.Second)
+	b.a11y("admin-teams-editor")
 	b.shots("admin-teams-editor")
 	b.run(chromedp.Click("#team-save", chromedp.ByID), chromedp.WaitVisible("#team-saved", chromedp.ByID))
 	b.until("the new team listed", exists(`#team-settings tr[data-key="research"]`), 5*time.Second)
@@ -123,10 +130,18 @@ func TestDashboardInChromium(t *testing.T) {
 	b.run(chromedp.Click("#edit-research", chromedp.ByID), chromedp.WaitVisible("#team-delete", chromedp.ByID),
 		chromedp.Click("#team-delete", chromedp.ByID), chromedp.Click("#team-delete-yes", chromedp.ByID), chromedp.WaitVisible("#team-deleted", chromedp.ByID))
 	b.until("the team gone", `!document.querySelector('#team-settings tr[data-key="research"]')`, 5*time.Second)
+	b.a11y("admin-teams")
 	b.shots("admin-teams")
 
 	// Policies: a form; Preview before Save; the saved value is the API's.
 	b.open("policies", "#policy-form")
+	// A refused preview says its problem and fix once; the next result
+	// replaces it.
+	b.run(chromedp.Click("#class-add", chromedp.ByID), chromedp.Click("#policy-preview", chromedp.ByID), chromedp.WaitVisible("#policy-error", chromedp.ByID))
+	if msg := b.text("#policy-error"); strings.Count(msg, "name") == 0 || repeats(msg) {
+		t.Errorf("preview error %q", msg)
+	}
+	b.run(chromedp.Click("#classes-table tbody tr:last-child button", chromedp.ByQuery))
 	b.run(chromedp.SetValue("#p-starvationBoundSeconds", "900", chromedp.ByID),
 		chromedp.Evaluate(`document.getElementById('p-starvationBoundSeconds').dispatchEvent(new Event('input', {bubbles: true}))`, nil))
 	if !eval[bool](b, `document.getElementById('policy-save').disabled`) {
@@ -134,10 +149,14 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	b.run(chromedp.Click("#policy-preview", chromedp.ByID), chromedp.WaitVisible("#preview-count", chromedp.ByID),
 		chromedp.Click("#policy-save", chromedp.ByID), chromedp.WaitVisible("#policy-saved", chromedp.ByID))
+	if eval[bool](b, exists("#policy-error")) {
+		t.Error("a stale preview error stays below the saved policy")
+	}
 	var pol model.Policy
 	if err := cl.Do(b.ctx, "GET", "/api/v1/policy", nil, &pol); err != nil || pol.StarvationBoundSeconds == nil || *pol.StarvationBoundSeconds != 900 {
 		t.Errorf("policy after save: %+v %v", pol, err)
 	}
+	b.a11y("admin-policies")
 	b.shots("admin-policies")
 
 	// Usage: the detailed view lists the API's runs; a running run has no end.
@@ -146,9 +165,14 @@ func TestDashboardInChromium(t *testing.T) {
 	if tbl := b.text("#usage-table"); !strings.Contains(tbl, "big-train") || !strings.Contains(tbl, "running") {
 		t.Errorf("detailed usage lacks big-train's running run:\n%s", tbl)
 	}
-	if w := eval[int](b, `document.documentElement.scrollWidth`); w > 1440 {
-		t.Errorf("usage page is %d px wide at 1440", w)
+	for _, w := range []int64{1440, 1024} {
+		b.run(chromedp.EmulateViewport(w, 900), chromedp.Sleep(100*time.Millisecond))
+		if got := eval[int64](b, `document.documentElement.scrollWidth`); got > w {
+			t.Errorf("usage page is %d px wide at %d", got, w)
+		}
 	}
+	b.run(chromedp.EmulateViewport(1440, 900))
+	b.a11y("admin-usage")
 	b.shots("admin-usage")
 
 	// Tasks: a preemption made through the CLI appears.
@@ -158,6 +182,11 @@ func TestDashboardInChromium(t *testing.T) {
 		"--command", "sleep 60", "--instance-type", "ml.p5.48xlarge")
 	b.until("one preempted", `document.getElementById('count-preempted').textContent === '1'`, 30*time.Second)
 	b.until("big-train pending", `document.querySelector('tr[data-task="big-train"] td.state')?.textContent.includes('Pending')`, 30*time.Second)
+	// A team filter with a state no task of it has: the team list keeps
+	// every team, and the empty table says what matched nothing.
+	b.run(choose("f-team", "ml-engineers"), choose("f-state", "Suspended"))
+	b.until("empty state for a team and state", exists("#tasks-empty")+` && document.getElementById('tasks-empty').textContent.includes('ml-engineers') && document.querySelectorAll('#f-team option').length === 3`, 10*time.Second)
+	b.run(choose("f-team", ""))
 	// A filter, the search box's text and focus survive refreshes.
 	b.run(choose("f-state", "Running"), chromedp.Focus("#f-q", chromedp.ByID), chromedp.SendKeys("#f-q", "ser", chromedp.ByID))
 	b.until("filtered to serve", `document.querySelectorAll('#tasks-table tbody tr').length === 1 && !!document.querySelector('tr[data-task="serve"]')`, 10*time.Second)
@@ -172,6 +201,7 @@ func TestDashboardInChromium(t *testing.T) {
 	b.until("empty state", exists("#tasks-empty"), 10*time.Second)
 	b.run(chromedp.Click("#f-clear", chromedp.ByID))
 	b.until("filters cleared", `document.querySelectorAll('#tasks-table tbody tr').length === 2 && document.getElementById('f-state').value === '' && document.getElementById('f-q').value === ''`, 10*time.Second)
+	b.a11y("admin-tasks")
 	b.shots("admin-tasks")
 
 	// Task detail: dated timeline, the preemption, logs of every pod, and a
@@ -192,6 +222,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	b.run(chromedp.Click("#act-resume", chromedp.ByID), chromedp.Click("#confirm-yes", chromedp.ByID))
 	b.until("resumed", `document.getElementById('task-state')?.dataset.state === 'Pending'`, 10*time.Second)
+	b.a11y("admin-task")
 	b.shots("admin-task")
 
 	// An outage shows a banner, keeps the page, and recovers by itself.
@@ -213,21 +244,27 @@ func TestDashboardInChromium(t *testing.T) {
 	// A member of product: its team only, no edit controls.
 	b.login(member)
 	b.until("whoami", `document.getElementById('me-team')?.textContent === 'product'`, 5*time.Second)
+	b.a11y("member-cluster")
 	b.shots("member-cluster")
 	b.open("tasks", "#tasks-table")
 	b.until("serve listed", `document.querySelector('tr[data-task="serve"] td.state')?.textContent.includes('Running')`, 10*time.Second)
 	if tbl := b.text("#tasks-table"); strings.Contains(tbl, "big-train") {
 		t.Errorf("a member of product sees ml-engineers' task:\n%s", tbl)
 	}
+	b.a11y("member-tasks")
 	b.shots("member-tasks")
 	b.open("teams", "#team-settings")
+	b.a11y("member-teams")
 	b.shots("member-teams")
 	b.open("policies", "#policy-readonly")
+	b.a11y("member-policies")
 	b.shots("member-policies")
 	b.open("usage", "#usage-table")
+	b.a11y("member-usage")
 	b.shots("member-usage")
 	b.open("task/serve", "#events-table")
 	b.until("own task's actions", exists("#act-suspend"), 5*time.Second)
+	b.a11y("member-task")
 	b.shots("member-task")
 	for _, page := range []string{"teams", "policies"} {
 		b.open(page, "h1")
@@ -238,4 +275,17 @@ func TestDashboardInChromium(t *testing.T) {
 			}
 		}
 	}
+}
+
+// repeats reports whether a message says one of its clauses twice.
+func repeats(msg string) bool {
+	seen := map[string]bool{}
+	for _, part := range strings.FieldsFunc(msg, func(r rune) bool { return r == ';' || r == '—' || r == '\n' }) {
+		part = strings.TrimSpace(part)
+		if part != "" && seen[part] {
+			return true
+		}
+		seen[part] = true
+	}
+	return false
 }

@@ -33,10 +33,10 @@ type TaskRow struct {
 // TaskSummary is the task list's figures over the chosen teams, whatever
 // the state filter or search.
 type TaskSummary struct {
-	Counts          map[string]int `json:"counts"`    // tasks per state
-	Preempted       int            `json:"preempted"` // tasks preempted at least once (suspensions and failure retries are not preemptions)
-	MeanWaitSeconds float64        `json:"meanWaitSeconds"`
-	MeanRunSeconds  float64        `json:"meanRunSeconds"`
+	Counts          map[model.TaskState]int `json:"counts"`    // tasks per state
+	Preempted       int                     `json:"preempted"` // tasks preempted at least once (suspensions and failure retries are not preemptions)
+	MeanWaitSeconds float64                 `json:"meanWaitSeconds"`
+	MeanRunSeconds  float64                 `json:"meanRunSeconds"`
 }
 
 // Usage is one team's standing on one instance type: GPUs, and vCPU and

@@ -38,7 +38,8 @@ func recordSize(r store.TaskRecord) int {
 }
 
 // taskStates are the states a task list may filter on.
-var taskStates = []string{store.Pending, store.Running, store.Suspended, store.Succeeded, store.Failed, store.Cancelled, store.Interrupted}
+var taskStates = []string{string(store.Pending), string(store.Running), string(store.Suspended), string(store.Succeeded),
+	string(store.Failed), string(store.Cancelled), string(store.Interrupted)}
 
 // checkStates refuses an unknown state filter, which would silently match
 // nothing.

@@ -129,7 +129,7 @@ func (e *env) mustDo(method, path, token string, body any, want int, out any) {
 }
 
 // waitState polls a task until it reaches state or the deadline passes.
-func (e *env) waitState(name, state string, within time.Duration) apitypes.Task {
+func (e *env) waitState(name string, state model.TaskState, within time.Duration) apitypes.Task {
 	e.t.Helper()
 	deadline := time.Now().Add(within)
 	var v apitypes.Task

@@ -135,7 +135,7 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 	}
 	rows := make([]*apitypes.TaskRow, 0, len(recs))
 	for _, rec := range recs {
-		if (len(states) > 0 && !states[rec.State]) || (pq.search != "" && !strings.Contains(strings.ToLower(rec.Name), pq.search)) {
+		if (len(states) > 0 && !states[string(rec.State)]) || (pq.search != "" && !strings.Contains(strings.ToLower(rec.Name), pq.search)) {
 			continue
 		}
 		rows = append(rows, taskRow(rec, cat, pol))

@@ -74,7 +74,7 @@ func TestTaskPage(t *testing.T) {
 	if a, ok := evs.Actors[id]; id == "" || !ok || a.Role != store.RoleMember || a.Team != "beta" {
 		t.Errorf("events %+v: actors %+v do not name the member of beta", evs.Events, evs.Actors)
 	}
-	want := map[string]int{store.Failed: 1, store.Pending: 1, store.Running: 1, store.Suspended: 1}
+	want := map[model.TaskState]int{store.Failed: 1, store.Pending: 1, store.Running: 1, store.Suspended: 1}
 	if s := pg.Summary; s.Preempted != 1 || len(s.Counts) != len(want) || s.MeanWaitSeconds <= 0 || s.MeanRunSeconds < 0 {
 		t.Errorf("summary %+v: want one preempted task (the retry is not one) and counts %v", s, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/store"
 )
 
@@ -16,7 +17,7 @@ import (
 //     has not started yet (to its end if it ended without starting);
 //   - mean run: total running time of the finished tasks that ran.
 func taskSummary(recs []store.TaskRecord, stats map[string]runStats, now time.Time) apitypes.TaskSummary {
-	sum := apitypes.TaskSummary{Counts: map[string]int{}}
+	sum := apitypes.TaskSummary{Counts: map[model.TaskState]int{}}
 	if len(recs) == 0 {
 		return sum
 	}

@@ -22,7 +22,7 @@ type appends struct {
 }
 
 func (a *appends) addTask(r store.TaskRecord, spec string) {
-	a.tName, a.tTeam, a.tSpec, a.tState = append(a.tName, r.Name), append(a.tTeam, r.Team), append(a.tSpec, spec), append(a.tState, r.State)
+	a.tName, a.tTeam, a.tSpec, a.tState = append(a.tName, r.Name), append(a.tTeam, r.Team), append(a.tSpec, spec), append(a.tState, string(r.State))
 	a.tSeq, a.tAt = append(a.tSeq, r.Seq), append(a.tAt, nanos(r.SubmittedAt))
 }
 

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // names is the newest task of every name, kept in memory so that the
@@ -52,7 +51,7 @@ func (s *Store) PriorUse(ctx context.Context, name string) (*model.PriorUse, err
 				rows.Close()
 				return nil, err
 			}
-			m[name] = nameUse{seq, team, !store.Terminal(state)}
+			m[name] = nameUse{seq, team, !model.TaskState(state).Terminal()}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -82,7 +81,7 @@ func (n *names) committed(ws []nameWrite) {
 		if u, ok := n.newest[w.name]; ok && u.seq > w.seq {
 			continue // an update of an older task of that name
 		}
-		n.newest[w.name] = nameUse{w.seq, w.team, !store.Terminal(w.state)}
+		n.newest[w.name] = nameUse{w.seq, w.team, !model.TaskState(w.state).Terminal()}
 	}
 }
 

@@ -23,7 +23,7 @@ func (t *Tx) InsertTask(r store.TaskRecord) error {
 		return err
 	}
 	t.rows.addTask(r, string(spec))
-	t.names = append(t.names, nameWrite{r.Name, r.Team, r.State, r.Seq})
+	t.names = append(t.names, nameWrite{r.Name, r.Team, string(r.State), r.Seq})
 	return nil
 }
 
@@ -42,7 +42,7 @@ func (t *Tx) UpdateTask(r store.TaskRecord) error {
 		retries=$7, placement=$8, pgids=$9, message=$10 WHERE seq=$11`,
 		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
 		string(placement), string(pg), r.Message, r.Seq)
-	t.names = append(t.names, nameWrite{r.Name, r.Team, r.State, r.Seq})
+	t.names = append(t.names, nameWrite{r.Name, r.Team, string(r.State), r.Seq})
 	return nil
 }
 
@@ -200,7 +200,7 @@ func priorUse(row pgx.Row) (*model.PriorUse, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model.PriorUse{Team: team, Live: !store.Terminal(state)}, nil
+	return &model.PriorUse{Team: team, Live: !model.TaskState(state).Terminal()}, nil
 }
 
 // Heartbeat rewrites the heartbeat row: a write that proves writes work.

@@ -6,24 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
 )
 
-// Token roles.
+// Token roles (model's).
 const (
-	RoleAdmin  = "admin"
-	RoleMember = "member" // of one team
-	RoleViewer = "viewer" // read-only; of one team, or of all when team is empty
+	RoleAdmin  = model.RoleAdmin
+	RoleMember = model.RoleMember
+	RoleViewer = model.RoleViewer
 )
 
-// Token is an API credential; only its hash is stored.
-type Token struct {
-	ID        string    `json:"id"`
-	Role      string    `json:"role"`
-	Team      string    `json:"team,omitempty"`
-	Note      string    `json:"note,omitempty"`
-	CreatedAt time.Time `json:"createdAt"`
-	RevokedAt time.Time `json:"revokedAt,omitzero"`
-}
+// Token is an API credential (model.Token); only its hash is stored.
+type Token = model.Token
 
 // InsertToken stores a token by its hash.
 func (t *Tx) InsertToken(tok Token, hash string) error {

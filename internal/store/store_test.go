@@ -67,7 +67,7 @@ func TestDurableAcrossReopen(t *testing.T) {
 	if err != nil || tok.Team != "t" {
 		t.Fatalf("token: %+v %v", tok, err)
 	}
-	page, _ := s.ListTasks(ctx, TaskFilter{Teams: []string{"t"}, States: []string{Pending}, AfterSeq: 1, Limit: 10})
+	page, _ := s.ListTasks(ctx, TaskFilter{Teams: []string{"t"}, States: []string{string(Pending)}, AfterSeq: 1, Limit: 10})
 	if len(page) != 1 || page[0].Name != "c" {
 		t.Fatalf("filtered page: %+v", page)
 	}

@@ -12,39 +12,25 @@ import (
 	"github.com/taskgov/taskgov/internal/model"
 )
 
-// Task states as stored.
+// The records live in model; these names keep the store's callers short.
+type (
+	TaskRecord = model.TaskRecord
+	Event      = model.Event
+)
+
+// Task states as stored (model.TaskState).
 const (
-	Pending     = "Pending"
-	Running     = "Running"
-	Suspended   = "Suspended"
-	Succeeded   = "Succeeded"
-	Failed      = "Failed"
-	Cancelled   = "Cancelled"
-	Interrupted = "Interrupted" // was running when the server stopped; requeued on start
+	Pending     = model.StatePending
+	Running     = model.StateRunning
+	Suspended   = model.StateSuspended
+	Succeeded   = model.StateSucceeded
+	Failed      = model.StateFailed
+	Cancelled   = model.StateCancelled
+	Interrupted = model.StateInterrupted
 )
 
 // Terminal reports whether a stored state is final.
-func Terminal(state string) bool {
-	return state == Succeeded || state == Failed || state == Cancelled
-}
-
-// TaskRecord is one task as stored.
-type TaskRecord struct {
-	Name         string               `json:"name"`
-	Team         string               `json:"team"`
-	Seq          int64                `json:"seq"`
-	Spec         model.TaskSpec       `json:"spec"`
-	State        string               `json:"state"`
-	SubmittedAt  time.Time            `json:"submittedAt"`
-	StartedAt    time.Time            `json:"startedAt,omitzero"`
-	FinishedAt   time.Time            `json:"finishedAt,omitzero"`
-	CheckpointAt time.Time            `json:"checkpointAt,omitzero"`
-	Resumes      int                  `json:"resumes"`
-	Retries      int                  `json:"retries"`
-	Placement    []model.PodPlacement `json:"placement,omitempty"`
-	PGIDs        []int                `json:"-"`
-	Message      string               `json:"message,omitempty"`
-}
+func Terminal(state model.TaskState) bool { return state.Terminal() }
 
 // InsertTask stores a new task. It enforces model.CheckNameReuse: a name
 // another team used, or one a live task holds, is refused with
@@ -77,7 +63,7 @@ func priorUse(row *sql.Row) (*model.PriorUse, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model.PriorUse{Team: team, Live: !Terminal(state)}, nil
+	return &model.PriorUse{Team: team, Live: !model.TaskState(state).Terminal()}, nil
 }
 
 // PriorUse reads the newest task stored under name (nil if none), for
@@ -122,17 +108,6 @@ func (t *Tx) PutCluster(c model.Cluster) error {
 	return err
 }
 
-// Event is one entry of a task's history.
-type Event struct {
-	ID      int64     `json:"id"`
-	Task    string    `json:"task"`
-	TaskSeq int64     `json:"-"` // which task of that name (its Seq)
-	Team    string    `json:"team"`
-	At      time.Time `json:"at"`
-	Kind    string    `json:"kind"`
-	Message string    `json:"message"`
-}
-
 const taskCols = `name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message`
 
 func scanTask(row interface{ Scan(...any) error }) (TaskRecord, error) {
@@ -156,8 +131,9 @@ func scanTask(row interface{ Scan(...any) error }) (TaskRecord, error) {
 	return r, nil
 }
 
-// ErrNotFound is returned when a record does not exist.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound is returned when a record does not exist; it is
+// model.ErrNotFound, the one sentinel for "no such thing".
+var ErrNotFound = model.ErrNotFound
 
 // Task reads the newest task with a name.
 func (s *Store) Task(ctx context.Context, name string) (TaskRecord, error) {
@@ -171,7 +147,7 @@ func (s *Store) Task(ctx context.Context, name string) (TaskRecord, error) {
 // TaskFilter selects tasks for ListTasks.
 type TaskFilter struct {
 	Teams    []string  // empty: all teams
-	States   []string  // empty: all states
+	States   []string  // empty: all states (model.TaskState names)
 	AfterSeq int64     // pagination cursor: only tasks submitted after this one
 	Since    time.Time // zero: any submission time; else submitted at or after it
 	Limit    int

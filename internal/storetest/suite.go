@@ -108,7 +108,7 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 	if err != nil || tok.Team != "t" || !tok.CreatedAt.Equal(now) {
 		t.Fatalf("token: %+v %v", tok, err)
 	}
-	page, _ := s.ListTasks(ctx, store.TaskFilter{Teams: []string{"t"}, States: []string{store.Pending}, AfterSeq: 1, Limit: 10})
+	page, _ := s.ListTasks(ctx, store.TaskFilter{Teams: []string{"t"}, States: []string{string(store.Pending)}, AfterSeq: 1, Limit: 10})
 	if len(page) != 1 || page[0].Name != "c" {
 		t.Fatalf("filtered page: %+v", page)
 	}
