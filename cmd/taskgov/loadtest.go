@@ -25,6 +25,7 @@ import (
 func loadtestCmd() *cobra.Command {
 	var clients, tasks, stored, pending int
 	var storeArg string
+	var pressure pressureOptions
 	c := &cobra.Command{
 		Use:   "loadtest",
 		Short: "Measure acknowledged (durable) submissions per second and latency against a fresh local server",
@@ -39,6 +40,9 @@ the server's resident memory.`,
 			if storeArg != "" {
 				args = []string{"--store", storeArg}
 			}
+			if pressure.on() {
+				return loadtestPressure(cmd.OutOrStdout(), clients, tasks, pressure, args...)
+			}
 			return loadtest(cmd.OutOrStdout(), clients, tasks, stored, pending, args...)
 		},
 	}
@@ -47,6 +51,7 @@ the server's resident memory.`,
 	c.Flags().IntVar(&stored, "stored", 0, "then fill the database to this many tasks (0: skip the memory phase)")
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().StringVar(&storeArg, "store", "", "the server's --store: sqlite (default, in the temporary directory) or postgres://... (an empty database)")
+	pressureFlags(c, &pressure)
 	return c
 }
 

@@ -272,6 +272,20 @@ func (e *Engine) Health() Health {
 	return Health{Ready: true}
 }
 
+// waitRuns waits until no task's pods run, the deadline passes or the loop
+// has stopped.
+func (e *Engine) waitRuns(deadline time.Time) {
+	for time.Now().Before(deadline) && e.Err() == nil {
+		e.mu.RLock()
+		n := len(e.runs)
+		e.mu.RUnlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Shutdown stops the loop. Running tasks are stopped with their grace period
 // and requeued, so that the next start resumes them from their checkpoints;
 // with an executor.Adopter (Kubernetes) they keep running instead, and the
@@ -293,20 +307,16 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		}
 		return nil, nil
 	}})
+	// Running tasks get their grace period, within ctx's deadline less a
+	// second; then whatever still runs is killed, and the loop goes on until
+	// their exits are in (or ctx ends), so that nothing is left behind.
 	deadline := time.Now().Add(time.Duration(model.DefaultGracePeriodSeconds+5) * time.Second)
-	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
-		deadline = dl.Add(-500 * time.Millisecond) // leave time to kill what is left
-	}
-	for time.Now().Before(deadline) && e.Err() == nil {
-		e.mu.RLock()
-		n := len(e.runs)
-		e.mu.RUnlock()
-		if n == 0 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	hard, bounded := ctx.Deadline()
+	if bounded && hard.Add(-time.Second).Before(deadline) {
+		deadline = hard.Add(-time.Second)
 	}
 	if !adopts {
+		e.waitRuns(deadline)
 		e.mu.RLock()
 		left := make([]string, 0, len(e.runs))
 		for name := range e.runs {
@@ -316,6 +326,10 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		for _, name := range left {
 			e.exec.Stop(name, 0) // past the grace: kill
 		}
+		if !bounded {
+			hard = time.Now().Add(5 * time.Second)
+		}
+		e.waitRuns(hard)
 	}
 	select {
 	case <-e.stopped:
