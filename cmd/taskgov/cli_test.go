@@ -22,6 +22,7 @@ nodeGroups:
   - {name: p5, instanceType: ml.p5.48xlarge, count: 4, topology: {nodesPerLayer3: 2, layer3PerLayer2: 2, layer2PerLayer1: 1}}
 policy:
   taskPrioritization: TaskRanking
+  preemption: Immediate
   priorityClasses: [{name: inference, weight: 90}, {name: training, weight: 70}, {name: fine-tuning, weight: 50}]
 teams:
   - {name: ml-engineers, fairShareWeight: 50, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}

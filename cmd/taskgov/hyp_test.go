@@ -11,13 +11,15 @@ import (
 // walkthroughCluster is the cluster of HyperPod's task-governance
 // walkthrough: two ml.g5.12xlarge split by two teams that lend and borrow,
 // a borrow limit of 100% (the walkthrough's setup), and priority classes
-// experimentation above training.
+// experimentation above training. HyperPod preempts at once: preemption
+// Immediate (taskgov's default waits until a preemption pays for itself).
 const walkthroughCluster = `
 nodeGroups:
   - {name: g5, instanceType: ml.g5.12xlarge, count: 2}
 policy:
   taskPrioritization: TaskRanking
   idleComputeAllocation: FairShare
+  preemption: Immediate
   priorityClasses: [{name: experimentation, weight: 80}, {name: training, weight: 70}]
 teams:
   - {name: team-a, fairShareWeight: 50, borrowLimitPercent: 100, quotas: [{instanceType: ml.g5.12xlarge, count: 1}]}

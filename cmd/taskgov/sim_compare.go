@@ -21,21 +21,35 @@ import (
 type variant struct {
 	Name   string
 	Change func(p *model.Policy)
+	// Teams, if set, changes every team too.
+	Teams func(t *model.Team)
 }
 
 var variants = []variant{
-	{"as configured", func(p *model.Policy) {}},
-	{"FirstComeFirstServe tasks", func(p *model.Policy) { p.TaskPrioritization = model.FirstComeFirstServe }},
-	{"TaskRanking tasks", func(p *model.Policy) { p.TaskPrioritization = model.TaskRanking }},
-	{"idle compute FCFS", func(p *model.Policy) { p.IdleComputeAllocation = model.IdleFirstComeFirstServe }},
+	{"as configured", func(p *model.Policy) {}, nil},
+	{"FirstComeFirstServe tasks", func(p *model.Policy) { p.TaskPrioritization = model.FirstComeFirstServe }, nil},
+	{"TaskRanking tasks", func(p *model.Policy) { p.TaskPrioritization = model.TaskRanking }, nil},
+	{"idle compute FCFS", func(p *model.Policy) { p.IdleComputeAllocation = model.IdleFirstComeFirstServe }, nil},
 	{"fair share, no rebalance", func(p *model.Policy) {
 		p.IdleComputeAllocation = model.FairShare
 		p.FairShareRebalance = new(bool)
-	}},
-	{"victims: most recently started", func(p *model.Policy) { p.VictimOrder = model.MostRecentlyStarted }},
+	}, nil},
+	{"victims: most recently started", func(p *model.Policy) { p.VictimOrder = model.MostRecentlyStarted }, nil},
 	// Preemption waits for room to free first: on a busy cluster most
 	// preemptions are avoided by waiting minutes (docs/SIMULATOR.md).
-	{"preemption delay 10 min", func(p *model.Policy) { p.PreemptionDelaySeconds = 600 }},
+	{"preemption delay 10 min", func(p *model.Policy) { p.PreemptionDelaySeconds = 600 }, nil},
+	{"preemption immediate", func(p *model.Policy) { p.Preemption = model.PreemptImmediate }, nil},
+	// The throughput baseline governance must not lose to: tasks in
+	// submission order, idle compute first come first served, and no
+	// preemption of any kind (no reclaim either).
+	{"FCFS, no preemption", func(p *model.Policy) {
+		p.TaskPrioritization = model.FirstComeFirstServe
+		p.IdleComputeAllocation = model.IdleFirstComeFirstServe
+		p.FairShareRebalance = new(bool)
+	}, func(t *model.Team) {
+		t.PreemptTeamTasks = model.PreemptNever
+		t.ReclaimWithinGroup = model.ReclaimNever
+	}},
 }
 
 // candidateVariants are the cluster's own policy and each candidate policy
@@ -51,7 +65,7 @@ func candidateVariants(files []string) ([]variant, error) {
 		if err := config.Decode(b, &cand); err != nil {
 			return nil, fmt.Errorf("--candidate %s: %w", f, err)
 		}
-		out = append(out, variant{filepath.Base(f), func(p *model.Policy) { *p = cand }})
+		out = append(out, variant{filepath.Base(f), func(p *model.Policy) { *p = cand }, nil})
 	}
 	return out, nil
 }
@@ -181,6 +195,12 @@ func runVariants(o sim.Options, jobs []sim.Job, vs []variant) ([]*sim.Report, er
 		p.PriorityClasses = append([]model.PriorityClass(nil), p.PriorityClasses...)
 		v.Change(&p)
 		vo.Cluster.Policy = p
+		if v.Teams != nil {
+			vo.Cluster.Teams = append([]model.Team(nil), o.Cluster.Teams...)
+			for k := range vo.Cluster.Teams {
+				v.Teams(&vo.Cluster.Teams[k])
+			}
+		}
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {

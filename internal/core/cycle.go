@@ -23,6 +23,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	s.now = now
 	s.cycle++
 	s.startMarks(now)
+	s.clearUnpaid()
 	s.cc.startCycle(len(s.types))
 	d := model.Decision{Time: now, Preemptions: s.evictions}
 	s.evictions = nil
@@ -137,17 +138,17 @@ func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool 
 			return false
 		}
 	}
-	tm := t.team
-	rank := s.rankPreemption(tm)
-	fairShare := s.policy.IdleComputeAllocation == model.FairShare && *s.policy.FairShareRebalance
+	tm, i := t.team, t.typ.idx
+	// A task over its quota first tries to end within it, if its team does
+	// not borrow now and may stop its own lower-priority work: it takes back
+	// lent compute before its own work (a team that borrows reclaims
+	// nothing). Then it tries to borrow, with its own lower-priority victims
+	// and fair-share victims in one search, as Kueue does.
+	borrowing := !s.settled(tm, i).LessEq(tm.quota[i])
 	switch {
-	case v.inQuota && s.tryPreempt(t, modeGuaranteed, false, d):
+	case (v.inQuota || (!borrowing && s.rankPreemption(tm))) && s.tryPreempt(t, modeGuaranteed, d):
 		return true
-	case !v.inQuota && rank && s.tryPreempt(t, modeGuaranteed, true, d):
-		return true
-	case rank && s.tryPreempt(t, modeOwnPriority, false, d):
-		return true
-	case !v.inQuota && fairShare && (v.ok || v.wait.Code == model.NoIdleCompute) && s.tryPreempt(t, modeFairShare, false, d):
+	case !v.inQuota && tm.spec.Lending.Borrows() && s.tryPreempt(t, modeBorrow, d):
 		return true
 	}
 	return false
@@ -170,6 +171,7 @@ func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	s.assign(t, nodes)
 	t.startedAt = s.now
 	t.touchedIn = s.cycle
+	s.noteFresh(t)
 	t.wait = model.WaitReason{}
 	t.team.queueSorted = false
 	d.Admissions = append(d.Admissions, model.Admission{Task: t.spec.Name, Team: t.spec.Team,

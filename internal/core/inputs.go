@@ -101,6 +101,9 @@ func (s *Scheduler) Checkpoint(name string, at time.Time) error {
 	}
 	if at.After(t.checkpointAt) {
 		t.checkpointAt = at
+		if t.state == running && t.typ.idx < len(s.unpaid) && s.unpaid[t.typ.idx] {
+			s.touchType(t.typ.idx) // a cheaper victim may now pay for a waiting task
+		}
 	}
 	return nil
 }

@@ -9,22 +9,21 @@ import (
 type preemptMode uint8
 
 const (
-	// modeGuaranteed: the task fits its quota (possibly after same-team
-	// lower-priority victims); it may reclaim other teams' borrowed tasks.
+	// modeGuaranteed: the task ends within its team's quota, after its own
+	// team's lower-priority victims if need be; it may reclaim other teams'
+	// borrowed tasks (borrowed before own).
 	modeGuaranteed preemptMode = iota
-	// modeOwnPriority: the task may borrow; it may take its own team's
-	// lower-priority tasks (TaskRanking with LowerPriority preemption), so a
-	// team's borrowed compute goes to its most important work.
-	modeOwnPriority
-	// modeFairShare: the task borrows; it may take borrowed tasks of teams of
-	// its group whose share stays at or above its own.
-	modeFairShare
+	// modeBorrow: the task borrows. It may take its own team's lower-priority
+	// tasks (TaskRanking with LowerPriority preemption), so a team's
+	// borrowed compute goes to its most important work, and, under FairShare
+	// rebalancing, borrowed tasks of teams of its group whose share stays at
+	// or above its own; both kinds in one search.
+	modeBorrow
 )
 
 type attemptKey struct {
-	team, typ  int
-	mode       preemptMode
-	quotaShort bool
+	team, typ int
+	mode      preemptMode
 }
 
 // failedAttempt remembers the smallest request whose preemption search failed
@@ -44,9 +43,12 @@ func (f failedAttempt) covers(t *task) bool {
 
 // cycleCache holds what one cycle computes lazily and reuses.
 type cycleCache struct {
-	borrowed [][]*task // per type: untouched borrowed running tasks; nil = not computed
+	borrowed [][]*task // per type: reclaimable running tasks of every team; nil = not computed
 	failed   map[attemptKey]failedAttempt
 	buf      []int32
+	// rejected: the victim search in progress skipped a candidate that
+	// allowed() refused, so its outcome depends on the candidates' order.
+	rejected bool
 	// bestSpread is what the last place call found possible (see place).
 	bestSpread int
 	// noRoom remembers placements that failed this cycle (see place).
@@ -91,11 +93,7 @@ func (s *Scheduler) cycleBorrowed(i int) []*task {
 	if c.borrowed[i] == nil {
 		list := []*task{}
 		for _, tm := range s.teams {
-			for _, t := range s.borrowedTasks(tm, i) {
-				if t.touchedIn != s.cycle {
-					list = append(list, t)
-				}
-			}
+			list = append(list, s.reclaimable(tm, i)...)
 		}
 		c.borrowed[i] = list
 	}
@@ -104,15 +102,12 @@ func (s *Scheduler) cycleBorrowed(i int) []*task {
 
 // tryPreempt looks for victims that let t start now. On success it has
 // stopped the victims, requeued them, started t, and recorded both in d.
-//
-// quotaShort says the team's own quota is the obstacle, so its own
-// lower-priority tasks are taken before other teams' borrowed ones.
-func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *model.Decision) bool {
-	key := attemptKey{t.team.idx, t.typ.idx, mode, quotaShort}
+func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) bool {
+	key := attemptKey{t.team.idx, t.typ.idx, mode}
 	if f, ok := s.cc.failed[key]; ok && f.covers(t) {
 		return false
 	}
-	cands, reasons := s.candidates(t, mode, quotaShort)
+	cands, reasons := s.candidates(t, mode)
 	if len(cands) == 0 {
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
@@ -128,23 +123,65 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 		nodes, _ = s.place(t, pm)
 		return nodes != nil
 	}
-	var allowed func(victim) bool
-	if mode == modeFairShare {
-		mine := s.share(tm, i, t.total)
-		allowed = func(v victim) bool { return mine <= s.share(v.t.team, -1, resource.Zero) }
+	// A victim of another team goes only while that team still borrows;
+	// under fair share, only while t's team's share with t (after the
+	// victims so far) stays at or below the victim team's share after it.
+	// Own victims come first there, so they lower t's team's share before
+	// other teams' tasks are weighed; fair keeps the condition true when the
+	// reprieve gives an own victim back.
+	allowed := func(v victim) bool {
+		if v.t.team == tm {
+			return true
+		}
+		if !s.stillBorrows(v.t) {
+			return false
+		}
+		return mode != modeBorrow || s.share(tm, i, t.total) <= s.share(v.t.team, -1, resource.Zero)
+	}
+	var fair func([]victim) bool
+	if mode == modeBorrow {
+		fair = func(out []victim) bool {
+			mine := s.share(tm, i, t.total)
+			for _, v := range out {
+				if v.t.team != tm && mine > s.share(v.t.team, -1, resource.Zero) {
+					return false
+				}
+			}
+			return true
+		}
 	}
 	var victims []victim
+	s.cc.rejected = false
 	pm.quick = true
 	switch {
 	case mode == modeGuaranteed && !s.quotaWithout(t, cands):
 	case !s.roomBound(t, cands, nil):
 	case t.reqLevel >= 0 && t.typ.topo.labeled > 0:
-		victims = s.chooseInDomain(t, cands, allowed, feasible, &pm)
+		victims = s.chooseInDomain(t, cands, allowed, feasible, fair, &pm)
 	default:
-		victims = s.chooseVictims(cands, allowed, feasible)
+		victims = s.chooseVictims(cands, allowed, feasible, fair)
 	}
 	pm.quick = false
 	if victims == nil {
+		if s.cc.rejected {
+			// The greedy order decided; it may change when the cost clock ticks.
+			s.markUnpaid(i)
+			s.wakeAt(s.nextTick())
+		}
+		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
+		return false
+	}
+	if !s.paidBack(t, victims, mode == modeGuaranteed) {
+		for k := len(victims) - 1; k >= 0; k-- {
+			s.reassign(victims[k].t)
+		}
+		// Its wait and the victims' costs change when the cost clock ticks:
+		// look again then.
+		s.wakeAt(s.nextTick())
+		s.markUnpaid(i)
+		// Remembered as a failure for this cycle: a task of the team at least
+		// as large, tried later, has waited no longer in queue order; it
+		// gets its own search next cycle.
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
 	}
@@ -155,7 +192,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, quotaShort bool, d *mo
 	wait := make([]string, 0, len(victims))
 	for _, v := range victims {
 		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
-			Reason: reasons(v), For: t.spec.Name, LostGPUSeconds: v.lost})
+			Reason: reasons(v), For: t.spec.Name, LostGPUSeconds: s.lostWork(v.t, s.now)})
 		wait = append(wait, v.t.spec.Name)
 		s.afterPreempt(v.t)
 	}
@@ -176,8 +213,13 @@ func (s *Scheduler) afterPreempt(v *task) {
 
 // candidates lists who t may preempt in this mode (chooseVictims orders
 // them and fills in their lost work), and how each victim's preemption is
-// reported.
-func (s *Scheduler) candidates(t *task, mode preemptMode, quotaShort bool) ([]victim, func(victim) model.PreemptReason) {
+// reported. To end within quota, other teams' borrowed tasks come first and
+// the team's own lower-priority tasks second: a team short of quota takes
+// back what it lent before it stops its own work, so a victim never preempts
+// its way back. To borrow, the team's own lower-priority tasks come first:
+// its borrowing goes to its most important work before it takes other
+// teams' (fair share).
+func (s *Scheduler) candidates(t *task, mode preemptMode) ([]victim, func(victim) model.PreemptReason) {
 	tm, i := t.team, t.typ.idx
 	out := s.cc.cands[:0]
 	defer func() { s.cc.cands = out[:0] }()
@@ -188,53 +230,58 @@ func (s *Scheduler) candidates(t *task, mode preemptMode, quotaShort bool) ([]vi
 		out = append(out, victim{t: v, cat: cat})
 	}
 	minRun := *s.policy.FairShareMinRuntimeSeconds
-	switch mode {
-	case modeGuaranteed:
-		own, others := 1, 0
-		if quotaShort {
-			own, others = 0, 1
-		}
+	rebalance := s.policy.IdleComputeAllocation == model.FairShare && *s.policy.FairShareRebalance
+	own, others := 1, 0
+	if mode == modeBorrow {
+		own, others = 0, 1
+	}
+	if mode == modeGuaranteed || rebalance {
 		for _, v := range s.cycleBorrowed(i) {
-			if v.team != tm {
-				add(v, others)
+			if v.team == tm || !s.mayReclaim(t, v) {
+				continue
 			}
-		}
-		if s.rankPreemption(tm) {
-			for _, v := range tm.run[i] {
-				if v.rank < t.rank {
-					add(v, own)
+			if mode == modeBorrow {
+				if v.team.group != tm.group {
+					continue
+				}
+				if ready := v.startedAt.Add(secs(minRun)); s.now.Before(ready) {
+					s.wakeAt(ready)
+					continue
 				}
 			}
+			add(v, others)
 		}
-	case modeFairShare:
-		for _, v := range s.cycleBorrowed(i) {
-			if v.team == tm || v.team.group != tm.group {
-				continue
-			}
-			if ready := v.startedAt.Add(secs(minRun)); s.now.Before(ready) {
-				s.wakeAt(ready)
-				continue
-			}
-			add(v, 0)
-		}
-	case modeOwnPriority:
+	}
+	if s.rankPreemption(tm) {
 		for _, v := range tm.run[i] {
 			if v.rank < t.rank {
-				add(v, 0)
+				add(v, own)
 			}
 		}
 	}
 	reason := func(v victim) model.PreemptReason {
 		switch {
-		case mode == modeFairShare:
-			return model.FairShareReason
 		case v.t.team == tm:
 			return model.WithinTeamPriority
+		case mode == modeBorrow:
+			return model.FairShareReason
 		default:
 			return model.Reclaim
 		}
 	}
 	return out, reason
+}
+
+// mayReclaim applies t's team's reclaimWithinGroup setting to v, a borrowed
+// task of another team.
+func (s *Scheduler) mayReclaim(t, v *task) bool {
+	switch t.team.spec.ReclaimWithinGroup {
+	case model.ReclaimNever:
+		return false
+	case model.ReclaimLowerPriority:
+		return v.rank < t.rank
+	}
+	return true
 }
 
 // enforceLimits preempts, team by team, the tasks that keep a team above its
@@ -251,7 +298,7 @@ func (s *Scheduler) enforceLimits(d *model.Decision) {
 			for _, v := range tm.run[i] {
 				cands = append(cands, victim{t: v, lost: s.lostWork(v, s.now)})
 			}
-			victims := s.chooseVictims(cands, nil, func() bool { return tm.usage[i].LessEq(limit) })
+			victims := s.chooseVictims(cands, nil, func() bool { return tm.usage[i].LessEq(limit) }, nil)
 			for _, v := range victims {
 				d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: tm.spec.Name,
 					Reason: model.QuotaReduced, LostGPUSeconds: v.lost})
@@ -268,7 +315,7 @@ func (s *Scheduler) enforceLimits(d *model.Decision) {
 // chosen unless the gang then places. On success the winning victims are
 // removed and pm.only confines the final placement to their domain (feasible
 // places with pm).
-func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim) bool, feasible func() bool, pm *placeMode) []victim {
+func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim) bool, feasible func() bool, fair func([]victim) bool, pm *placeMode) []victim {
 	l := t.reqLevel
 	doms := t.typ.topo.levels[l]
 	inDom := make([][]victim, len(doms))
@@ -287,7 +334,7 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 			continue
 		}
 		pm.only = doms[id]
-		chosen := s.chooseVictims(vs, allowed, feasible)
+		chosen := s.chooseVictims(vs, allowed, feasible, fair)
 		if chosen == nil {
 			continue
 		}
@@ -305,5 +352,5 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 		return nil
 	}
 	pm.only = doms[best]
-	return s.chooseVictims(inDom[best], allowed, feasible)
+	return s.chooseVictims(inDom[best], allowed, feasible, fair)
 }

@@ -12,10 +12,16 @@ type quotaVerdict struct {
 	wait    model.WaitReason // why not, when !ok
 }
 
-// borrowLimit is how far beyond its quota team t may go on type i.
+// borrowLimit is how far beyond its quota team t may go on type i: its
+// borrowLimitPercent of the quota, capped by borrowCap. A team with no quota
+// of the type (a quota entry of zero) borrows up to its borrowCap alone, so
+// a zero-quota team borrows only where an explicit cap says how much.
 func (s *Scheduler) borrowLimit(t *team, i int) resource.Vector {
 	if !t.spec.Lending.Borrows() {
 		return resource.Zero
+	}
+	if !t.quota[i].AnyPositive() && t.borrowCap[i] != resource.Infinite {
+		return t.borrowCap[i]
 	}
 	return t.quota[i].Percent(int64(*t.spec.BorrowLimitPercent)).Min(t.borrowCap[i])
 }

@@ -47,6 +47,7 @@ func randomPolicy(r *rand.Rand) model.Policy {
 		StarvationBoundSeconds:     i64(int64(600 + r.Intn(3)*600)),
 		VictimOrder:                []model.VictimOrder{model.LeastLostWork, model.MostRecentlyStarted}[r.Intn(2)],
 		PreemptionDelaySeconds:     float64(r.Intn(2) * 120),
+		Preemption:                 []model.PreemptionTiming{model.PreemptImmediate, model.PreemptPayback}[r.Intn(2)],
 	}
 	return p
 }
@@ -59,6 +60,7 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 		Lending:            []model.Lending{model.LendAndBorrow, model.LendOnly, model.DontLend}[r.Intn(3)],
 		BorrowLimitPercent: ip(r.Intn(201)),
 		PreemptTeamTasks:   []model.PreemptTeamTasks{model.PreemptLowerPriority, model.PreemptNever}[r.Intn(2)],
+		ReclaimWithinGroup: []model.ReclaimWithinGroup{model.ReclaimAny, model.ReclaimAny, model.ReclaimLowerPriority, model.ReclaimNever}[r.Intn(4)],
 	}
 	n := int64(r.Intn(5))
 	t.Quotas = append(t.Quotas, model.Quota{InstanceType: randTypes[0], Count: &n})
@@ -164,7 +166,7 @@ func liveNames(s *Scheduler) []string {
 // checkCycle runs one cycle and asserts the invariants around it.
 func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h interface{ Write([]byte) (int, error) }) {
 	t.Helper()
-	borrowed := refBorrowed(s)
+	usageBefore := refAllUsage(s)
 	before := make([]resource.Vector, len(s.types))
 	for i := range s.types {
 		before[i] = refOverflow(s, i)
@@ -181,13 +183,26 @@ func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h
 	if err := s.CheckInvariants(); err != nil {
 		fail("%v", err)
 	}
+	type teamType struct {
+		tm *team
+		i  int
+	}
+	reclaimed := map[teamType][]*task{}
 	for _, p := range d.Preemptions {
 		if p.Reason != model.Reclaim && p.Reason != model.FairShareReason {
 			continue
 		}
 		victim := s.tasks[p.Task]
-		if victim == nil || !borrowed[victim] {
-			fail("%s preempted %s, which ran within its team's quota", p.Reason, p.Task)
+		if victim == nil {
+			fail("%s preempted %s, which is gone", p.Reason, p.Task)
+		}
+		k := teamType{victim.team, victim.typ.idx}
+		reclaimed[k] = append(reclaimed[k], victim)
+	}
+	for k, vs := range reclaimed {
+		if !refGivesOnlyBorrowed(k.tm, k.i, usageBefore[k.tm][k.i], vs) {
+			fail("team %s gave back %d tasks, more than it borrowed (usage before %v, quota %v)",
+				k.tm.spec.Name, len(vs), usageBefore[k.tm][k.i], k.tm.quota[k.i])
 		}
 	}
 	// Borrowing never grows past what lenders and unallocated capacity offer.

@@ -9,47 +9,38 @@ import (
 // This file holds deliberately simple reference versions of the core's
 // optimised routines. The randomized tests compare them on random states.
 
-// refBorrowed classifies running tasks from scratch: per team and type, in
-// order of rank (high first), start (old first), submission, the tasks past
-// the point where the running sum exceeds the quota are borrowed.
-func refBorrowed(s *Scheduler) map[*task]bool {
-	out := map[*task]bool{}
-	type key struct {
-		tm *team
-		i  int
+// refAllUsage copies every team's usage per type, recomputed from the
+// running tasks.
+func refAllUsage(s *Scheduler) map[*team][]resource.Vector {
+	out := map[*team][]resource.Vector{}
+	for _, tm := range s.teams {
+		out[tm] = make([]resource.Vector, len(s.types))
 	}
-	byKey := map[key][]*task{}
 	for _, t := range s.tasks {
 		if t.state == running {
-			k := key{t.team, t.typ.idx}
-			byKey[k] = append(byKey[k], t)
-		}
-	}
-	for _, tm := range s.teams {
-		for i := range s.types {
-			run := byKey[key{tm, i}]
-			sort.Slice(run, func(a, b int) bool {
-				x, y := run[a], run[b]
-				if x.rank != y.rank {
-					return x.rank > y.rank
-				}
-				if !x.startedAt.Equal(y.startedAt) {
-					return x.startedAt.Before(y.startedAt)
-				}
-				return x.seq < y.seq
-			})
-			acc := resource.Zero
-			over := false
-			for _, t := range run {
-				acc = acc.Add(t.total)
-				if over || !acc.LessEq(tm.quota[i]) {
-					over = true
-					out[t] = true
-				}
-			}
+			out[t.team][t.typ.idx] = out[t.team][t.typ.idx].Add(t.total)
 		}
 	}
 	return out
+}
+
+// refGivesOnlyBorrowed checks, from scratch, that what a cycle reclaimed
+// (Reclaim and FairShare victims, victims) from team tm on type i was
+// borrowed: tm ran above its quota before the cycle (usage before), and
+// some victim was taken while tm was still above it, that is, tm without
+// all the other victims exceeds its quota. A team gives back what it
+// borrows and, at most, the rest of the one task that straddles its quota.
+func refGivesOnlyBorrowed(tm *team, i int, before resource.Vector, victims []*task) bool {
+	all := resource.Zero
+	for _, v := range victims {
+		all = all.Add(v.total)
+	}
+	for _, v := range victims {
+		if !before.Sub(all).Add(v.total).LessEq(tm.quota[i]) {
+			return true
+		}
+	}
+	return len(victims) == 0
 }
 
 // refOverflow recomputes, for type i, how far all groups' borrowing exceeds
@@ -71,6 +62,9 @@ func refQuotaOK(s *Scheduler, tm *team, i int, r resource.Vector) (ok, inQuota b
 		return false, false
 	}
 	limit := tm.quota[i].Percent(int64(*tm.spec.BorrowLimitPercent)).Min(tm.borrowCap[i])
+	if tm.quota[i] == resource.Zero && tm.borrowCap[i] != resource.Infinite {
+		limit = tm.borrowCap[i] // a zero quota borrows up to its cap
+	}
 	if !use.SubClamped(tm.quota[i]).LessEq(limit) {
 		return false, false
 	}

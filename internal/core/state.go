@@ -86,6 +86,9 @@ type team struct {
 	lendC     []resource.Vector // what it contributes to its group's lend pool
 	borC      []resource.Vector // what it borrows from its group
 	run       [][]*task         // running tasks per instance type
+	// fresh is, per type, the usage of tasks admitted in cycle freshCycle.
+	fresh      []resource.Vector
+	freshCycle uint64
 
 	pending     []*task // queue; may hold stale entries until the next sort
 	queueSorted bool
@@ -104,6 +107,11 @@ type group struct {
 
 // Scheduler is the scheduling core. Build it with New.
 type Scheduler struct {
+	// unpaid, per instance type: its last evaluation left a victim search
+	// failing or a task waiting for its payback (payback.go). A checkpoint
+	// changes victims' costs, hence their order, and the greedy search (with
+	// stillBorrows) or the payback may then succeed: it marks the type.
+	unpaid []bool
 	seed   int64
 	policy model.Policy // with defaults
 	levels []string     // topology label keys, top layer first

@@ -24,47 +24,72 @@ func (s *Scheduler) lostWork(t *task, now time.Time) float64 {
 	return float64(t.total.GPUs) * (el + float64(*s.policy.RestartCostSeconds))
 }
 
-// borrowedTasks returns team tm's running tasks on type i that lie beyond its
-// quota: running tasks are ranked by priority (higher first) then start time
-// (older first), and the ones past the point where their sum exceeds the
-// quota are the borrowed ones. Reclaim and fair share may only take these.
-// Tasks started in the cycle in progress are left out, so admissions made
-// earlier in a cycle never turn an older task into a borrowed one.
-func (s *Scheduler) borrowedTasks(tm *team, i int) []*task {
-	if tm.usage[i].LessEq(tm.quota[i]) {
+// reclaimable returns team tm's running tasks on type i that reclaim and fair
+// share may take from it: every one, when the team's settled usage (without
+// the tasks started in the cycle in progress) is above its quota, else none.
+// Which of them go is the victim search's choice, least lost work first,
+// bounded by stillBorrows. Tasks started in the cycle in progress are left
+// out, and do not count towards the team's usage here, so an admission made
+// earlier in a cycle never exposes an older task.
+func (s *Scheduler) reclaimable(tm *team, i int) []*task {
+	if s.settled(tm, i).LessEq(tm.quota[i]) {
 		return nil
 	}
-	ordered := make([]*task, 0, len(tm.run[i]))
+	out := make([]*task, 0, len(tm.run[i]))
 	for _, t := range tm.run[i] {
 		if t.touchedIn != s.cycle {
-			ordered = append(ordered, t)
+			out = append(out, t)
 		}
 	}
-	sort.Slice(ordered, func(a, b int) bool {
-		x, y := ordered[a], ordered[b]
-		if x.rank != y.rank {
-			return x.rank > y.rank
-		}
-		if !x.startedAt.Equal(y.startedAt) {
-			return x.startedAt.Before(y.startedAt)
-		}
-		return x.seq < y.seq
-	})
-	acc := resource.Zero
-	for k, t := range ordered {
-		acc = acc.Add(t.total)
-		if !acc.LessEq(tm.quota[i]) {
-			return ordered[k:]
-		}
+	return out
+}
+
+// settled is team tm's usage of type i without the tasks admitted in the
+// cycle in progress.
+func (s *Scheduler) settled(tm *team, i int) resource.Vector {
+	if tm.freshCycle != s.cycle {
+		return tm.usage[i]
 	}
-	return nil
+	return tm.usage[i].Sub(tm.fresh[i])
+}
+
+// noteFresh records that t was admitted in the cycle in progress.
+func (s *Scheduler) noteFresh(t *task) {
+	tm := t.team
+	if tm.freshCycle != s.cycle {
+		if len(tm.fresh) != len(tm.usage) {
+			tm.fresh = make([]resource.Vector, len(tm.usage))
+		}
+		clear(tm.fresh)
+		tm.freshCycle = s.cycle
+	}
+	tm.fresh[t.typ.idx] = tm.fresh[t.typ.idx].Add(t.total)
+}
+
+// stillBorrows reports whether v, already removed in a simulated
+// preemption, was taken while its team was above its quota: a team gives
+// back only what it borrows, whichever of its tasks make up the amount.
+func (s *Scheduler) stillBorrows(v *task) bool {
+	i := v.typ.idx
+	return !s.settled(v.team, i).Add(v.total).LessEq(v.team.quota[i])
 }
 
 // victim is a preemption candidate with its cost.
 type victim struct {
 	t    *task
-	cat  int // lower categories are taken first
-	lost float64
+	cat  int     // lower categories are taken first
+	lost float64 // GPU·s its preemption throws away now
+	cost float64 // lost, weighted by how often it was preempted before (bounce)
+}
+
+// victimCost is what the victim search minimises and the payback rule
+// charges: the work v would lose now, times one plus the times it was
+// already preempted. A task just restarted loses only its restart cost, so
+// without the factor the same cheap victims were taken again and again; with
+// it, each preemption makes the next one of the same task dearer (like a
+// backoff), and the search turns to tasks that were not yet disturbed.
+func victimCost(t *task, lost float64) float64 {
+	return lost * float64(1+t.resumes)
 }
 
 // sortVictims orders candidates cheapest first: by category, then lower
@@ -81,8 +106,8 @@ func (s *Scheduler) sortVictims(vs []victim) {
 		if x.t.rank != y.t.rank {
 			return x.t.rank < y.t.rank
 		}
-		if byLoss && x.lost != y.lost {
-			return x.lost < y.lost
+		if byLoss && x.cost != y.cost {
+			return x.cost < y.cost
 		}
 		if !x.t.startedAt.Equal(y.t.startedAt) {
 			return x.t.startedAt.After(y.t.startedAt)
@@ -93,18 +118,21 @@ func (s *Scheduler) sortVictims(vs []victim) {
 
 // chooseVictims simulates preempting candidates, cheapest first, until
 // feasible() holds, skipping any that allowed() rejects once removed, then
-// gives back (most costly first) every victim not needed. It returns the
-// victims, still removed, or nil with the state exactly as before. It first
-// checks that removing every candidate would be enough; most attempts fail
-// there, at the cost of one feasibility check.
+// gives back (most costly first) every victim not needed: one is given back
+// when feasible() still holds without it and, if fair is set, fair() holds
+// for the victims still out. It returns the victims, still removed, or nil
+// with the state exactly as before. It first checks that removing every
+// candidate would be enough; most attempts fail there, at the cost of one
+// feasibility check.
 //
 // Candidates' lost work is computed here, once they are known to be enough.
-func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, feasible func() bool) []victim {
+func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, feasible func() bool, fair func(out []victim) bool) []victim {
 	if !s.enoughWithout(cands, feasible) {
 		return nil
 	}
 	for k := range cands {
-		cands[k].lost = s.lostWork(cands[k].t, s.now)
+		cands[k].lost = s.lostWork(cands[k].t, s.costClock())
+		cands[k].cost = victimCost(cands[k].t, cands[k].lost)
 	}
 	s.sortVictims(cands)
 	var chosen []victim
@@ -113,6 +141,7 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 		s.unassign(v.t)
 		if allowed != nil && !allowed(v) {
 			s.reassign(v.t)
+			s.cc.rejected = true
 			continue
 		}
 		chosen = append(chosen, v)
@@ -129,23 +158,29 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 	}
 	// Reprieve: try to keep the costliest victims running.
 	byCost := append([]victim(nil), chosen...)
-	sort.SliceStable(byCost, func(a, b int) bool { return byCost[a].lost > byCost[b].lost })
+	sort.SliceStable(byCost, func(a, b int) bool { return byCost[a].cost > byCost[b].cost })
 	kept := map[*task]bool{}
+	out := func() []victim {
+		var o []victim
+		for _, v := range chosen {
+			if !kept[v.t] {
+				o = append(o, v)
+			}
+		}
+		return o
+	}
 	for _, v := range byCost {
 		s.reassign(v.t)
 		if feasible() {
 			kept[v.t] = true
-			continue
+			if fair == nil || fair(out()) {
+				continue
+			}
+			delete(kept, v.t)
 		}
 		s.unassign(v.t)
 	}
-	out := chosen[:0]
-	for _, v := range chosen {
-		if !kept[v.t] {
-			out = append(out, v)
-		}
-	}
-	return out
+	return out()
 }
 
 // quotaWithout reports whether t's team fits its quota with t added once its

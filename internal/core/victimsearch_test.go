@@ -100,8 +100,7 @@ func TestEnoughWithoutMatchesUnassign(t *testing.T) {
 	}
 }
 
-// eachSearch calls check for every pending task and preemption mode (and
-// guaranteed with the team's own quota short) at the end of random runs of
+// eachSearch calls check for every pending task and preemption mode at the end of random runs of
 // the given seeds, with the candidates that search would consider.
 func eachSearch(t *testing.T, seeds []int64, check func(s *Scheduler, tk *task, mode preemptMode, cands []victim)) {
 	t.Helper()
@@ -114,8 +113,8 @@ func eachSearch(t *testing.T, seeds []int64, check func(s *Scheduler, tk *task, 
 				if tk.state != pending {
 					continue
 				}
-				for k, mode := range []preemptMode{modeGuaranteed, modeGuaranteed, modeOwnPriority, modeFairShare} {
-					cands, _ := s.candidates(tk, mode, k == 1)
+				for _, mode := range []preemptMode{modeGuaranteed, modeBorrow} {
+					cands, _ := s.candidates(tk, mode)
 					check(s, tk, mode, append([]victim(nil), cands...))
 				}
 			}

@@ -71,6 +71,7 @@ func TestPreemptionResumesFromCheckpoint(t *testing.T) {
 nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]
 policy:
   taskPrioritization: TaskRanking
+  preemption: Immediate
   priorityClasses: [{name: inference, weight: 90}, {name: training, weight: 70}]
 teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 `)
@@ -155,7 +156,7 @@ teams: [{name: alpha, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge,
 	var prev struct {
 		Preemptions []struct{ Task, Reason, For string }
 	}
-	body := map[string]any{"policy": map[string]any{"taskPrioritization": "TaskRanking",
+	body := map[string]any{"policy": map[string]any{"taskPrioritization": "TaskRanking", "preemption": "Immediate",
 		"priorityClasses": []any{map[string]any{"name": "inference", "weight": 90}, map[string]any{"name": "training", "weight": 70}}}}
 	e.mustDo("POST", "/api/v1/preview", e.admin, body, 200, &prev)
 	if len(prev.Preemptions) != 1 || prev.Preemptions[0].Task != "train" || prev.Preemptions[0].Reason != "WithinTeamPriority" || prev.Preemptions[0].For != "serve" {

@@ -26,6 +26,7 @@ nodeGroups:
   - {name: p5, instanceType: ml.p5.48xlarge, count: 4, topology: {nodesPerLayer3: 2, layer3PerLayer2: 2, layer2PerLayer1: 1}}
 policy:
   taskPrioritization: TaskRanking
+  preemption: Immediate
   priorityClasses: [{name: inference, weight: 90}, {name: training, weight: 70}]
 teams:
   - {name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}

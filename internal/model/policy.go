@@ -58,7 +58,20 @@ type Policy struct {
 	// checkpoint first) or MostRecentlyStarted (Kueue's order, kept for
 	// comparisons in the simulator).
 	VictimOrder VictimOrder `yaml:"victimOrder,omitempty" json:"victimOrder,omitempty"`
+	// Preemption is Payback (the default: a task preempts once its wait has
+	// paid for the work its victims would lose) or Immediate (as soon as the
+	// rules allow).
+	Preemption PreemptionTiming `yaml:"preemption,omitempty" json:"preemption,omitempty"`
 }
+
+// PreemptionTiming says when a task that may preempt does.
+type PreemptionTiming string
+
+// The preemption timings.
+const (
+	PreemptPayback   PreemptionTiming = "Payback"
+	PreemptImmediate PreemptionTiming = "Immediate"
+)
 
 // VictimOrder orders preemption candidates of equal priority.
 type VictimOrder string
@@ -103,6 +116,9 @@ func (p Policy) WithDefaults() Policy {
 	}
 	if p.VictimOrder == "" {
 		p.VictimOrder = LeastLostWork
+	}
+	if p.Preemption == "" {
+		p.Preemption = PreemptPayback
 	}
 	return p
 }

@@ -26,6 +26,18 @@ const (
 	PreemptNever         PreemptTeamTasks = "Never"
 )
 
+// ReclaimWithinGroup says which borrowed tasks of its group's other teams a
+// team may preempt to get its quota back (Kueue's reclaimWithinCohort).
+type ReclaimWithinGroup string
+
+// The reclaim settings. LowerPriority compares priority-class weights under
+// TaskRanking (all tasks rank equal under FirstComeFirstServe).
+const (
+	ReclaimAny           ReclaimWithinGroup = "Any"
+	ReclaimLowerPriority ReclaimWithinGroup = "LowerPriority"
+	ReclaimNever         ReclaimWithinGroup = "Never"
+)
+
 // Quota is a team's allocation of one instance type: either Count whole
 // instances, or GPUs/VCPU/MemoryGiB. From GPUs alone, vCPU and memory follow
 // by the instance's ratio.
@@ -57,7 +69,9 @@ type Team struct {
 	Lending            Lending          `yaml:"lending,omitempty" json:"lending,omitempty"`
 	BorrowLimitPercent *int             `yaml:"borrowLimitPercent,omitempty" json:"borrowLimitPercent,omitempty"`
 	PreemptTeamTasks   PreemptTeamTasks `yaml:"preemptTeamTasks,omitempty" json:"preemptTeamTasks,omitempty"`
-	Quotas             []Quota          `yaml:"quotas,omitempty" json:"quotas,omitempty"`
+	// ReclaimWithinGroup: Any (default), LowerPriority or Never.
+	ReclaimWithinGroup ReclaimWithinGroup `yaml:"reclaimWithinGroup,omitempty" json:"reclaimWithinGroup,omitempty"`
+	Quotas             []Quota            `yaml:"quotas,omitempty" json:"quotas,omitempty"`
 }
 
 // Team defaults.
@@ -87,6 +101,9 @@ func (t Team) WithDefaults() Team {
 	}
 	if t.PreemptTeamTasks == "" {
 		t.PreemptTeamTasks = PreemptLowerPriority
+	}
+	if t.ReclaimWithinGroup == "" {
+		t.ReclaimWithinGroup = ReclaimAny
 	}
 	return t
 }

@@ -129,6 +129,11 @@ func (p Policy) validate(f string) Errors {
 	if p.PreemptionDelaySeconds < 0 || p.PreemptionDelaySeconds > 86400 {
 		errs = append(errs, fieldErr(f+".preemptionDelaySeconds", "use 0 to 86400 seconds", "%v is out of range", p.PreemptionDelaySeconds))
 	}
+	switch p.Preemption {
+	case "", PreemptPayback, PreemptImmediate:
+	default:
+		errs = append(errs, fieldErr(f+".preemption", "use Payback or Immediate", "unknown value %q", p.Preemption))
+	}
 	switch p.VictimOrder {
 	case "", LeastLostWork, MostRecentlyStarted:
 	default:
@@ -181,6 +186,11 @@ func ValidateTeam(f string, t Team, cat Catalog) Errors {
 	case "", PreemptLowerPriority, PreemptNever:
 	default:
 		errs = append(errs, fieldErr(f+".preemptTeamTasks", "use LowerPriority or Never", "unknown value %q", t.PreemptTeamTasks))
+	}
+	switch t.ReclaimWithinGroup {
+	case "", ReclaimAny, ReclaimLowerPriority, ReclaimNever:
+	default:
+		errs = append(errs, fieldErr(f+".reclaimWithinGroup", "use Any, LowerPriority or Never", "unknown value %q", t.ReclaimWithinGroup))
 	}
 	seen := map[string]bool{}
 	for i, q := range t.Quotas {

@@ -44,7 +44,8 @@ func TestRunByHand(t *testing.T) {
 // reclaims it at t=250; b's job checkpointed every 100 s, so it falls back to
 // 200 s of progress, pays the restart cost, and finishes later.
 func TestPreemptionLosesWorkSinceCheckpoint(t *testing.T) {
-	c := tinyCluster(2, 2, 1) // a: 2-node quota, b: 1-node quota, 2 nodes
+	c := tinyCluster(2, 2, 1)                    // a: 2-node quota, b: 1-node quota, 2 nodes
+	c.Policy.Preemption = model.PreemptImmediate // the loss accounting, at once
 	pct := 100
 	c.Teams[1].BorrowLimitPercent = &pct // b may borrow a's idle node
 	jobs := []Job{
@@ -76,6 +77,7 @@ func TestPreemptionLosesWorkSinceCheckpoint(t *testing.T) {
 // more: it ends at 1160. A job without a checkpoint interval still starts over.
 func TestCheckpointOnPreempt(t *testing.T) {
 	c := tinyCluster(2, 2, 1)
+	c.Policy.Preemption = model.PreemptImmediate
 	pct := 100
 	c.Teams[1].BorrowLimitPercent = &pct
 	jobs := []Job{

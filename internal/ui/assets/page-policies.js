@@ -1,6 +1,6 @@
 // Policies: the cluster policy as a form (prioritisation, idle compute,
 // borrowing, fair-share, starvation, restart cost, preemption delay, victim
-// order, priority classes). Admins preview a change on a copy of the
+// order, preemption timing, priority classes). Admins preview a change on a copy of the
 // scheduler before saving it; Save stays disabled until Preview has run on
 // exactly what would be saved. Others see the policy read-only.
 import { api } from './api.js';
@@ -19,6 +19,7 @@ const fields = [ // [key, label, help, kind]
   ['restartCostSeconds', 'Restart cost (s)', 'Wall time a preempted task loses restarting, counted when choosing victims.', 'int'],
   ['preemptionDelaySeconds', 'Preemption delay (s)', 'How long a task waits for room to free up before it may preempt.', 'float'],
   ['victimOrder', 'Victim order', 'Among equal priorities, which running task is preempted first.', [['LeastLostWork', 'least work lost since its checkpoint'], ['MostRecentlyStarted', 'most recently started']]],
+  ['preemption', 'Preemption timing', 'Payback: a task preempts once the GPU time it has waited covers the work its victims would lose. Immediate: as soon as the rules allow.', [['Payback', 'once it pays for itself'], ['Immediate', 'at once']]],
 ];
 
 async function render(ctx) {

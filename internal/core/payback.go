@@ -1,0 +1,91 @@
+package core
+
+import (
+	"math"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// paidBack is the payback rule (policy preemption: Payback, the default):
+// a task may preempt only once the GPU time it has spent waiting is at least
+// what its victims would lose, each weighted by how often it was already
+// preempted (victimCost). It is the rent-or-buy rule of online algorithms:
+// waiting costs the task its GPUs for every second; preempting costs the
+// victims' lost work once; one buys when the rent paid reaches the price. A
+// preemption made after room would have freed on its own is one the wait
+// avoided.
+//
+// To borrow, the price is the victims' loss now: it grows while the task
+// waits, until they checkpoint, so such preemptions come soon after a
+// checkpoint, when they are cheap, or not at all. A task that ends within
+// its quota (guaranteed) pays the price as it was when its wait began (work
+// a victim does meanwhile is rent paid, not a dearer price), so it waits at
+// most that price ÷ its GPUs: its guarantee is bounded. Waiving the payback
+// for a within-quota task past the starvation bound was tried instead: on
+// the synthetic traces it lost more work.
+func (s *Scheduler) paidBack(t *task, victims []victim, guaranteed bool) bool {
+	if s.policy.Preemption == model.PreemptImmediate {
+		return true
+	}
+	cost := 0.0
+	for _, v := range victims {
+		c := v.cost
+		if guaranteed {
+			// Its quota is its due: the price is fixed when its wait began
+			// (work a victim does meanwhile is rent paid, not a dearer
+			// price), so it waits at most that price ÷ its GPUs.
+			at := t.pendingSince
+			if at.Before(v.t.startedAt) {
+				at = v.t.startedAt
+			}
+			c = math.Min(c, victimCost(v.t, s.lostWork(v.t, at)))
+		}
+		cost += c
+	}
+	rate := float64(t.total.GPUs)
+	if rate <= 0 || cost <= 0 {
+		return true
+	}
+	waited := max(s.costClock().Sub(t.pendingSince).Seconds(), 0)
+	return waited*rate >= cost
+}
+
+// costQuantum is the tick of the clock victim costs and the payback are
+// evaluated on (costClock).
+const costQuantum = 60 // seconds
+
+// costClock is now, truncated to a whole costQuantum. Victims' lost work
+// (and so their order, which decides whether a search with stillBorrows
+// succeeds) and a task's paid-up wait change only when it ticks, so an
+// instance type left unevaluated between ticks decides what a full
+// evaluation would (dirty.go); a type whose search failed or did not pay is
+// evaluated again at the next tick (nextTick).
+func (s *Scheduler) costClock() time.Time {
+	sec := s.now.Unix()
+	return time.Unix(sec-((sec%costQuantum)+costQuantum)%costQuantum, 0).In(s.now.Location())
+}
+
+// nextTick is the next time costClock changes.
+func (s *Scheduler) nextTick() time.Time {
+	return s.costClock().Add(costQuantum * time.Second)
+}
+
+// markUnpaid records that type i's evaluation left a victim search failing
+// or unpaid, so that a checkpoint of a running task of the type re-evaluates
+// it.
+func (s *Scheduler) markUnpaid(i int) {
+	if len(s.unpaid) != len(s.types) {
+		s.unpaid = make([]bool, len(s.types))
+	}
+	s.unpaid[i] = true
+}
+
+// clearUnpaid forgets the marks of the types this cycle evaluates.
+func (s *Scheduler) clearUnpaid() {
+	for i := range s.unpaid {
+		if i < len(s.work) && s.work[i] {
+			s.unpaid[i] = false
+		}
+	}
+}
