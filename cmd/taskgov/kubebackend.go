@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -21,14 +22,16 @@ type kubeBackend struct {
 	client kubernetes.Interface
 	nodes  *kube.NodeSource
 	exec   *kube.Executor
-	log    *slog.Logger
+	// workloads governs Kueue-labelled Jobs and the like; nil when off.
+	workloads *kube.Workloads
+	log       *slog.Logger
 	// requests counts API calls (taskgov_kubernetes_requests_total).
 	requests *kube.RequestCounter
 }
 
 // openKube connects with kubeconfig (or the in-cluster config when it is
 // empty) and waits for the node, pod and managed-pod caches.
-func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt kube.Checkpoints, retention time.Duration, log *slog.Logger) (*kubeBackend, error) {
+func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt kube.Checkpoints, retention time.Duration, workloads bool, log *slog.Logger) (*kubeBackend, error) {
 	var cfg *rest.Config
 	var err error
 	if kubeconfig != "" {
@@ -58,6 +61,23 @@ func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt k
 	}
 	if err := b.exec.Run(ctx); err != nil {
 		return nil, err
+	}
+	if workloads {
+		dyn, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		kinds := kube.ServedKinds(client)
+		b.workloads = kube.NewWorkloads(client, dyn, b.exec, kinds)
+		b.workloads.Log = log
+		if err := b.workloads.Sync(ctx); err != nil {
+			return nil, fmt.Errorf("kubernetes at %s: %w", cfg.Host, err)
+		}
+		names := make([]string, len(kinds))
+		for i, k := range kinds {
+			names[i] = k.Name
+		}
+		log.Info("governing Kubernetes workloads with Kueue's queue label", "kinds", names)
 	}
 	return b, nil
 }

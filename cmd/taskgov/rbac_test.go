@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,8 +11,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
 )
 
@@ -54,8 +58,7 @@ func manifestGrants(t *testing.T) []string {
 // request was refused and that every verb the manifest grants was used: the
 // RBAC is exactly what taskgov needs.
 func TestRBACEachRuleUsed(t *testing.T) {
-	kc := kubetest.Start(t)
-	kc.StartKwok(t, "../../deploy/kwok/stages.yaml")
+	kc, dyn := workloadCluster(t, false)
 	for i := range 2 {
 		kc.CreateNode(t, kubetest.GPUNode("kwok-"+string(rune('a'+i)), "ml.p5.48xlarge", 8, nil, false))
 	}
@@ -85,6 +88,36 @@ func TestRBACEachRuleUsed(t *testing.T) {
 		t.Fatalf("cancel: %d %v", code, err)
 	}
 	waitPods(t, kc.Client, "gang", func(ps []corev1.Pod) bool { return len(ps) == 0 })
+
+	// Workloads: a HyperPodPyTorchJob whose pods taskgov places (update
+	// pods, patch its status annotation); a PyTorchJob and a JobSet it
+	// suspends (patch); a Job with an unknown queue (an Event, patch).
+	hp := readObjects(t, "../../internal/kube/testdata/hyperpodpytorchjob.yaml")[0]
+	_ = unstructured.SetNestedSlice(hp.Object, []any{map[string]any{"name": "pod", "replicas": int64(2), "template": map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"kueue.x-k8s.io/queue-name": "hyperpod-ns-research-localqueue"}},
+		"spec": map[string]any{"nodeSelector": map[string]any{"node.kubernetes.io/instance-type": "ml.p5.48xlarge"},
+			"containers": []any{map[string]any{"name": "c", "image": "i"}}}}}}, "spec", "replicaSpecs")
+	hp.SetAnnotations(nil)
+	hp = create(t, dyn, hp)
+	playOperator(t, kc, kube.Kinds[3], hp, nil)
+	pt := apply(t, dyn, "../../internal/kube/testdata/pytorchjob.yaml")[0]
+	js := apply(t, dyn, "../../internal/kube/testdata/jobset.yaml")[0]
+	ghost := jobVariant(t, "ghost", "training-priority", 1, nil)
+	ghost.SetLabels(map[string]string{"kueue.x-k8s.io/queue-name": "hyperpod-ns-ghost-localqueue"})
+	create(t, dyn, ghost)
+	waitFor(t, 30*time.Second, func() bool {
+		bound := 0
+		for _, p := range podsOwnedBy(t, kc, hp) {
+			if p.Spec.NodeName != "" {
+				bound++
+			}
+		}
+		a, b := getObj(t, dyn, pt), getObj(t, dyn, js)
+		ps, _, _ := unstructured.NestedBool(a.Object, "spec", "runPolicy", "suspend")
+		jss, _, _ := unstructured.NestedBool(b.Object, "spec", "suspend")
+		evs, _ := kc.Client.CoreV1().Events("hyperpod-ns-research").List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=ghost"})
+		return bound == 2 && ps && jss && len(evs.Items) > 0
+	})
 	time.Sleep(time.Second) // a Lease renewal (update)
 
 	used := map[string]bool{}

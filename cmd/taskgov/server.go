@@ -45,6 +45,7 @@ type serverOptions struct {
 	podRetention                             time.Duration
 	shutdownTimeout                          time.Duration // --shutdown-grace, default 30 s
 	checkpoints                              kube.Checkpoints
+	noWorkloads                              bool          // --no-workloads
 	taskUser, taskDir                        string        // local executor: who tasks run as, where their directories live
 	limits                                   *limitOptions // HTTP limits; nil: the defaults
 	store                                    storeFlags
@@ -85,6 +86,7 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	daysVar(c.Flags(), &o.podRetention, "pod-retention", 0, "delete each finished task pod, and its logs, this long after it ended (7d, 36h; 0: leave them to Kubernetes' pod garbage collector) (--executor kubernetes)")
 	c.Flags().StringVar(&o.checkpoints.Claim, "checkpoint-claim", "", "PersistentVolumeClaim, present in every team namespace, whose TASK subdirectory each pod mounts as TASKGOV_CHECKPOINT_DIR (--executor kubernetes)")
 	c.Flags().StringVar(&o.checkpoints.Root, "checkpoint-root", "", "where taskgov sees the same storage as ROOT/NAMESPACE/TASK, to learn of checkpoints from each task's .taskgov-checkpoint marker (--executor kubernetes)")
+	c.Flags().BoolVar(&o.noWorkloads, "no-workloads", false, "do not govern Jobs, PyTorchJobs, JobSets and HyperPodPyTorchJobs that carry Kueue's queue label (--executor kubernetes; see docs/KUBERNETES.md)")
 	c.Flags().BoolVar(&o.leader.enabled, "leader-elect", false, "run as one of several replicas: only the leader decides; the others stand by and forward API calls to it. With --store postgres://, the lease is a row in PostgreSQL and every commit is fenced by the leader's term; else a coordination.k8s.io Lease (--executor kubernetes)")
 	c.Flags().StringVar(&o.leader.namespace, "leader-elect-namespace", "", "namespace of the Lease (default: the service account's namespace, else taskgov-system)")
 	c.Flags().DurationVar(&o.leader.lease, "leader-elect-lease-duration", 0, "how long a standby waits after the leader's last renewal before taking over (default 15s on the Kubernetes Lease, 5s on the PostgreSQL lease)")
@@ -159,7 +161,7 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 			return &model.FieldError{Field: "--checkpoint-root", Problem: "is set without --checkpoint-claim",
 				Fix: "give the claim the pods mount as well, or drop --checkpoint-root"}
 		}
-		if kb, err = openKube(ctx, o.kubeconfig, o.image, o.kubeQPS, o.checkpoints, o.podRetention, log); err != nil {
+		if kb, err = openKube(ctx, o.kubeconfig, o.image, o.kubeQPS, o.checkpoints, o.podRetention, !o.noWorkloads, log); err != nil {
 			return err
 		}
 	default:
@@ -350,6 +352,9 @@ func startControlPlane(ctx context.Context, o serverOptions, sc storeChoice, st 
 			cluster.Nodes = append(cluster.Nodes, n.Spec)
 		}
 		exec, closeExec = kb.exec, func() {} // adopts its pods on start (executor.Adopter)
+		if kb.workloads != nil {
+			exec = kb.workloads // API tasks' pods, and Kueue-labelled workloads
+		}
 	}
 	if leading != nil {
 		exec = fence(exec, leading)
@@ -369,6 +374,9 @@ func startControlPlane(ctx context.Context, o serverOptions, sc storeChoice, st 
 			return fail(err)
 		}
 		go kb.syncNodes(ctx, eng)
+		if kb.workloads != nil {
+			kb.workloads.Run(ctx, engineGovernor{eng})
+		}
 	}
 	if err := ensureAdminToken(ctx, st, o.dataDir); err != nil {
 		return fail(err)

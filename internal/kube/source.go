@@ -46,7 +46,7 @@ func NewNodeSource(client kubernetes.Interface, resync time.Duration) *NodeSourc
 			o = t.Obj
 		}
 		p, ok := o.(*corev1.Pod)
-		return !ok || p.Labels[LabelManagedBy] != ManagedByValue
+		return !ok || (p.Labels[LabelManagedBy] != ManagedByValue && p.Labels[LabelTask] == "")
 	}
 	if _, err := pi.Informer().AddEventHandler(cache.FilteringResourceEventHandler{FilterFunc: foreign, Handler: poke}); err != nil {
 		panic(err)
@@ -102,7 +102,9 @@ func (s *NodeSource) Snapshot() ([]Observed, []error) {
 	}
 	others := map[string]resource.Vector{}
 	for _, p := range pods {
-		if p.Spec.NodeName == "" || p.Labels[LabelManagedBy] == ManagedByValue ||
+		// Pods taskgov placed (its own, and governed workloads' pods,
+		// labelled with their task when placed) are the core's to count.
+		if p.Spec.NodeName == "" || p.Labels[LabelManagedBy] == ManagedByValue || p.Labels[LabelTask] != "" ||
 			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}

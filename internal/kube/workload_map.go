@@ -129,6 +129,16 @@ func (m Mapping) TaskSpec(k *Kind, u *unstructured.Unstructured) (model.TaskSpec
 		}
 	}
 	if req.GPUs > 0 || req.VCPU > 0 || req.MemoryGiB > 0 {
+		// What Kubernetes counts: a request the template leaves out is
+		// (almost) nothing, not the instance's share per GPU, which the
+		// core would derive from zero (and which a node's allocatable, a
+		// little under the instance's, would then not hold).
+		if req.VCPU == 0 {
+			req.VCPU = 0.001
+		}
+		if req.MemoryGiB == 0 {
+			req.MemoryGiB = 1.0 / 1024
+		}
 		spec.PerNode = req
 	}
 	if grace > 3600 {

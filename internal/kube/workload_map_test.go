@@ -43,11 +43,11 @@ func TestMappingManifests(t *testing.T) {
 		want model.TaskSpec
 	}{
 		{"job.yaml", model.TaskSpec{Team: "research", Priority: "training", InstanceType: "ml.p5.48xlarge", Nodes: 2,
-			PerNode: model.Request{GPUs: 8}, RequiredTopology: model.LabelLayer3, GracePeriodSeconds: 45}},
+			PerNode: model.Request{GPUs: 8, VCPU: 0.001, MemoryGiB: 1.0 / 1024}, RequiredTopology: model.LabelLayer3, GracePeriodSeconds: 45}},
 		{"hyperpodpytorchjob.yaml", model.TaskSpec{Team: "research", Priority: "training", InstanceType: "ml.p5.48xlarge", Nodes: 4,
-			PerNode: model.Request{GPUs: 8}, RequiredTopology: model.LabelLayer3}},
+			PerNode: model.Request{GPUs: 8, VCPU: 0.001, MemoryGiB: 1.0 / 1024}, RequiredTopology: model.LabelLayer3}},
 		{"pytorchjob.yaml", model.TaskSpec{Team: "research", Priority: "fine-tuning", InstanceType: "ml.p5.48xlarge", Nodes: 3,
-			PerNode: model.Request{GPUs: 4}, PreferredTopology: model.LabelLayer2}},
+			PerNode: model.Request{GPUs: 4, VCPU: 0.001, MemoryGiB: 1.0 / 1024}, PreferredTopology: model.LabelLayer2}},
 		{"jobset.yaml", model.TaskSpec{Team: "research", InstanceType: "ml.g5.12xlarge", Nodes: 4,
 			PerNode: model.Request{GPUs: 1, VCPU: 4, MemoryGiB: 16}}},
 	} {

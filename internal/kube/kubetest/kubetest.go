@@ -291,3 +291,21 @@ func (c *Cluster) StartKwok(t testing.TB, stages string) {
 		"--manage-all-nodes", "--cidr", "10.64.0.0/10", "--node-ip", "10.0.0.1",
 		"--server-address", "127.0.0.1:"+strconv.Itoa(freePort(t)))
 }
+
+// StartControllerManager runs the real kube-controller-manager (built by
+// scripts/k8s-test-bins.sh from the same pinned module as kube-apiserver)
+// with the Job and garbage-collector controllers, until the test ends. It
+// skips t when the binary is missing.
+func (c *Cluster) StartControllerManager(t testing.TB) {
+	t.Helper()
+	bin := filepath.Join(Bins(t), "kube-controller-manager")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("no kube-controller-manager in TASKGOV_K8S_BIN: run scripts/k8s-test-bins.sh (it builds it, cached, from tools/kube)")
+	}
+	kubeconfig := c.WriteKubeconfig(t, "")
+	run(t, c.dir, "kube-controller-manager", bin, "--kubeconfig", kubeconfig,
+		"--authentication-kubeconfig", kubeconfig, "--authorization-kubeconfig", kubeconfig,
+		"--controllers", "job-controller,garbage-collector-controller", "--leader-elect=false",
+		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(freePort(t)), "--concurrent-job-syncs", "20",
+		"--kube-api-qps", "500", "--kube-api-burst", "1000")
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/engine"
+	"github.com/taskgov/taskgov/internal/kube"
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// workloadActor is the audit log's actor for what the workload controller
+// does on behalf of a kubectl apply or delete.
+const workloadActor = "kubernetes"
+
+// engineGovernor gives kube.Workloads the engine's public methods, as the
+// HTTP API uses them: a workload's task is submitted, cancelled and read
+// like any other.
+type engineGovernor struct{ eng *engine.Engine }
+
+func (g engineGovernor) Submit(ctx context.Context, spec model.TaskSpec) error {
+	_, err := g.eng.Submit(ctx, workloadActor, spec)
+	return err
+}
+
+func (g engineGovernor) Cancel(ctx context.Context, task string) error {
+	_, err := g.eng.TaskAction(ctx, workloadActor, task, engine.ActCancel, "")
+	return err
+}
+
+func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatus, bool, error) {
+	t, err := g.eng.Task(ctx, task)
+	if errors.Is(err, model.ErrNotFound) {
+		return kube.TaskStatus{}, false, nil
+	}
+	if err != nil {
+		return kube.TaskStatus{}, false, err
+	}
+	st := kube.TaskStatus{State: string(t.State), Position: t.Position, Why: t.Why, Message: t.Message}
+	if t.State == "Running" && len(t.Placement) > 0 {
+		nodes := make([]string, len(t.Placement))
+		for i, p := range t.Placement {
+			nodes[i] = p.Node
+		}
+		st.Message = fmt.Sprintf("run %d on %s", t.Resumes+1, strings.Join(nodes, ", "))
+	}
+	return st, true, nil
+}
+
+func (g engineGovernor) Classes() []string {
+	var out []string
+	g.eng.Read(func(s *core.Scheduler) {
+		for _, c := range s.Policy().PriorityClasses {
+			out = append(out, c.Name)
+		}
+	})
+	return out
+}
+
+var _ kube.Governor = engineGovernor{}
