@@ -5,7 +5,9 @@
 # dist.integrity), and writes its minified IIFE build, its stylesheet and
 # its licence to internal/ui/assets/vendor/uplot/. Run it to update (change
 # VERSION and INTEGRITY together) or to check that the vendored copy is the
-# published one: `scripts/vendor-ui.sh --check` fails if they differ.
+# published one: `scripts/vendor-ui.sh --check` fails if they differ. It also
+# writes SHA256SUMS of those files, which `go test ./internal/ui` checks
+# without the network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,4 +42,6 @@ for f in "${FILES[@]}"; do
   cp "$tmp/package/$f" "$DEST/$(basename "$f")"
 done
 echo "$VERSION" > "$DEST/VERSION"
+# The files' own checksums, which internal/ui's tests check offline.
+(cd "$DEST" && sha256sum LICENSE uPlot.iife.min.js uPlot.min.css > SHA256SUMS)
 echo "vendor-ui: wrote uplot@$VERSION to $DEST"

@@ -23,7 +23,7 @@ import (
 // submissions over loopback HTTP from concurrent clients. It starts its own
 // `taskgov server` child process on a fresh data directory.
 func loadtestCmd() *cobra.Command {
-	var clients, tasks, stored, pending int
+	var clients, tasks, stored, pending, prefill int
 	var storeArg string
 	var pressure pressureOptions
 	c := &cobra.Command{
@@ -32,6 +32,8 @@ func loadtestCmd() *cobra.Command {
 		Long: `Starts a taskgov server child process on a temporary data directory and a loopback port,
 submits --tasks tasks from --clients concurrent clients, and reports throughput and p50/p99 latency of
 acknowledged submissions (each acknowledged only after an fsynced commit).
+With --prefill N, it first queues N tasks (all stay pending) and reports how long that took, so the timed
+phase measures submissions against a deep queue, then reports the server's resident memory.
 With --stored, it then fills the database to --stored tasks, cancels all but --pending of them, and reports
 the server's resident memory.`,
 		Args: cobra.NoArgs,
@@ -43,19 +45,20 @@ the server's resident memory.`,
 			if pressure.on() {
 				return loadtestPressure(cmd.OutOrStdout(), clients, tasks, pressure, args...)
 			}
-			return loadtest(cmd.OutOrStdout(), clients, tasks, stored, pending, args...)
+			return loadtest(cmd.OutOrStdout(), clients, tasks, stored, pending, prefill, args...)
 		},
 	}
 	c.Flags().IntVar(&clients, "clients", 16, "concurrent clients")
 	c.Flags().IntVar(&tasks, "tasks", 5000, "tasks to submit in the timed phase")
 	c.Flags().IntVar(&stored, "stored", 0, "then fill the database to this many tasks (0: skip the memory phase)")
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
+	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")
 	c.Flags().StringVar(&storeArg, "store", "", "the server's --store: sqlite (default, in the temporary directory) or postgres://... (an empty database)")
 	pressureFlags(c, &pressure)
 	return c
 }
 
-func loadtest(out io.Writer, clients, tasks, stored, pending int, serverArgs ...string) error {
+func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, serverArgs ...string) error {
 	// One node and a team with no quota: every task stays pending, so the
 	// figures measure the API, the scheduler cycle and storage, not processes.
 	srv, err := startChildServer("taskgov-loadtest-", []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
@@ -80,6 +83,13 @@ func loadtest(out io.Writer, clients, tasks, stored, pending int, serverArgs ...
 			return err
 		})
 	}
+	if prefill > 0 {
+		_, took, err := parallel(clients, 0, prefill, func(i int) (time.Duration, error) { return submit(1<<30 + i) })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "prefill: %d pending tasks queued in %.1fs (%.0f/s)\n", prefill, took.Seconds(), float64(prefill)/took.Seconds())
+	}
 	lat, elapsed, err := parallel(clients, 0, tasks, submit)
 	if err != nil {
 		return err
@@ -88,6 +98,13 @@ func loadtest(out io.Writer, clients, tasks, stored, pending int, serverArgs ...
 	fmt.Fprintf(out, "submissions: %d from %d clients in %.2fs: %.0f acknowledged/s, latency p50 %.1f ms, p99 %.1f ms\n",
 		tasks, clients, elapsed.Seconds(), float64(tasks)/elapsed.Seconds(),
 		ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
+	if prefill > 0 {
+		rss, err := residentKiB(srv.cmd.Process.Pid)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "memory: %d pending: server resident set %.1f MiB\n", prefill+tasks, float64(rss)/1024)
+	}
 	if stored <= 0 {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
 )
 
 // Incremental cycles.
@@ -14,7 +15,7 @@ import (
 // unallocated overflow. Victim searches look only at running tasks of the
 // same type, and the cycle's memos are keyed by type. The one exception is
 // the weighted share under FairShare, which takes a team's borrowing over
-// all types; a change that can move it marks every type.
+// all types; when what it reads moves (shareMoved), every type is marked.
 //
 // A cycle therefore re-evaluates only the instance types marked since their
 // last evaluation: by an input (submission, completion, failure, node change,
@@ -54,14 +55,43 @@ func (s *Scheduler) touchType(i int) {
 }
 
 // touchUsage records a change of type i's usage or capacity (a running task
-// stopped, a node changed). Under FairShare it can move a team's weighted
-// share, which orders and limits every type, so every type is marked.
-func (s *Scheduler) touchUsage(i int) {
-	if s.policy.IdleComputeAllocation == model.FairShare && len(s.types) > 1 {
-		s.touch()
-		return
+// stopped, a node changed). Under FairShare such a change can also move a
+// team's weighted share, which orders and limits every type: shareMoved
+// catches that at the next cycle's start.
+func (s *Scheduler) touchUsage(i int) { s.touchType(i) }
+
+// shareMoved reports whether anything a weighted share reads across types
+// (every team's borrowing per type, every type's unallocated capacity open
+// to borrowers) changed since the last call, under FairShare with more than
+// one type; it keeps what it saw for the next call. O(teams × types).
+func (s *Scheduler) shareMoved() bool {
+	if s.policy.IdleComputeAllocation != model.FairShare || len(s.types) < 2 {
+		s.shareSnap = s.shareSnap[:0]
+		return false
 	}
-	s.touchType(i)
+	n := len(s.types)
+	want := (len(s.teams) + 1) * n
+	moved := len(s.shareSnap) != want
+	if moved {
+		s.shareSnap = make([]resource.Vector, want)
+	}
+	k := 0
+	note := func(v resource.Vector) {
+		if s.shareSnap[k] != v {
+			s.shareSnap[k] = v
+			moved = true
+		}
+		k++
+	}
+	for i := 0; i < n; i++ {
+		note(s.unallocatedAllowed(i))
+	}
+	for _, tm := range s.teams {
+		for i := 0; i < n; i++ {
+			note(tm.borC[i])
+		}
+	}
+	return moved
 }
 
 // touchTask is touchType or touchUsage for t's type, depending on whether t
@@ -89,7 +119,8 @@ func (s *Scheduler) ensureMarks() {
 func (s *Scheduler) startMarks(now time.Time) {
 	s.ensureMarks()
 	n := len(s.types)
-	all := s.fullRescan || s.allDirty || !now.Before(s.typeWake[n])
+	moved := s.shareMoved()
+	all := s.fullRescan || s.allDirty || moved || !now.Before(s.typeWake[n])
 	if cap(s.work) < n {
 		s.work = make([]bool, n)
 	}
@@ -123,6 +154,9 @@ func (s *Scheduler) endMarks(d *model.Decision) {
 	}
 	for _, p := range d.Preemptions {
 		mark(p.Task)
+	}
+	if s.shareMoved() && !s.breakMarks {
+		s.touch()
 	}
 	s.dirty = s.allDirty
 	for _, m := range s.typeDirty {

@@ -145,11 +145,12 @@ type Scheduler struct {
 	evictions   []model.Preemption // node losses, reported by the next cycle
 
 	// Incremental cycles (dirty.go).
-	fullRescan bool        // evaluate every type in every cycle (reference mode)
-	allDirty   bool        // an input may change any type's outcomes
-	typeDirty  []bool      // per type: changed since its last evaluation
-	typeWake   []time.Time // per type (and one for all): its earliest time-based rule
-	work       []bool      // per type: evaluated by the cycle in progress
-	curType    int         // type of the task being tried, -1 outside tryTask
-	breakMarks bool        // test only: drop per-type marks, to prove the differential test sees it
+	fullRescan bool              // evaluate every type in every cycle (reference mode)
+	allDirty   bool              // an input may change any type's outcomes
+	typeDirty  []bool            // per type: changed since its last evaluation
+	typeWake   []time.Time       // per type (and one for all): its earliest time-based rule
+	work       []bool            // per type: evaluated by the cycle in progress
+	curType    int               // type of the task being tried, -1 outside tryTask
+	breakMarks bool              // test only: drop per-type marks, to prove the differential test sees it
+	shareSnap  []resource.Vector // what weighted shares read, as of the last check (dirty.go)
 }

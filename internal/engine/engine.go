@@ -72,6 +72,7 @@ type Engine struct {
 	cluster  model.Cluster
 	records  map[string]*store.TaskRecord // live (non-terminal) tasks
 	waiting  []model.Waiting
+	widx     waitIdxCache // index of waiting for the visibility API
 	seq      int64
 	runs     map[string]*run // tasks whose pods are running or stopping
 	deferred []model.Admission

@@ -224,12 +224,11 @@ func (e *Engine) Task(ctx context.Context, name string) (apitypes.Task, error) {
 	var v apitypes.Task
 	if r != nil {
 		v.TaskRecord = *r
-		for _, w := range e.waiting {
-			if w.Task == name {
-				reason := w.Reason
-				v.Position, v.Reason, v.Why = w.Position, &reason, reason.Message()
-				break
-			}
+		x := e.waitIdx()
+		if i, ok := x.byTask[name]; ok {
+			w := x.list[i]
+			reason := w.Reason
+			v.Position, v.Reason, v.Why = w.Position, &reason, reason.Message()
 		}
 	}
 	e.mu.RUnlock()

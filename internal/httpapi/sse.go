@@ -32,7 +32,10 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	cursor := s.hub.head()
+	ring := s.hub.ringFor(p)
+	cursor := s.hub.head(ring)
+	gather := time.NewTimer(sseFlushEvery)
+	gather.Stop()
 	flush := func() bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 		return rc.Flush() == nil
@@ -49,13 +52,14 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 			return nil
 		case <-keepalive.C:
 			fmt.Fprint(w, ": keepalive\n\n")
-		case <-s.hub.wait(cursor):
+		case <-s.hub.wait(ring, cursor):
+			gather.Reset(sseFlushEvery)
 			select { // gather what else arrives in the next moment
 			case <-r.Context().Done():
 				return nil
-			case <-time.After(sseFlushEvery):
+			case <-gather.C:
 			}
-			evs, next, missed := s.hub.since(cursor)
+			evs, next, missed := s.hub.since(ring, cursor)
 			cursor = next
 			if missed > 0 {
 				fmt.Fprintf(w, ": %d events were dropped: this stream fell behind\n\n", missed)

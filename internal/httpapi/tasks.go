@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -207,11 +208,50 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, p principal) erro
 		}
 		teams = map[string]bool{t: true}
 	}
-	pending := s.eng.Queue(teams)
+	q := r.URL.Query()
+	if q.Get("limit") == "" && q.Get("offset") == "" {
+		pending := s.eng.Queue(teams)
+		rd := s.redactor(r.Context(), p)
+		for i := range pending {
+			rd.task(&pending[i])
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"pending": pending})
+		return nil
+	}
+	offset, limit, err := queuePaging(q)
+	if err != nil {
+		return err
+	}
+	pending, total := s.eng.QueuePage(teams, offset, limit)
 	rd := s.redactor(r.Context(), p)
 	for i := range pending {
 		rd.task(&pending[i])
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pending": pending})
+	out := map[string]any{"pending": pending, "total": total}
+	if offset+limit < total {
+		out["next"] = offset + limit
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// queuePaging reads GET /api/v1/queue's ?offset= (tasks to skip, default 0)
+// and ?limit= (1 to 1000, default 100).
+func queuePaging(q url.Values) (offset, limit int, err error) {
+	limit = 100
+	if v := q.Get("offset"); v != "" {
+		n, e := strconv.Atoi(v)
+		if e != nil || n < 0 {
+			return 0, 0, &model.FieldError{Field: "offset", Problem: "must be a whole number of tasks to skip, 0 or more", Fix: "pass ?offset=0 for the first page"}
+		}
+		offset = n
+	}
+	if v := q.Get("limit"); v != "" {
+		n, e := strconv.Atoi(v)
+		if e != nil || n < 1 || n > 1000 {
+			return 0, 0, &model.FieldError{Field: "limit", Problem: "must be a whole number from 1 to 1000", Fix: "pass ?limit=100"}
+		}
+		limit = n
+	}
+	return offset, limit, nil
 }

@@ -23,6 +23,7 @@ type Store struct {
 	id    fileID                // the database file as opened; see checkFile
 	f     *os.File              // the same file, read-only, for the header check
 	fatal atomic.Pointer[Fault] // corruption a read found
+	names names                 // the name index (names.go)
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
@@ -199,7 +200,11 @@ func (s *Store) migrate() error {
 }
 
 // Tx is one write transaction.
-type Tx struct{ tx *sql.Tx }
+type Tx struct {
+	tx    *sql.Tx
+	s     *Store
+	tasks []TaskRecord // task inserts and updates, for the name index once committed
+}
 
 // Commit runs fn in one transaction and commits it durably (WAL with
 // synchronous=FULL: the commit is fsynced before Commit returns). Callers
@@ -212,13 +217,16 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(&Tx{tx: tx}); err != nil {
+	t := &Tx{tx: tx, s: s}
+	if err := fn(t); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
+		s.names.invalidate() // the outcome is unknown: reload on next use
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.names.committed(t.tasks)
 	if s.id != (fileID{}) {
 		return s.checkFile()
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -102,4 +103,42 @@ func TestPruneAudit(t *testing.T) {
 	if len(left) != 1 || left[0].Action != "b" || len(evs) != 0 {
 		t.Fatalf("left %+v, events %+v", left, evs)
 	}
+}
+
+// TestPriorUseFollowsCommits: the in-memory name index answers as the
+// database would, after inserts, updates, a failed commit and a reopen.
+func TestPriorUseFollowsCommits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	ctx := context.Background()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(s *Store, want *model.PriorUse) {
+		t.Helper()
+		got, err := s.PriorUse(ctx, "x")
+		if err != nil || (got == nil) != (want == nil) || (got != nil && *got != *want) {
+			t.Fatalf("PriorUse(x) = %+v, %v; want %+v", got, err, want)
+		}
+	}
+	check(s, nil)
+	r := TaskRecord{Name: "x", Team: "t", Seq: 1, State: Pending, Spec: model.TaskSpec{Name: "x", Team: "t"}}
+	if err := s.Commit(ctx, func(tx *Tx) error { return tx.InsertTask(r) }); err != nil {
+		t.Fatal(err)
+	}
+	check(s, &model.PriorUse{Team: "t", Live: true})
+	r.State = Succeeded
+	_ = s.Commit(ctx, func(tx *Tx) error { _ = tx.UpdateTask(r); return errors.New("rolled back") })
+	check(s, &model.PriorUse{Team: "t", Live: true})
+	if err := s.Commit(ctx, func(tx *Tx) error { return tx.UpdateTask(r) }); err != nil {
+		t.Fatal(err)
+	}
+	check(s, &model.PriorUse{Team: "t", Live: false})
+	s.Close()
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check(s, &model.PriorUse{Team: "t", Live: false})
 }

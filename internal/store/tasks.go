@@ -36,7 +36,7 @@ func Terminal(state model.TaskState) bool { return state.Terminal() }
 // another team used, or one a live task holds, is refused with
 // model.ErrConflict (and the transaction should then be rolled back).
 func (t *Tx) InsertTask(r TaskRecord) error {
-	prior, err := priorUse(t.tx.QueryRow(priorUseQuery, r.Name))
+	prior, err := t.priorInTx(r.Name)
 	if err != nil {
 		return err
 	}
@@ -49,27 +49,10 @@ func (t *Tx) InsertTask(r TaskRecord) error {
 	}
 	_, err = t.tx.Exec(`INSERT INTO tasks(name, team, seq, spec, state, submitted_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		r.Name, r.Team, r.Seq, string(spec), r.State, nanos(r.SubmittedAt))
+	if err == nil {
+		t.tasks = append(t.tasks, r)
+	}
 	return err
-}
-
-const priorUseQuery = `SELECT team, state FROM tasks WHERE name=? ORDER BY seq DESC LIMIT 1`
-
-func priorUse(row *sql.Row) (*model.PriorUse, error) {
-	var team, state string
-	err := row.Scan(&team, &state)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &model.PriorUse{Team: team, Live: !model.TaskState(state).Terminal()}, nil
-}
-
-// PriorUse reads the newest task stored under name (nil if none), for
-// model.CheckNameReuse before a submission reaches the store.
-func (s *Store) PriorUse(ctx context.Context, name string) (*model.PriorUse, error) {
-	return priorUse(s.r.QueryRowContext(ctx, priorUseQuery, name))
 }
 
 // UpdateTask writes a task's mutable fields; the task is the one with r.Seq
@@ -88,6 +71,9 @@ func (t *Tx) UpdateTask(r TaskRecord) error {
 		retries=?, placement=?, pgids=?, message=? WHERE seq=?`,
 		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
 		string(placement), string(pg), r.Message, r.Seq)
+	if err == nil {
+		t.tasks = append(t.tasks, r)
+	}
 	return err
 }
 

@@ -1,0 +1,74 @@
+package core
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// BenchmarkGiant is the giant-scale setup, opt-in (TASKGOV_GIANT=1; it needs
+// a few GiB of memory and minutes): 20,000 ml.p5.48xlarge nodes (160,000
+// GPUs) in three topology layers (32 nodes per layer-3 node, 8 per layer 2,
+// 8 per layer 1), 2,000 teams with 10-node quotas, 1,000,000 pending tasks
+// (BenchmarkAdmitAll's mix). It reports the first cycle's admissions per
+// second, the cycle after one more submission once settled, incremental and
+// full rescan, and the live heap per pending task.
+func BenchmarkGiant(b *testing.B) {
+	if os.Getenv("TASKGOV_GIANT") == "" {
+		b.Skip("set TASKGOV_GIANT=1 to run the giant-scale benchmark")
+	}
+	const nodes, teams, tasks = 20000, 2000, 1000000
+	for i := 0; i < b.N; i++ {
+		base := liveHeap()
+		c := benchCluster(nodes, teams)
+		c.NodeGroups[0].Topology = &model.Topology{NodesPerLayer3: 32, Layer3PerLayer2: 8, Layer2PerLayer1: 8}
+		s, err := New(c, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := rand.New(rand.NewSource(1))
+		for k := 0; k < tasks; k++ {
+			if err := s.Submit(benchTask(r, k, teams), epoch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		start := time.Now()
+		d := s.Schedule(epoch)
+		took := time.Since(start)
+		b.ReportMetric(float64(len(d.Admissions)), "admitted")
+		b.ReportMetric(float64(len(d.Admissions))/took.Seconds(), "admissions/s")
+		settle(s, epoch)
+		heap := liveHeap()
+		b.ReportMetric(float64(heap-base)/float64(tasks-len(runningTasks(s))), "B/pending")
+		now := epoch.Add(time.Second)
+		for _, full := range []bool{false, true} {
+			s.SetFullRescan(full)
+			spec := benchTask(r, tasks+10+btoi(full), teams)
+			if err := s.Submit(spec, now); err != nil {
+				b.Fatal(err)
+			}
+			start = time.Now()
+			s.Schedule(now)
+			name := "ms/cycle-after-submit-incremental"
+			if full {
+				name = "ms/cycle-after-submit-full"
+			}
+			b.ReportMetric(float64(time.Since(start).Microseconds())/1000, name)
+			settle(s, now)
+		}
+		runtime.KeepAlive(s)
+		fmt.Fprintln(os.Stderr, "giant: first cycle", took)
+	}
+}
+
+func btoi(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
