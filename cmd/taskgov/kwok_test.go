@@ -23,6 +23,7 @@ import (
 const kwokCluster = `
 policy:
   taskPrioritization: TaskRanking
+  preemption: Immediate # the test shows a preemption at once
   priorityClasses: [{name: inference, weight: 90}, {name: training, weight: 70}]
 teams:
   - {name: research, preemptTeamTasks: LowerPriority, quotas: [{instanceType: ml.p5.48xlarge, count: 8}]}

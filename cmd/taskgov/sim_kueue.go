@@ -35,12 +35,16 @@ func simKueueCmd() *cobra.Command {
 
 // kueueTable prints ours beside Kueue's figures and the bound.
 func kueueTable(w io.Writer, label string, f sim.KueueFigures) {
-	fmt.Fprintf(w, "| run | wall s | usage | admission small s | medium s | large s | evictions |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| run | wall s | usage | to last admission: small s | medium s | large s | to first admission: small s | medium s | large s | evictions |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	line := func(name string, k sim.KueueFigures, usage, evictions string) {
-		fmt.Fprintf(w, "| %s | %.1f | %s | %.1f | %.1f | %.1f | %s |\n", name, k.WallS, usage, k.AdmitS["small"], k.AdmitS["medium"], k.AdmitS["large"], evictions)
+		first := "- | - | -"
+		if k.AdmitFirstS != nil {
+			first = fmt.Sprintf("%.1f | %.1f | %.1f", k.AdmitFirstS["small"], k.AdmitFirstS["medium"], k.AdmitFirstS["large"])
+		}
+		fmt.Fprintf(w, "| %s | %.1f | %s | %.1f | %.1f | %.1f | %s | %s |\n", name, k.WallS, usage, k.AdmitS["small"], k.AdmitS["medium"], k.AdmitS["large"], first, evictions)
 	}
 	line(label, f, fmt.Sprintf("%.1f%%", f.UsagePct), fmt.Sprint(f.Evictions))
 	line("Kueue v0.17.0 published", kueuePublished, "58.7%", "-")
 	line("Kueue v0.17.0 in-process (issue)", kueueInProcess, "-", "10864")
-	fmt.Fprintf(w, "| lower bound (one cohort) | %.1f | | | | | |\n", sim.KueueCohortBound())
+	fmt.Fprintf(w, "| lower bound (one cohort) | %.1f | | | | | | | | |\n", sim.KueueCohortBound())
 }

@@ -22,6 +22,7 @@ import (
 const workloadsCluster = `
 policy:
   taskPrioritization: TaskRanking
+  preemption: Immediate # the test shows a preemption at once
   priorityClasses: [{name: inference, weight: 90}, {name: training, weight: 70}, {name: fine-tuning, weight: 50}]
 teams:
   - {name: research, preemptTeamTasks: LowerPriority, quotas: [{instanceType: ml.p5.48xlarge, count: 8}]}
@@ -184,6 +185,11 @@ func TestKubernetesWorkloads(t *testing.T) {
 	running(low, 2)
 	urgent := create(t, dyn, jobVariant(t, "urgent", "inference-priority", 2, nil))
 	overlap, grace := "", map[string]int64{} // the grace each victim was first seen deleted with
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("urgent: %+v", state(kube.TaskName(urgent)))
+		}
+	})
 	waitFor(t, 60*time.Second, func() bool {
 		lp, up := podsOwnedBy(t, kc, low), podsOwnedBy(t, kc, urgent)
 		for _, p := range lp {

@@ -96,7 +96,7 @@ func TestOtherTeamsNamesDoNotLeak(t *testing.T) {
 		if preempted == "" {
 			t.Fatalf("no alpha task says, to the admin, that it was preempted for b-topsecret-project: %+v", list.Tasks)
 		}
-		for _, path := range []string{"/api/v1/tasks/" + preempted, "/api/v1/tasks/" + preempted + "/events", "/api/v1/tasks"} {
+		for _, path := range []string{"/api/v1/tasks/" + preempted, "/api/v1/tasks/" + preempted + "/events", "/api/v1/tasks", "/api/v1/tasks?sort=name"} {
 			_, b := e.do("GET", path, alpha, nil)
 			if strings.Contains(string(b), "topsecret") || !strings.Contains(string(b), "preempted (Reclaim) for another team's task") {
 				t.Errorf("%s as alpha's member: %s", path, b)

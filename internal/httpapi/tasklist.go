@@ -150,7 +150,9 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 	})
 	page := rows[min(pq.offset, len(rows)):min(pq.offset+pq.limit, len(rows))]
 	msgs := make([]string, len(page))
+	rd := s.redactor(r.Context(), p)
 	for i, row := range page {
+		row.Message = rd.message(row.Message) // no other team's task names
 		msgs[i] = row.Message
 	}
 	actors, err := s.actorsIn(r.Context(), msgs...)

@@ -1,8 +1,3 @@
-// Package kube is the Kubernetes side of taskgov: it reads nodes (and the
-// pods taskgov does not manage) from a real API server through client-go
-// informers and turns them into the scheduler's model.Node.
-//
-// It imports model and resource; the scheduling core never imports it.
 package kube
 
 import (
@@ -79,7 +74,11 @@ func NodeFromAPI(n *corev1.Node, others resource.Vector) (Observed, error) {
 		}
 	}
 	alloc := Vector(n.Status.Allocatable).SubClamped(others)
-	return Observed{Node: model.Node{Name: n.Name, InstanceType: typ, Labels: labels, Unschedulable: n.Spec.Unschedulable, Allocatable: &alloc},
+	// A node whose deep health check has not passed (running, or failed)
+	// takes no new pods, as a cordon; running ones stay.
+	dhc, checked := n.Labels[LabelDeepHealth]
+	cordoned := n.Spec.Unschedulable || (checked && dhc != "Passed")
+	return Observed{Node: model.Node{Name: n.Name, InstanceType: typ, Labels: labels, Unschedulable: cordoned, Allocatable: &alloc},
 		Healthy: Healthy(n)}, nil
 }
 

@@ -143,3 +143,23 @@ func TestPodRequestsCountsInitContainersAndOverhead(t *testing.T) {
 		t.Fatalf("requests = %dm, want 2100m (init container 2 > 1.5, plus 0.1 overhead)", got)
 	}
 }
+
+// A node whose HyperPod deep health check is running or failed takes no new
+// pods (as a cordon); one that passed, or never had one, does.
+func TestDeepHealthCheckCordons(t *testing.T) {
+	for label, cordoned := range map[string]bool{"": false, "Passed": false, "InProgress": true, "Failed": true} {
+		n := &corev1.Node{}
+		n.Name = "p5-0"
+		n.Labels = map[string]string{LabelInstanceType: "ml.p5.48xlarge"}
+		if label != "" {
+			n.Labels[LabelDeepHealth] = label
+		}
+		o, err := NodeFromAPI(n, resource.Vector{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Node.Unschedulable != cordoned {
+			t.Errorf("deep health check %q: unschedulable %v, want %v", label, o.Node.Unschedulable, cordoned)
+		}
+	}
+}

@@ -46,7 +46,8 @@ func KueueBaseline(allAtZero bool) (model.Cluster, []Job) {
 		InstanceTypes: []model.InstanceType{{Name: KueueType, GPUs: 0, VCPU: float64(20 * queues), MemoryGiB: 4096}},
 		Nodes:         []model.Node{{Name: "kueue-0", InstanceType: KueueType}},
 		Policy: model.Policy{TaskPrioritization: model.TaskRanking, IdleComputeAllocation: model.IdleFirstComeFirstServe,
-			BorrowUnallocated: &never, FairShareRebalance: &never, RestartCostSeconds: &zero},
+			BorrowUnallocated: &never, FairShareRebalance: &never, RestartCostSeconds: &zero,
+			Preemption: model.PreemptImmediate}, // Kueue preempts at once
 	}
 	for _, k := range KueueClasses {
 		c.Policy.PriorityClasses = append(c.Policy.PriorityClasses, model.PriorityClass{Name: k.Name, Weight: k.Weight})
@@ -79,16 +80,20 @@ func ptrF(f float64) *float64 { return &f }
 
 // KueueFigures are the baseline's measures, as Kueue's recorder defines them.
 type KueueFigures struct {
-	WallS     float64
-	UsagePct  float64 // mean over ClusterQueues
-	AdmitS    map[string]float64
-	Evictions int
-	BoundS    float64
+	WallS    float64
+	UsagePct float64 // mean over ClusterQueues
+	// AdmitS is the mean time to the last admission per class (Kueue's
+	// recorder: a preempted workload counts its readmission); AdmitFirstS to
+	// the first (nil where not measured).
+	AdmitS      map[string]float64
+	AdmitFirstS map[string]float64
+	Evictions   int
+	BoundS      float64
 }
 
 // KueueResult extracts the baseline's measures from a report.
 func KueueResult(r *Report) KueueFigures {
-	f := KueueFigures{WallS: r.MakespanS, AdmitS: map[string]float64{}, Evictions: r.Preemptions.Count}
+	f := KueueFigures{WallS: r.MakespanS, AdmitS: map[string]float64{}, AdmitFirstS: map[string]float64{}, Evictions: r.Preemptions.Count}
 	sum, n := 0.0, 0
 	for name, t := range r.Teams {
 		if strings.HasPrefix(name, "cq-") {
@@ -100,6 +105,9 @@ func KueueResult(r *Report) KueueFigures {
 		f.UsagePct = 100 * sum / float64(n)
 	}
 	for class, s := range r.Wait.ByPriority {
+		f.AdmitFirstS[class] = s.MeanS
+	}
+	for class, s := range r.WaitLast.ByPriority {
 		f.AdmitS[class] = s.MeanS
 	}
 	f.BoundS = KueueCohortBound()

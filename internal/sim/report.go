@@ -31,8 +31,10 @@ type Report struct {
 		MakespanLowerS float64 `json:"makespan_lower_s"`
 		JCTMeanLowerS  float64 `json:"jct_mean_lower_s"`
 	} `json:"bounds"`
-	JCT         Stats `json:"jct"`
-	Wait        Waits `json:"wait"`
+	JCT  Stats `json:"jct"`
+	Wait Waits `json:"wait"`
+	// WaitLast: to the last admission (Kueue's definition), for like with like.
+	WaitLast    Waits `json:"wait_last_admission"`
 	Preemptions struct {
 		Count        int                     `json:"count"`
 		LostGPUHours float64                 `json:"lost_gpu_hours"`
@@ -57,10 +59,9 @@ type Report struct {
 	// Teams has per-team usage as Kueue's recorder defines it (used vCPU
 	// integral ÷ (quota × time from first to last event)), for the Kueue
 	// baseline comparison.
-	Teams map[string]TeamStats `json:"teams"`
-	// AdmissionWait is the mean time to first admission per priority class.
-	Timeline []Sample `json:"timeline"`
-	Refused  []string `json:"refused,omitempty"`
+	Teams    map[string]TeamStats `json:"teams"`
+	Timeline []Sample             `json:"timeline"`
+	Refused  []string             `json:"refused,omitempty"`
 	// Unfinished lists the tasks still waiting when no event was left, and why.
 	Unfinished []Unfinished `json:"unfinished,omitempty"`
 }
@@ -81,7 +82,9 @@ type Stats struct {
 	N     int     `json:"n"`
 }
 
-// Waits are time-to-first-admission statistics.
+// Waits are time-to-admission statistics: Report.Wait to the first
+// admission, Report.WaitLast to the last (Kueue's recorder's definition: a
+// preempted task counts its readmission).
 type Waits struct {
 	Stats
 	ByTeam     map[string]Stats `json:"by_team"`
@@ -109,8 +112,9 @@ func stats(xs []float64) Stats {
 
 func (m *meter) report(jobs []*job, wall float64) *Report {
 	r := &Report{}
-	var jct, waits []float64
+	var jct, waits, lasts []float64
 	byTeam, byPrio := map[string][]float64{}, map[string][]float64{}
+	lastTeam, lastPrio := map[string][]float64{}, map[string][]float64{}
 	var ws []work
 	makespan := 0.0
 	for _, j := range jobs {
@@ -128,6 +132,10 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 				prio = "(none)"
 			}
 			byPrio[prio] = append(byPrio[prio], w)
+			l := j.lastAdmit - j.SubmitS
+			lasts = append(lasts, l)
+			lastTeam[j.Team] = append(lastTeam[j.Team], l)
+			lastPrio[prio] = append(lastPrio[prio], l)
 		}
 		if j.finished >= 0 {
 			r.Tasks.Completed++
@@ -167,6 +175,14 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 	}
 	for k, v := range byPrio {
 		r.Wait.ByPriority[k] = stats(v)
+	}
+	r.WaitLast.Stats = stats(lasts)
+	r.WaitLast.ByTeam, r.WaitLast.ByPriority = map[string]Stats{}, map[string]Stats{}
+	for k, v := range lastTeam {
+		r.WaitLast.ByTeam[k] = stats(v)
+	}
+	for k, v := range lastPrio {
+		r.WaitLast.ByPriority[k] = stats(v)
 	}
 	r.Preemptions.ByReason = map[string]*preemptStat{}
 	reasons := make([]string, 0, len(m.preempts))

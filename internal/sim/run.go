@@ -45,6 +45,7 @@ type job struct {
 	gpus      int64   // total GPUs of the gang
 	cpu       float64 // total vCPU (CPU-only types)
 	started   float64 // first admission, -1 before
+	lastAdmit float64 // the latest admission
 	finished  float64 // -1 before
 	running   bool
 	runID     int
@@ -224,6 +225,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 				j.started = now
 				m.start(j)
 			}
+			j.lastAdmit = now
 			j.slow = slowdown(o.SlowdownBySpread, a.Spread)
 			j.runStart = now
 			if j.resumes > 0 {
