@@ -34,18 +34,32 @@ type browser struct {
 	base string
 }
 
-func newBrowser(t *testing.T, dir, base string, timeout time.Duration) *browser {
+func newBrowser(t *testing.T, base string, timeout time.Duration) *browser {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("Chromium is not installed; scripts/install-test-deps.sh installs it (CI runs it)")
 	}
+	// The profile lives outside the test's TempDir: Chromium's helper
+	// processes may still write to it for a moment after the browser exits,
+	// which made TempDir's strict cleanup fail the test.
+	profile, err := os.MkdirTemp("", "taskgov-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(filepath.Join(dir, "chromium")), chromedp.WindowSize(1440, 900))
+		chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(profile), chromedp.WindowSize(1440, 900))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, timeout)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	t.Cleanup(func() {
+		cancelT()
+		cancelC()
+		cancelA()
+		for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	return &browser{t: t, ctx: ctx, base: base}
 }
 

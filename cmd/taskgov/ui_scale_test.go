@@ -34,7 +34,7 @@ func TestDashboardTasksAt10k(t *testing.T) {
 	dir := t.TempDir()
 	seed10k(t, dir)
 	base, admin := serverIn(t, dir)
-	b := newBrowser(t, dir, base, 90*time.Second)
+	b := newBrowser(t, base, 90*time.Second)
 	b.login(admin)
 	b.open("tasks", "#tasks-table")
 	if total := b.text("#tasks-range"); !strings.HasSuffix(total, "of 10,000") {

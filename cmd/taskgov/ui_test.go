@@ -28,7 +28,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a browser")
 	}
-	dir := cliServer(t)
+	cliServer(t)
 	base := os.Getenv("TASKGOV_SERVER")
 	admin := os.Getenv("TASKGOV_TOKEN")
 	member := strings.TrimSpace(mustCLI(t, "token", "create", "--role", "member", "--team", "product"))
@@ -36,7 +36,7 @@ func TestDashboardInChromium(t *testing.T) {
 	mustCLI(t, "start-job", "--job-name", "big-train", "-n", "ml-engineers", "--node-count", "3", "--priority", "fine-tuning",
 		"--command", "sleep 60", "--instance-type", "ml.p5.48xlarge")
 	waitJob(t, "big-train", "Running")
-	b := newBrowser(t, dir, base, 150*time.Second)
+	b := newBrowser(t, base, 150*time.Second)
 	cl, _ := apiClient()
 
 	// Cluster: figures match the API (capacity counts nodes that can take
