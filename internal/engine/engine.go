@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/core"
@@ -67,12 +68,16 @@ type Engine struct {
 	retryEvery time.Duration
 	undo       undoLog
 
-	mu       sync.RWMutex // guards everything below for readers
+	// view is the last committed step's state, for readers (view.go).
+	view atomic.Pointer[View]
+
+	// mu guards what follows against the few readers that are not on the
+	// loop (Preview, Health, Shutdown, subscriptions). API reads use view.
+	mu       sync.RWMutex
 	sched    *core.Scheduler
 	cluster  model.Cluster
 	records  map[string]*store.TaskRecord // live (non-terminal) tasks
 	waiting  []model.Waiting
-	widx     waitIdxCache // index of waiting for the visibility API
 	seq      int64
 	runs     map[string]*run // tasks whose pods are running or stopping
 	deferred []model.Admission
@@ -201,6 +206,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		e.actors.close()
 		return nil, err
 	}
+	e.publishAll()
 	go e.loop(o.ProbeEvery)
 	return e, nil
 }

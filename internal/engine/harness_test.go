@@ -102,7 +102,8 @@ func (h *harness) waitReady() {
 // after a failed commit does, and compares it with the live engine: task
 // records, the core's view of every task, nodes' free capacity, and the
 // submission sequence. It also checks the core's invariants, and that every
-// task whose pods run is known to the engine as running or stopping.
+// task whose pods run is known to the engine as running or stopping, and
+// that the published View equals the live state.
 func (h *harness) checkRecoveryEqualsLive(step string) {
 	h.t.Helper()
 	e := h.e
@@ -147,6 +148,7 @@ func (h *harness) checkRecoveryEqualsLive(step string) {
 			h.t.Fatalf("%s: %s's pods run but the engine does not know it", step, task)
 		}
 	}
+	h.checkViewEqualsLive(step)
 }
 
 func norm(r store.TaskRecord) store.TaskRecord {

@@ -141,6 +141,7 @@ func (e *Engine) step(batch []*op) error {
 			return e.failed(err, batch)
 		}
 	}
+	e.publishStep(w.ws) // before answering: a caller reads its own write
 	if degraded {
 		e.mu.Lock()
 		e.fault = nil
@@ -173,6 +174,9 @@ func (e *Engine) failed(err error, batch []*op) error {
 	}
 	e.mu.Lock()
 	rerr := e.rollback(context.Background())
+	if rerr == nil {
+		e.publishAll() // the rebuilt core drops what the store does not hold (holds)
+	}
 	if f.Kind == store.Transient {
 		e.fault = f
 		e.retryAt = time.Now().Add(e.retryEvery) // then a heartbeat write tries again

@@ -35,23 +35,17 @@ func buildWaitIndex(list []model.Waiting) *waitIndex {
 	return x
 }
 
-// waitIdxCache holds the index of the current list; readers under e.mu's
-// read lock share it.
-type waitIdxCache struct {
-	mu  sync.Mutex
-	idx *waitIndex
+// waitView is one cycle's Waiting list and its index, built on the first
+// read that needs it, once: Views that share the list share it.
+type waitView struct {
+	list []model.Waiting
+	once sync.Once
+	idx  *waitIndex
 }
 
-// waitIdx returns the index of e.waiting. The caller holds e.mu (read or
-// write).
-func (e *Engine) waitIdx() *waitIndex {
-	c := &e.widx
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.idx == nil || !sameList(c.idx.list, e.waiting) {
-		c.idx = buildWaitIndex(e.waiting)
-	}
-	return c.idx
+func (w *waitView) index() *waitIndex {
+	w.once.Do(func() { w.idx = buildWaitIndex(w.list) })
+	return w.idx
 }
 
 func sameList(a, b []model.Waiting) bool {
@@ -61,10 +55,8 @@ func sameList(a, b []model.Waiting) bool {
 // QueuePage returns up to limit pending tasks of the given teams (all if
 // empty), team by team in queue order, starting at offset in that order,
 // and the total count. It costs O(teams + limit), not a walk of the queue.
-func (e *Engine) QueuePage(teams map[string]bool, offset, limit int) (page []apitypes.Task, total int) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	x := e.waitIdx()
+func (v *View) QueuePage(teams map[string]bool, offset, limit int) (page []apitypes.Task, total int) {
+	x := v.wait.index()
 	var spans [][2]int
 	if len(teams) == 0 {
 		spans = [][2]int{{0, len(x.list)}}
@@ -82,10 +74,8 @@ func (e *Engine) QueuePage(teams map[string]bool, offset, limit int) (page []api
 	}
 	for _, sp := range spans {
 		for i := max(sp[0], sp[0]+offset-total); i < sp[1] && len(page) < limit; i++ {
-			w := x.list[i]
-			if r := e.records[w.Task]; r != nil {
-				reason := w.Reason
-				page = append(page, apitypes.Task{TaskRecord: *r, Position: w.Position, Reason: &reason, Why: reason.Message()})
+			if t, ok := v.waitingTask(x.list[i]); ok {
+				page = append(page, t)
 			}
 		}
 		total += sp[1] - sp[0]
