@@ -78,3 +78,24 @@ func (n *NameIndex) add(rows []NameRow) {
 		n.newest[r.Name] = r
 	}
 }
+
+// RowScanner is what reading rows needs of database/sql's and pgx's rows.
+type RowScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ScanNameRows reads rows of (name, seq, team, state), the columns a store
+// adapter selects to load the index.
+func ScanNameRows(rows RowScanner) ([]NameRow, error) {
+	var out []NameRow
+	for rows.Next() {
+		var r NameRow
+		if err := rows.Scan(&r.Name, &r.Seq, &r.Team, &r.State); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

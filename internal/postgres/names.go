@@ -17,14 +17,6 @@ func (s *Store) PriorUse(ctx context.Context, name string) (*model.PriorUse, err
 			return nil, err
 		}
 		defer rows.Close()
-		var out []model.NameRow
-		for rows.Next() {
-			var r model.NameRow
-			if err := rows.Scan(&r.Name, &r.Seq, &r.Team, &r.State); err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		}
-		return out, rows.Err()
+		return model.ScanNameRows(rows)
 	})
 }

@@ -17,15 +17,7 @@ func loadNames(q func(string, ...any) (*sql.Rows, error)) func() ([]model.NameRo
 			return nil, err
 		}
 		defer rows.Close()
-		var out []model.NameRow
-		for rows.Next() {
-			var r model.NameRow
-			if err := rows.Scan(&r.Name, &r.Seq, &r.Team, &r.State); err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		}
-		return out, rows.Err()
+		return model.ScanNameRows(rows)
 	}
 }
 
