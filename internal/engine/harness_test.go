@@ -11,7 +11,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 const harnessCluster = `
@@ -151,7 +150,7 @@ func (h *harness) checkRecoveryEqualsLive(step string) {
 	h.checkViewEqualsLive(step)
 }
 
-func norm(r store.TaskRecord) store.TaskRecord {
+func norm(r model.TaskRecord) model.TaskRecord {
 	if len(r.PGIDs) == 0 {
 		r.PGIDs = nil
 	}

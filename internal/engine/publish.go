@@ -4,7 +4,6 @@ import (
 	iradix "github.com/hashicorp/go-immutable-radix/v2"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // Publishing a View (see view.go). The loop calls publishStep after each
@@ -22,7 +21,7 @@ import (
 // publishStep publishes the state after a committed step whose writes are
 // ws. Records are taken from the writes (the copies just stored), so a View
 // holds exactly what is durable.
-func (e *Engine) publishStep(ws []store.Write) {
+func (e *Engine) publishStep(ws []model.Write) {
 	prev := e.view.Load()
 	next := &View{step: prev.step + 1, tasks: prev.tasks, running: prev.running, wait: prev.wait, cl: prev.cl}
 	if !sameList(prev.wait.list, e.waiting) {
