@@ -39,7 +39,7 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 		return kube.TaskStatus{}, false, err
 	}
 	st := kube.TaskStatus{State: string(t.State), Position: t.Position, Why: t.Why, Message: t.Message}
-	if t.State == "Running" && len(t.Placement) > 0 {
+	if t.State == model.StateRunning && len(t.Placement) > 0 {
 		nodes := make([]string, len(t.Placement))
 		for i, p := range t.Placement {
 			nodes[i] = p.Node
