@@ -43,14 +43,14 @@ func (e *Engine) publishStep(ws []model.Write) {
 		tasks, running := prev.tasks.Txn(), prev.running.Txn()
 		for name, r := range last {
 			key := []byte(name)
-			was, _ := prev.tasks.Get(key)
-			wasRunning := was != nil && was.State == model.StateRunning
+			var was *model.TaskRecord
 			live := e.records[name] != nil
 			if live {
-				tasks.Insert(key, r)
+				was, _ = tasks.Insert(key, r)
 			} else {
-				tasks.Delete(key)
+				was, _ = tasks.Delete(key)
 			}
+			wasRunning := was != nil && was.State == model.StateRunning
 			isRunning := live && r.State == model.StateRunning
 			if isRunning {
 				running.Insert(key, r)
