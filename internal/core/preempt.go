@@ -112,6 +112,12 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 		return false
 	}
+	if s.probing {
+		// A search with candidates may succeed, or change later tasks'
+		// searches through the memo: the type is walked in full (blocked.go).
+		s.probeHit = !s.breakProbe
+		return false
+	}
 	tm, i := t.team, t.typ.idx
 	var nodes []int32
 	var pm placeMode // quick while victims are searched; confined to a domain by chooseInDomain
