@@ -1,5 +1,7 @@
 package core
 
+import "sort"
+
 // Probes: a cycle after submissions costs the new tasks, not the queue.
 //
 // An instance type is clean when its last evaluation changed nothing (a
@@ -39,6 +41,12 @@ package core
 //   - So the type's wake-up (the earliest over its tasks' time-based rules)
 //     is what it was, or the probe's if earlier; its unpaid mark is
 //     unchanged (only searches with candidates set it).
+//   - A probe starts with the memo the walk would hold at its place: the
+//     last one a task of its team before it (in queue order) wrote in the
+//     type's last walk (memoLog). Tasks queued since, and tried by probes,
+//     wrote memos too, but only after searches with no candidates, and
+//     every later task of the team then has none either: its search fails,
+//     run or skipped.
 // Removing a pending task, or changing its priority, marks the type: its
 // earlier memo writes or hold may have shaped what later tasks did.
 //
@@ -82,6 +90,7 @@ func (s *Scheduler) probeAdded() {
 				break
 			}
 			s.probing, s.probeHit, s.curType = true, false, i
+			s.seedMemo(t)
 			s.tried++
 			s.tryTask(t, nil)
 			s.probing = false
@@ -106,4 +115,47 @@ func (s *Scheduler) probeAdded() {
 	}
 	s.curType, s.probeHit = -1, false
 	clear(s.cc.borrowed)
+}
+
+// memoEntry is one write of the victim-search memo in a walk: by task t.
+type memoEntry struct {
+	t *task
+	f failedAttempt
+}
+
+// noteFailed records that t's victim search in mode key failed: in the
+// cycle's memo and, in a walk, in the type's memo log for later probes.
+func (s *Scheduler) noteFailed(key attemptKey, t *task) {
+	f := failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
+	s.cc.failed[key] = f
+	if s.probing {
+		return
+	}
+	if s.memoLog == nil {
+		s.memoLog = map[attemptKey][]memoEntry{}
+	}
+	s.memoLog[key] = append(s.memoLog[key], memoEntry{t, f})
+}
+
+// seedMemo sets the cycle's memo for t's team and type to what the walk
+// would hold when t's turn came: the last logged write by a task before t.
+func (s *Scheduler) seedMemo(t *task) {
+	for _, m := range []preemptMode{modeGuaranteed, modeBorrow} {
+		key := attemptKey{t.team.idx, t.typ.idx, m}
+		log := s.memoLog[key]
+		k := sort.Search(len(log), func(k int) bool { return !queueLess(log[k].t, t) })
+		if k > 0 {
+			s.cc.failed[key] = log[k-1].f
+		}
+	}
+}
+
+// resetMemoLog forgets the logged memo writes of the types this cycle walks.
+func (s *Scheduler) resetMemoLog() {
+	for key, log := range s.memoLog {
+		if s.work[key.typ] {
+			clear(log)
+			s.memoLog[key] = log[:0]
+		}
+	}
 }

@@ -40,6 +40,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	// Types that only gained tasks since a settled evaluation try just
 	// those, alone, and join the full walk if one would change anything.
 	s.probeAdded()
+	s.resetMemoLog()
 	// 2. Every team's queue in order; one head per team and instance type in
 	// a heap, for the types this cycle evaluates (dirty.go).
 	h := s.cc.heads[:0]
