@@ -31,6 +31,10 @@ type Options struct {
 	// and loses only the restart cost. Without it, it falls back to its last
 	// periodic checkpoint.
 	CheckpointOnPreempt bool
+	// FullRescan runs the core in its reference mode: every cycle evaluates
+	// every pending task (core.SetFullRescan). Decisions are the same; it
+	// exists to measure incremental cycles against it.
+	FullRescan bool
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -114,6 +118,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		return nil, err
 	}
 	s.SetLazyWaiting(true) // the count per cycle, the list once at the end
+	s.SetFullRescan(o.FullRescan)
 	cat := s.Catalog()
 	byName := map[string]*job{}
 	order := make([]*job, 0, len(jobs))
