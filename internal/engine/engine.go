@@ -69,17 +69,21 @@ type Engine struct {
 
 	// mu guards what follows against the few readers that are not on the
 	// loop (Preview, Health, Shutdown, subscriptions). API reads use view.
-	mu       sync.RWMutex
-	sched    *core.Scheduler
-	cluster  model.Cluster
-	records  map[string]*model.TaskRecord // live (non-terminal) tasks
-	waiting  []model.Waiting
-	seq      int64
-	runs     map[string]*run // tasks whose pods are running or stopping
-	deferred []model.Admission
-	subs     map[*Subscription]struct{}
-	closing  bool         // shutting down: start nothing new
-	fault    *model.Fault // the last write's transient fault; nil when writes succeed
+	mu      sync.RWMutex
+	sched   *core.Scheduler
+	cluster model.Cluster
+	records map[string]*model.TaskRecord // live (non-terminal) tasks
+	// waiting is the core's waiting list, built on demand after a cycle
+	// (waitFresh false until then; see serveWaiting in waitindex.go).
+	waiting   []model.Waiting
+	waitFresh bool
+	wantWait  chan struct{} // a reader needs the current View's list
+	seq       int64
+	runs      map[string]*run // tasks whose pods are running or stopping
+	deferred  []model.Admission
+	subs      map[*Subscription]struct{}
+	closing   bool         // shutting down: start nothing new
+	fault     *model.Fault // the last write's transient fault; nil when writes succeed
 }
 
 // run is the executor-side state of one task's current pods.
@@ -195,7 +199,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		o.RetryEvery = time.Second
 	}
 	e := &Engine{store: o.Store, exec: o.Executor, now: o.Now, log: o.Log, obs: o.Observer,
-		inbox: make(chan *op, 4096), internal: make(chan *op, 1024), quit: make(chan struct{}), stopped: make(chan struct{}),
+		inbox: make(chan *op, 4096), internal: make(chan *op, 1024), wantWait: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
 		records: map[string]*model.TaskRecord{}, runs: map[string]*run{}, subs: map[*Subscription]struct{}{},
 		actors: newActors(actWorkers), retryEvery: o.RetryEvery}
 	if err := e.recover(ctx, o); err != nil {

@@ -106,6 +106,7 @@ func (h *harness) waitReady() {
 func (h *harness) checkRecoveryEqualsLive(step string) {
 	h.t.Helper()
 	e := h.e
+	_, _ = e.View().Waiting() // built by the loop, before the lock is taken
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	r := &Engine{store: h.st, now: e.now, sched: e.sched}

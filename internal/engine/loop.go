@@ -26,6 +26,9 @@ func (e *Engine) loop(probeEvery time.Duration) {
 			batch = append(batch, o)
 		case ev := <-e.exec.Events():
 			batch = append(batch, e.execOp(ev))
+		case <-e.wantWait:
+			e.serveWaiting()
+			continue
 		case <-probe.C:
 			if err := e.store.Probe(context.Background()); err != nil {
 				f := e.classify(err)
@@ -130,7 +133,7 @@ func (e *Engine) step(batch []*op) error {
 	cycle := time.Since(started)
 	w.after = append(w.after, func() { e.obs.Cycle(cycle) })
 	e.apply(d, w)
-	e.waiting = d.Waiting
+	e.waitFresh = false // the core builds the list on the next read (waitindex.go)
 	e.mu.Unlock()
 
 	if degraded {

@@ -12,7 +12,7 @@ import (
 // and reason, every team's quota and usage, and capacity by instance type,
 // from the View.
 func (e *Engine) MetricsSnapshot() metrics.Snapshot {
-	v := e.View()
+	list, v := e.View().Waiting()
 	var s metrics.Snapshot
 	select {
 	case <-e.stopped:
@@ -20,7 +20,7 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 		s.EngineUp = true
 	}
 	counts := map[[2]string]int{}
-	for _, w := range v.Waiting() {
+	for _, w := range list {
 		counts[[2]string{w.Team, string(w.Reason.Code)}]++
 	}
 	for k, n := range counts {

@@ -23,10 +23,8 @@ import (
 // holds exactly what is durable.
 func (e *Engine) publishStep(ws []model.Write) {
 	prev := e.view.Load()
-	next := &View{step: prev.step + 1, tasks: prev.tasks, running: prev.running, wait: prev.wait, cl: prev.cl}
-	if !sameList(prev.wait.list, e.waiting) {
-		next.wait = &waitView{list: e.waiting}
-	}
+	next := &View{e: e, next: make(chan struct{}), step: prev.step + 1, tasks: prev.tasks, running: prev.running,
+		wait: e.waitFor(prev), cl: prev.cl}
 	last := map[string]*model.TaskRecord{} // the step's last write of each task
 	clusterChanged := false
 	for _, w := range ws {
@@ -65,6 +63,22 @@ func (e *Engine) publishStep(ws []model.Write) {
 		next.cl = e.readCluster()
 	}
 	e.view.Store(next)
+	close(prev.next)
+}
+
+// waitFor is the waiting list of the View that follows prev: prev's when
+// the list was built and the core's is still that one (a step without a
+// cycle), the core's when it is built (a core that lists it in each
+// decision), else one the loop builds when a reader asks.
+func (e *Engine) waitFor(prev *View) *waitView {
+	switch {
+	case !e.waitFresh:
+		return newWaitView()
+	case prev != nil && prev.wait.isBuilt() && sameList(prev.wait.list, e.waiting):
+		return prev.wait
+	default:
+		return builtWaitView(e.waiting)
+	}
 }
 
 // publishAll publishes a View built from the whole state, as after
@@ -78,12 +92,16 @@ func (e *Engine) publishAll() {
 			running.Insert([]byte(name), &cp)
 		}
 	}
+	prev := e.view.Load()
 	var step uint64
-	if prev := e.view.Load(); prev != nil {
+	if prev != nil {
 		step = prev.step + 1
 	}
-	e.view.Store(&View{step: step, tasks: tasks.CommitOnly(), running: running.CommitOnly(),
-		wait: &waitView{list: e.waiting}, cl: e.readCluster()})
+	e.view.Store(&View{e: e, next: make(chan struct{}), step: step, tasks: tasks.CommitOnly(), running: running.CommitOnly(),
+		wait: e.waitFor(prev), cl: e.readCluster()})
+	if prev != nil {
+		close(prev.next)
+	}
 }
 
 // readCluster reads the cluster part of a View from the core.

@@ -30,6 +30,8 @@ import (
 // Slices and maps a View returns are shared with other readers: callers
 // must not change them.
 type View struct {
+	e       *Engine                         // that published it; nil in benchmarks
+	next    chan struct{}                   // closed when the next View is published
 	step    uint64                          // steps published before this one
 	tasks   *iradix.Tree[*model.TaskRecord] // live tasks by name; records never change
 	running *iradix.Tree[*model.TaskRecord] // the live tasks in state Running
@@ -71,14 +73,15 @@ func (v *View) Record(name string) (r model.TaskRecord, ok bool) {
 }
 
 // Task returns a live task with its queue position and reason when it
-// waits; ok is false for a finished task or an unknown name.
+// waits; ok is false for a finished task or an unknown name. Like every
+// read of the queue, it may answer from a later View (see queue).
 func (v *View) Task(name string) (apitypes.Task, bool) {
+	v, x := v.queue()
 	p, ok := v.tasks.Get([]byte(name))
 	if !ok {
 		return apitypes.Task{}, false
 	}
 	t := apitypes.Task{TaskRecord: *p}
-	x := v.wait.index()
 	if i, ok := x.byTask[name]; ok {
 		w := x.list[i]
 		reason := w.Reason
@@ -90,8 +93,9 @@ func (v *View) Task(name string) (apitypes.Task, bool) {
 // Queue returns the pending tasks of the given teams (all if empty), team
 // by team in queue order, with position and reason.
 func (v *View) Queue(teams map[string]bool) []apitypes.Task {
+	v, x := v.queue()
 	var out []apitypes.Task
-	for _, w := range v.wait.list {
+	for _, w := range x.list {
 		if len(teams) > 0 && !teams[w.Team] {
 			continue
 		}
@@ -111,9 +115,13 @@ func (v *View) waitingTask(w model.Waiting) (apitypes.Task, bool) {
 	return apitypes.Task{TaskRecord: *p, Position: w.Position, Reason: &reason, Why: reason.Message()}, true
 }
 
-// Waiting is the queue as the step's cycle left it: every pending task,
-// team by team in queue order.
-func (v *View) Waiting() []model.Waiting { return v.wait.list }
+// Waiting is the queue as a step's cycle left it: every pending task, team
+// by team in queue order, and the View it belongs to (v or a later one,
+// see queue).
+func (v *View) Waiting() ([]model.Waiting, *View) {
+	v, x := v.queue()
+	return x.list, v
+}
 
 // ClusterName is the configured cluster name.
 func (v *View) ClusterName() string { return v.cl.name }

@@ -101,7 +101,7 @@ func benchEngine(b *testing.B, n, nodes int) *Engine {
 		e.records[spec.Name] = &model.TaskRecord{Name: spec.Name, Team: "a", Seq: int64(i + 1), Spec: info.Spec,
 			State: model.StatePending, SubmittedAt: now}
 	}
-	e.waiting = sched.Schedule(now).Waiting
+	e.waiting, e.waitFresh = sched.Schedule(now).Waiting, true
 	if len(e.waiting) != n {
 		b.Fatalf("%d waiting, want %d", len(e.waiting), n)
 	}
