@@ -110,20 +110,25 @@ func (s *Scheduler) cycleBorrowed(i int) []*task {
 // costs. A task that would end within its quota, finding none, may then
 // reclaim other teams' borrowed tasks at any cost once its wait has paid
 // their price (paidBack): its guarantee is bounded. Under Immediate the
-// candidates are every task the rules allow except those still in their
-// (the price still orders them).
+// candidates are every task the rules allow (the price still orders them).
 func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) bool {
 	key := attemptKey{t.team.idx, t.typ.idx, mode}
 	if f, ok := s.cc.failed[key]; ok && f.covers(t) {
 		return false
 	}
 	fail := func() bool {
-		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
+		s.noteFailed(key, t)
 		return false
 	}
 	all, reasons := s.candidates(t, mode)
 	if len(all) == 0 {
 		return fail()
+	}
+	if s.probing {
+		// A search with candidates may succeed, or change later tasks'
+		// searches through the memo: the type is walked in full (blocked.go).
+		s.probeHit = !s.breakProbe
+		return false
 	}
 	i := t.typ.idx
 	var victims []victim
