@@ -31,12 +31,14 @@ type hostileConns struct {
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	conns    map[net.Conn]bool // open connections: true for a slow body
+	dialled  atomic.Int64      // first dials done (opened or failed)
 	redials  atomic.Int64      // connections dialled again after the server closed them
 	dialGate chan struct{}     // bounds dials in flight (the listen backlog)
 }
 
 // openHostile dials idle connections that send nothing and slow ones that
-// send head and then one byte every 5 s, and waits until all are open.
+// send head and then one byte every 5 s, and waits until each has been
+// dialled once (below the server's --max-connections, until all are open).
 func openHostile(addr string, idle, slow int, head []byte) (*hostileConns, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	h := &hostileConns{ctx: ctx, stop: stop, conns: map[net.Conn]bool{}, dialGate: make(chan struct{}, 128)}
@@ -51,10 +53,10 @@ func openHostile(addr string, idle, slow int, head []byte) (*hostileConns, error
 	h.wg.Add(1)
 	go h.trickle()
 	deadline := time.Now().Add(30 * time.Second)
-	for h.open() < idle+slow {
+	for h.dialled.Load() < int64(idle+slow) {
 		if time.Now().After(deadline) {
 			h.close()
-			return nil, fmt.Errorf("only %d of %d hostile connections opened in 30 s", h.open(), idle+slow)
+			return nil, fmt.Errorf("only %d of %d hostile connections dialled in 30 s", h.dialled.Load(), idle+slow)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -74,12 +76,19 @@ func (h *hostileConns) hold(addr string, head []byte) {
 		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 		<-h.dialGate
 		if err == nil && head != nil {
-			_, err = c.Write(head)
+			if _, err = c.Write(head); err != nil {
+				c.Close()
+			}
 		}
 		if err == nil {
 			h.mu.Lock()
 			h.conns[c] = head != nil
 			h.mu.Unlock()
+		}
+		if first {
+			h.dialled.Add(1)
+		}
+		if err == nil {
 			if h.ctx.Err() != nil { // stop ran before the registration
 				c.Close()
 			}
