@@ -24,7 +24,8 @@ import (
 // `taskgov server` child process on a fresh data directory.
 func loadtestCmd() *cobra.Command {
 	var clients, tasks, stored, pending, prefill int
-	var storeArg string
+	var storeArg, cpuProfile string
+	var rounds int
 	var pressure pressureOptions
 	c := &cobra.Command{
 		Use:   "loadtest",
@@ -34,18 +35,19 @@ submits --tasks tasks from --clients concurrent clients, and reports throughput 
 acknowledged submissions (each acknowledged only after an fsynced commit).
 With --prefill N, it first queues N tasks (all stay pending) and reports how long that took, so the timed
 phase measures submissions against a deep queue, then reports the server's resident memory.
+With --store sqlite,postgres-temp --rounds 3 it measures SQLite and a throwaway PostgreSQL in turns, in the
+same minutes, and prints the load average before each run.
 With --stored, it then fills the database to --stored tasks, cancels all but --pending of them, and reports
 the server's resident memory.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var args []string
-			if storeArg != "" {
-				args = []string{"--store", storeArg}
-			}
-			if pressure.on() {
-				return loadtestPressure(cmd.OutOrStdout(), clients, tasks, pressure, args...)
-			}
-			return loadtest(cmd.OutOrStdout(), clients, tasks, stored, pending, prefill, args...)
+			out := cmd.OutOrStdout()
+			return loadtestStores(out, storeArg, rounds, cpuProfile, func(dbPID int, args []string) error {
+				if pressure.on() {
+					return loadtestPressure(out, clients, tasks, pressure, args...)
+				}
+				return loadtest(out, clients, tasks, stored, pending, prefill, dbPID, args...)
+			})
 		},
 	}
 	c.Flags().IntVar(&clients, "clients", 16, "concurrent clients")
@@ -53,12 +55,17 @@ the server's resident memory.`,
 	c.Flags().IntVar(&stored, "stored", 0, "then fill the database to this many tasks (0: skip the memory phase)")
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")
-	c.Flags().StringVar(&storeArg, "store", "", "the server's --store: sqlite (default, in the temporary directory) or postgres://... (an empty database)")
+	c.Flags().StringVar(&storeArg, "store", "sqlite", "the server's store: sqlite (in the temporary directory), "+tempPostgres+
+		" (a throwaway local PostgreSQL cluster, needs its binaries: scripts/install-test-deps.sh), postgres://... (an empty database), or a comma-separated list, run in turns")
+	c.Flags().IntVar(&rounds, "rounds", 1, "run each store this many times, in turns")
+	c.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write the server's CPU profile of each run to FILE.STORE.ROUND (go tool pprof)")
 	pressureFlags(c, &pressure)
 	return c
 }
 
-func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, serverArgs ...string) error {
+// loadtest runs the submission phases; dbPID, if not 0, is a database
+// server whose CPU time (with its backends') is reported beside the server's.
+func loadtest(out io.Writer, clients, tasks, stored, pending, prefill, dbPID int, serverArgs ...string) error {
 	// One node and a team with no quota: every task stays pending, so the
 	// figures measure the API, the scheduler cycle and storage, not processes.
 	srv, err := startChildServer("taskgov-loadtest-", []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
@@ -90,14 +97,22 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, serve
 		}
 		fmt.Fprintf(out, "prefill: %d pending tasks queued in %.1fs (%.0f/s)\n", prefill, took.Seconds(), float64(prefill)/took.Seconds())
 	}
+	var cpu cpuMeter
+	cpu.add("server", func() (time.Duration, error) { return processCPU(srv.cmd.Process.Pid) })
+	if dbPID != 0 {
+		cpu.add("PostgreSQL", func() (time.Duration, error) { return treeCPU(dbPID) })
+	}
+	cpu.begin()
 	lat, elapsed, err := parallel(clients, 0, tasks, submit)
 	if err != nil {
 		return err
 	}
+	cpuUsed := cpu.report(tasks)
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
 	fmt.Fprintf(out, "submissions: %d from %d clients in %.2fs: %.0f acknowledged/s, latency p50 %.1f ms, p99 %.1f ms\n",
 		tasks, clients, elapsed.Seconds(), float64(tasks)/elapsed.Seconds(),
 		ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
+	fmt.Fprintf(out, "CPU used meanwhile: %s\n", cpuUsed)
 	if prefill > 0 {
 		rss, err := residentKiB(srv.cmd.Process.Pid)
 		if err != nil {
