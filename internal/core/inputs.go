@@ -30,7 +30,7 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now, reqLevel: s.levelOf(spec.RequiredTopology)}
 	s.tasks[spec.Name] = t
 	s.enqueue(t)
-	s.touchType(it.idx)
+	s.touchAdded(t)
 	return nil
 }
 
