@@ -280,17 +280,3 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 	s.names.Committed(t.names)
 	return nil
 }
-
-func nanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
