@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,8 +26,8 @@ import (
 // `taskgov server` child process on a fresh data directory.
 func loadtestCmd() *cobra.Command {
 	var clients, tasks, stored, pending, prefill int
-	var storeArg, cpuProfile string
-	var rounds int
+	var storeArg string
+	var maxConns int
 	var pressure pressureOptions
 	c := &cobra.Command{
 		Use:   "loadtest",
@@ -36,17 +38,28 @@ acknowledged submissions (each acknowledged only after an fsynced commit).
 With --prefill N, it first queues N tasks (all stay pending) and reports how long that took, so the timed
 phase measures submissions against a deep queue, then reports the server's resident memory.
 With --store sqlite,postgres-temp --rounds 3 it measures SQLite and a throwaway PostgreSQL in turns, in the
-same minutes, and prints the load average before each run.
+same minutes, and prints the load average before each run and the CPU the server and PostgreSQL used.
 With --stored, it then fills the database to --stored tasks, cancels all but --pending of them, and reports
 the server's resident memory.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
-			return loadtestStores(out, storeArg, rounds, cpuProfile, func(dbPID int, args []string) error {
+			// --rounds repeats the pressure phases; without pressure, it
+			// repeats the stores in turns (once unless given).
+			rounds := 1
+			if !pressure.on() && cmd.Flags().Changed("rounds") {
+				rounds = pressure.rounds
+			}
+			return loadtestStores(out, storeArg, rounds, func(run storeRun) error {
+				args := run.serverArgs
+				if maxConns > 0 {
+					args = append(args, "--max-connections", strconv.Itoa(maxConns))
+				}
 				if pressure.on() {
 					return loadtestPressure(out, clients, tasks, pressure, args...)
 				}
-				return loadtest(out, clients, tasks, stored, pending, prefill, dbPID, args...)
+				run.serverArgs = args
+				return loadtest(out, clients, tasks, stored, pending, prefill, run, pressure.profileDir)
 			})
 		},
 	}
@@ -55,17 +68,29 @@ the server's resident memory.`,
 	c.Flags().IntVar(&stored, "stored", 0, "then fill the database to this many tasks (0: skip the memory phase)")
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")
+	c.Flags().IntVar(&maxConns, "max-connections", 0, "the server's --max-connections (0: its default), to measure the cap's eviction under --idle-conns")
 	c.Flags().StringVar(&storeArg, "store", "sqlite", "the server's store: sqlite (in the temporary directory), "+tempPostgres+
-		" (a throwaway local PostgreSQL cluster, needs its binaries: scripts/install-test-deps.sh), postgres://... (an empty database), or a comma-separated list, run in turns")
-	c.Flags().IntVar(&rounds, "rounds", 1, "run each store this many times, in turns")
-	c.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write the server's CPU profile of each run to FILE.STORE.ROUND (go tool pprof)")
+		" (a throwaway local PostgreSQL cluster; needs its binaries: scripts/install-test-deps.sh), postgres://... (an empty database), or a comma-separated list, run in turns (--rounds times)")
 	pressureFlags(c, &pressure)
 	return c
 }
 
-// loadtest runs the submission phases; dbPID, if not 0, is a database
-// server whose CPU time (with its backends') is reported beside the server's.
-func loadtest(out io.Writer, clients, tasks, stored, pending, prefill, dbPID int, serverArgs ...string) error {
+// loadtest runs the submission phases against a server started with
+// run.serverArgs; with profileDir, the server's CPU profile of the timed
+// phase goes to profileDir/STORE-ROUND/server-1.prof.
+func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run storeRun, profileDir string) error {
+	serverArgs := run.serverArgs
+	if profileDir != "" {
+		dir, err := filepath.Abs(filepath.Join(profileDir, run.name))
+		if err == nil {
+			err = os.MkdirAll(dir, 0o755)
+		}
+		if err != nil {
+			return err
+		}
+		profileDir = dir
+		serverArgs = append(serverArgs, "--cpu-profile-dir", dir)
+	}
 	// One node and a team with no quota: every task stays pending, so the
 	// figures measure the API, the scheduler cycle and storage, not processes.
 	srv, err := startChildServer("taskgov-loadtest-", []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
@@ -98,12 +123,18 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill, dbPID int
 		fmt.Fprintf(out, "prefill: %d pending tasks queued in %.1fs (%.0f/s)\n", prefill, took.Seconds(), float64(prefill)/took.Seconds())
 	}
 	var cpu cpuMeter
-	cpu.add("server", func() (time.Duration, error) { return processCPU(srv.cmd.Process.Pid) })
-	if dbPID != 0 {
-		cpu.add("PostgreSQL", func() (time.Duration, error) { return treeCPU(dbPID) })
+	cpu.add("server", func() (time.Duration, error) { return cpuTime(srv.cmd.Process.Pid) })
+	if run.dbPID != 0 {
+		cpu.add("PostgreSQL", func() (time.Duration, error) { return treeCPU(run.dbPID) })
 	}
 	cpu.begin()
+	if profileDir != "" {
+		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // the server starts its profile
+	}
 	lat, elapsed, err := parallel(clients, 0, tasks, submit)
+	if profileDir != "" {
+		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // and ends it
+	}
 	if err != nil {
 		return err
 	}
@@ -113,6 +144,9 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill, dbPID int
 		tasks, clients, elapsed.Seconds(), float64(tasks)/elapsed.Seconds(),
 		ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
 	fmt.Fprintf(out, "CPU used meanwhile: %s\n", cpuUsed)
+	if profileDir != "" {
+		fmt.Fprintf(out, "server CPU profile: %s\n", filepath.Join(profileDir, "server-1.prof"))
+	}
 	if prefill > 0 {
 		rss, err := residentKiB(srv.cmd.Process.Pid)
 		if err != nil {

@@ -13,9 +13,9 @@ import (
 // on every Linux architecture Go supports).
 const clockTick = 10 * time.Millisecond
 
-// processCPU is the CPU time (user and system) a process has used, with that
-// of its children it has waited for.
-func processCPU(pid int) (time.Duration, error) {
+// reapedCPU is the CPU time (user and system) a process has used, with that
+// of its children it has waited for (cpuTime leaves those out).
+func reapedCPU(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
@@ -37,10 +37,10 @@ func processCPU(pid int) (time.Duration, error) {
 	return time.Duration(ticks) * clockTick, nil
 }
 
-// treeCPU is processCPU of pid and of its living children (a postmaster and
+// treeCPU is reapedCPU of pid and of its living children (a postmaster and
 // its backends; a backend that exited counts in its parent's figure).
 func treeCPU(pid int) (time.Duration, error) {
-	total, err := processCPU(pid)
+	total, err := reapedCPU(pid)
 	if err != nil {
 		return 0, err
 	}
@@ -56,7 +56,7 @@ func treeCPU(pid int) (time.Duration, error) {
 			continue
 		}
 		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		if d, err := processCPU(child); err == nil {
+		if d, err := reapedCPU(child); err == nil {
 			total += d
 		}
 	}

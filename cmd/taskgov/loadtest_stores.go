@@ -22,7 +22,7 @@ const tempPostgres = "postgres-temp"
 // turns, so that their figures come from the same minutes. Before each it
 // prints the store and the machine's load average (the figures are only
 // comparable on a machine equally loaded).
-func loadtestStores(out io.Writer, list string, rounds int, cpuProfile string, run func(dbPID int, serverArgs []string) error) error {
+func loadtestStores(out io.Writer, list string, rounds int, run func(storeRun) error) error {
 	stores := strings.Split(list, ",")
 	var pg *pgtest.Server
 	defer func() {
@@ -64,23 +64,24 @@ func loadtestStores(out io.Writer, list string, rounds int, cpuProfile string, r
 				label, dsn = "postgres", st
 			}
 			var args []string
+			name := "sqlite"
 			if dsn != "" {
-				args = append(args, "--store", dsn)
-			}
-			if cpuProfile != "" {
-				name := "sqlite"
-				if dsn != "" {
-					name = "postgres"
-				}
-				args = append(args, "--cpuprofile", fmt.Sprintf("%s.%s.%d", cpuProfile, name, r))
+				args, name = append(args, "--store", dsn), "postgres"
 			}
 			fmt.Fprintf(out, "round %d, store %s, load average %s\n", r, label, loadAverage())
-			if err := run(dbPID, args); err != nil {
+			if err := run(storeRun{fmt.Sprintf("%s-%d", name, r), args, dbPID}); err != nil {
 				return fmt.Errorf("%s, round %d: %w", label, r, err)
 			}
 		}
 	}
 	return nil
+}
+
+// storeRun is one run of loadtestStores.
+type storeRun struct {
+	name       string // STORE-ROUND: sqlite-1, postgres-2
+	serverArgs []string
+	dbPID      int // the PostgreSQL cluster's postmaster, if the loadtest started it
 }
 
 // loadAverage is /proc/loadavg's 1, 5 and 15 minute figures.

@@ -13,7 +13,7 @@ import (
 // TestLoadtestStores runs the loadtest on SQLite and on a throwaway
 // PostgreSQL in turns, at a small scale: each run reports its store, the
 // load average, the figures and the CPU used, and leaves the server's CPU
-// profile where --cpuprofile says.
+// profile of the timed phase under --profile-dir.
 func TestLoadtestStores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real server processes")
@@ -25,8 +25,8 @@ func TestLoadtestStores(t *testing.T) {
 		t.Log(pgtest.HowTo + "; measuring SQLite only")
 	}
 	bin := buildBinary(t)
-	prof := filepath.Join(t.TempDir(), "cpu")
-	out, err := exec.Command(bin, "loadtest", "--tasks", "200", "--clients", "4", "--store", stores, "--cpuprofile", prof).CombinedOutput()
+	prof := t.TempDir()
+	out, err := exec.Command(bin, "loadtest", "--tasks", "200", "--clients", "4", "--store", stores, "--profile-dir", prof).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -38,7 +38,7 @@ func TestLoadtestStores(t *testing.T) {
 		if !strings.Contains(string(out), "round 1, "+label) {
 			t.Errorf("output lacks the %s run:\n%s", st, out)
 		}
-		if fi, err := os.Stat(prof + "." + name + ".1"); err != nil || fi.Size() == 0 {
+		if fi, err := os.Stat(filepath.Join(prof, name+"-1", "server-1.prof")); err != nil || fi.Size() == 0 {
 			t.Errorf("no CPU profile of the %s run: %v", st, err)
 		}
 	}

@@ -48,12 +48,12 @@ type serverOptions struct {
 	noWorkloads                              bool          // --no-workloads
 	taskUser, taskDir                        string        // local executor: who tasks run as, where their directories live
 	limits                                   *limitOptions // HTTP limits; nil: the defaults
+	cpuProfileDir                            string        // CPU profiles on SIGUSR1 (loadtest --profile-dir)
 	store                                    storeFlags
 }
 
 func serverCmd() *cobra.Command {
 	var o serverOptions
-	var cpuProfile string
 	c := &cobra.Command{
 		Use:   "server",
 		Short: "Run the taskgov control plane: API, scheduler and local executor",
@@ -63,11 +63,6 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			stopProfile, err := startProfile(cpuProfile)
-			if err != nil {
-				return err
-			}
-			defer stopProfile()
 			return runServer(ctx, o, func(addr string) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "taskgov server listening on %s (data in %s)\n", addr, o.dataDir)
 			})
@@ -83,7 +78,7 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().DurationVar(&o.sampleInterval, "sample-interval", time.Minute, "how often to sample utilisation for the dashboard's trends")
 	c.Flags().StringVar(&o.prometheusURL, "prometheus-url", "", "Prometheus that scrapes the NVIDIA DCGM exporter: the dashboard then shows measured GPU utilisation per pod (DCGM_FI_DEV_GPU_UTIL) against allocation, instead of running nvidia-smi on the server's host")
 	o.limits = limitFlags(c)
-	profileFlag(c, &cpuProfile)
+	profileDirFlag(c, &o.cpuProfileDir)
 	c.Flags().StringVar(&o.taskUser, "task-user", "auto", "who local tasks run as: per-team (a uid of its own per team), a user name or uid all teams share, or server (the server's own user); auto: per-team when the server runs as root, else server")
 	c.Flags().StringVar(&o.taskDir, "task-dir", "", "where local tasks' working and checkpoint directories live, one per team and task (default: DATA_DIR/work when tasks run as the server's user, else DATA_DIR-tasks beside it)")
 	c.Flags().StringVar(&o.executor, "executor", "local", "where tasks run: local (child processes on the cluster file's virtual nodes) or kubernetes (pods; nodes come from the API server)")
@@ -114,6 +109,9 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	sc, err := o.store.resolve(o.dataDir)
 	if err != nil {
 		return err
+	}
+	if o.cpuProfileDir != "" {
+		profileOnSignal(o.cpuProfileDir, "server")
 	}
 	if o.leader.enabled && o.executor != "kubernetes" && !sc.postgres() {
 		return &model.FieldError{Field: "--leader-elect", Problem: "needs --store postgres://... (the lease and the fence live in PostgreSQL) or --executor kubernetes (a Lease in the API server)",
