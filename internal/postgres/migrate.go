@@ -73,7 +73,7 @@ func (s *Store) ImportSQLite(ctx context.Context, path string) (Import, error) {
 			return err
 		}
 		if existing > 0 {
-			return fmt.Errorf("the target database already holds %d tasks and tokens: move into an empty database (it is created on the first connection)", existing)
+			return fmt.Errorf("the target database is not empty (%d tasks, tokens and earlier moves): move into an empty database (it is created on the first connection)", existing)
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM cluster`); err != nil {
 			return err
