@@ -34,7 +34,7 @@ func (t *Tx) RevokeTeamTokens(team string, at time.Time) ([]string, error) {
 	if err := t.flush(); err != nil {
 		return nil, err
 	}
-	rows, err := t.tx.Query(t.ctx, `UPDATE tokens SET revoked_at=$1 WHERE team=$2 AND revoked_at=0 RETURNING id`, nanos(at), team)
+	rows, err := t.tx.Query(t.ctx, `UPDATE tokens SET revoked_at=$1 WHERE team=$2 AND revoked_at=0 RETURNING id`, sqlrow.Nanos(at), team)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func (t *Tx) RevokeToken(id string, at time.Time) (bool, error) {
 
 // RevokeTeamTokens revokes team's live tokens and returns their ids.
 func (t *Tx) RevokeTeamTokens(team string, at time.Time) ([]string, error) {
-	rows, err := t.tx.Query(`UPDATE tokens SET revoked_at=? WHERE team=? AND revoked_at=0 RETURNING id`, nanos(at), team)
+	rows, err := t.tx.Query(`UPDATE tokens SET revoked_at=? WHERE team=? AND revoked_at=0 RETURNING id`, sqlrow.Nanos(at), team)
 	if err != nil {
 		return nil, err
 	}
