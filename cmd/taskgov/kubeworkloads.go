@@ -60,4 +60,23 @@ func (g engineGovernor) Classes() []string {
 	return out
 }
 
+// TeamNamespaces maps each team's namespaces to it: hyperpod-ns-<team>, and
+// the namespace the team configures (which wins should another team's
+// default name be the same).
+func (g engineGovernor) TeamNamespaces() map[string]string {
+	out := map[string]string{}
+	g.eng.Read(func(s *core.Scheduler) {
+		teams := s.Teams()
+		for _, t := range teams {
+			out[model.NamespacePrefix+t.Name] = t.Name
+		}
+		for _, t := range teams {
+			if ns := t.WithDefaults().Namespace; ns != "" {
+				out[ns] = t.Name
+			}
+		}
+	})
+	return out
+}
+
 var _ kube.Governor = engineGovernor{}

@@ -37,6 +37,9 @@ type Governor interface {
 	Status(ctx context.Context, task string) (st TaskStatus, found bool, err error)
 	// Classes lists the policy's priority classes.
 	Classes() []string
+	// TeamNamespaces maps each team's namespaces (hyperpod-ns-<team>, and
+	// its configured one) to the team.
+	TeamNamespaces() map[string]string
 }
 
 // TaskStatus is a task as the object's status annotation shows it.
@@ -90,6 +93,8 @@ type Workloads struct {
 	rejected map[types.UID]string    // the last bad-input message evented
 	statusAt map[types.UID]time.Time // the last status annotation write
 	retry    map[types.UID]refused   // refused objects: when last tried
+
+	teamNS *teamNamespaces // nil unless GovernTeamNamespaces
 }
 
 // NewWorkloads watches the given kinds (those the API server serves; see
@@ -165,6 +170,9 @@ func ServedKinds(client kubernetes.Interface) []*Kind {
 func (w *Workloads) Sync(ctx context.Context) error {
 	w.factory.Start(ctx.Done())
 	w.pf.Start(ctx.Done())
+	if w.teamNS != nil {
+		w.teamNS.factory.Start(ctx.Done())
+	}
 	if err := waitSynced(ctx, "workload", w.synced...); err != nil {
 		return err
 	}
@@ -196,6 +204,9 @@ func (w *Workloads) Run(ctx context.Context, gov Governor) {
 		w.Mapping.Classes = gov.Classes
 	}
 	go func() { <-ctx.Done(); w.queue.ShutDown() }()
+	if w.teamNS != nil {
+		go w.teamNS.run(ctx, gov.TeamNamespaces, w.Log.Warn)
+	}
 	for range workers {
 		go func() {
 			for {

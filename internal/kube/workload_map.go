@@ -17,9 +17,11 @@ import (
 // and HyperPod name things: the local queue "hyperpod-ns-<team>-localqueue"
 // is the team, the priority class "<class>-priority" is the class.
 type Mapping struct {
-	// TeamNamespaces governs objects without a queue-name label too when
-	// they are in a team's namespace, hyperpod-ns-<team>.
-	TeamNamespaces bool
+	// TeamOfNamespace, when set (--govern-team-namespaces), governs objects
+	// without a queue-name label too when they are in a team's namespace
+	// (hyperpod-ns-<team>, or the team's configured namespace): it names
+	// the namespace's team.
+	TeamOfNamespace func(namespace string) (team string, ok bool)
 	// Classes are the policy's priority classes, so that "training-priority"
 	// can mean the class "training" (and a class literally named
 	// "training-priority" still means itself).
@@ -39,8 +41,8 @@ func (m Mapping) Team(u *unstructured.Unstructured) (string, bool) {
 	if q, ok := u.GetLabels()[LabelQueueName]; ok {
 		return TeamOfQueue(q), true
 	}
-	if m.TeamNamespaces && strings.HasPrefix(u.GetNamespace(), "hyperpod-ns-") {
-		return strings.TrimPrefix(u.GetNamespace(), "hyperpod-ns-"), true
+	if m.TeamOfNamespace != nil {
+		return m.TeamOfNamespace(u.GetNamespace())
 	}
 	return "", false
 }

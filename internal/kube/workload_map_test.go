@@ -103,10 +103,15 @@ func TestMappingGoverned(t *testing.T) {
 	bare := u.DeepCopy()
 	bare.SetLabels(nil)
 	if _, ok := testMapping.Team(bare); ok {
-		t.Error("a Job without a queue label is governed without TeamNamespaces")
+		t.Error("a Job without a queue label is governed without TeamOfNamespace")
 	}
-	if team, ok := (Mapping{TeamNamespaces: true}).Team(bare); !ok || team != "research" {
-		t.Errorf("TeamNamespaces: team %q, governed %v", team, ok)
+	byNS := Mapping{TeamOfNamespace: func(ns string) (string, bool) { return map[string]string{"hyperpod-ns-research": "research"}[ns], ns == "hyperpod-ns-research" }}
+	if team, ok := byNS.Team(bare); !ok || team != "research" {
+		t.Errorf("TeamOfNamespace: team %q, governed %v", team, ok)
+	}
+	bare.SetNamespace("default")
+	if _, ok := byNS.Team(bare); ok {
+		t.Error("an unlabelled Job outside team namespaces is governed")
 	}
 	child := u.DeepCopy()
 	yes := true

@@ -28,8 +28,12 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 	if u == nil {
 		return w.gone(ctx, k)
 	}
-	if _, gov := w.Mapping.Team(u); !gov {
+	team, gov := w.Mapping.Team(u)
+	if !gov {
 		return nil
+	}
+	if wrote, err := w.label(ctx, k, u, team); wrote || err != nil {
+		return err // its next change continues
 	}
 	task := TaskName(u)
 	w.mu.Lock()
@@ -132,6 +136,32 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 		text = "Failed: " + k.kind.Name + " failed: " + why // the workload's own reason
 	}
 	return w.setStatus(ctx, k, u, text, st.State != "Pending")
+}
+
+// label gives a workload governed for its namespace (it has no queue
+// label) the label, so that from then on it is governed like any other:
+// first the object, suspended in the same write; then, once suspended, a
+// Job's pod template, so that the pods it makes are gated at creation. It
+// reports whether it wrote. Finished objects are left as they are.
+func (w *Workloads) label(ctx context.Context, k wkey, u *unstructured.Unstructured, team string) (bool, error) {
+	if done, _, _ := k.kind.Finished(u); done {
+		return false, nil
+	}
+	q, labelled := u.GetLabels()[LabelQueueName]
+	if !labelled {
+		body := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, LabelQueueName, team)
+		if k.kind.SuspendPath != nil {
+			body = fmt.Sprintf(`{"metadata":{"labels":{%q:%q}},%s`, LabelQueueName, team, k.kind.SuspendPatch(true)[1:])
+		}
+		return true, w.patch(ctx, k, []byte(body))
+	}
+	if k.kind.Name == "Job" && k.kind.Suspended(u) {
+		if tl, _, _ := unstructured.NestedString(u.Object, "spec", "template", "metadata", "labels", LabelQueueName); tl == "" {
+			body := fmt.Sprintf(`{"spec":{"template":{"metadata":{"labels":{%q:%q}}}}}`, LabelQueueName, q)
+			return true, w.patch(ctx, k, []byte(body))
+		}
+	}
+	return false, nil
 }
 
 // gone handles a deleted object: its task is cancelled, and once no placed
