@@ -105,7 +105,9 @@ func TestMappingGoverned(t *testing.T) {
 	if _, ok := testMapping.Team(bare); ok {
 		t.Error("a Job without a queue label is governed without TeamOfNamespace")
 	}
-	byNS := Mapping{TeamOfNamespace: func(ns string) (string, bool) { return map[string]string{"hyperpod-ns-research": "research"}[ns], ns == "hyperpod-ns-research" }}
+	byNS := Mapping{TeamOfNamespace: func(ns string) (string, bool) {
+		return map[string]string{"hyperpod-ns-research": "research"}[ns], ns == "hyperpod-ns-research"
+	}}
 	if team, ok := byNS.Team(bare); !ok || team != "research" {
 		t.Errorf("TeamOfNamespace: team %q, governed %v", team, ok)
 	}
