@@ -40,6 +40,9 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 		return kube.TaskStatus{}, false, err
 	}
 	st := kube.TaskStatus{State: string(t.State), Position: t.Position, Why: t.Why, Message: t.Message}
+	if t.Reason != nil {
+		st.Code = string(t.Reason.Code)
+	}
 	if t.State == "Running" && len(t.Placement) > 0 {
 		nodes := make([]string, len(t.Placement))
 		for i, p := range t.Placement {

@@ -24,6 +24,7 @@ const (
 type attemptKey struct {
 	team, typ int
 	mode      preemptMode
+	sel       string // a selector confines the search: only equal ones compare
 }
 
 // failedAttempt remembers the smallest request whose preemption search failed
@@ -103,7 +104,7 @@ func (s *Scheduler) cycleBorrowed(i int) []*task {
 // tryPreempt looks for victims that let t start now. On success it has
 // stopped the victims, requeued them, started t, and recorded both in d.
 func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) bool {
-	key := attemptKey{t.team.idx, t.typ.idx, mode}
+	key := attemptKey{t.team.idx, t.typ.idx, mode, t.sel}
 	if f, ok := s.cc.failed[key]; ok && f.covers(t) {
 		return false
 	}

@@ -47,6 +47,7 @@ type TaskStatus struct {
 	State    string // Pending, Running, Succeeded, Failed, Cancelled, Suspended
 	Position int
 	Why      string // wait reason with the fix, when pending
+	Code     string // the wait reason's code (model.WaitCode), when pending
 	Message  string
 	Nodes    []string
 }
@@ -91,6 +92,7 @@ type Workloads struct {
 	byTask   map[string]wkey
 	runs     map[string]*wrun
 	rejected map[types.UID]string    // the last bad-input message evented
+	warned   map[types.UID]string    // the last wait warning evented
 	statusAt map[types.UID]time.Time // the last status annotation write
 	retry    map[types.UID]refused   // refused objects: when last tried
 
@@ -103,7 +105,7 @@ func NewWorkloads(client kubernetes.Interface, dyn dynamic.Interface, pods *Exec
 	w := &Workloads{Executor: pods, client: client, dyn: dyn, kinds: kinds, Log: slog.Default(),
 		factory: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 10*time.Second), objects: map[*Kind]cache.GenericLister{},
 		queue:  workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[wkey]()),
-		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}, retry: map[types.UID]refused{}}
+		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, warned: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}, retry: map[types.UID]refused{}}
 	for _, k := range kinds {
 		gi := w.factory.ForResource(k.GVR)
 		w.objects[k] = gi.Lister()

@@ -114,6 +114,21 @@ func (m Mapping) TaskSpec(k *Kind, u *unstructured.Unstructured) (model.TaskSpec
 		default:
 			spec.InstanceType = it
 		}
+		for _, key := range sortedNames(ps.Template.Spec.NodeSelector) {
+			v := ps.Template.Spec.NodeSelector[key]
+			if key == LabelInstanceType {
+				continue
+			}
+			if have, ok := spec.NodeSelector[key]; ok && have != v {
+				errs = append(errs, &model.FieldError{Field: "nodeSelector[" + key + "] (" + ps.Name + ")", Problem: fmt.Sprintf("is %q while another pod set asks for %q", v, have),
+					Fix: "give every pod set the same nodeSelector; taskgov places the job as one gang"})
+				continue
+			}
+			if spec.NodeSelector == nil {
+				spec.NodeSelector = map[string]string{}
+			}
+			spec.NodeSelector[key] = v
+		}
 		if g := ps.Template.Spec.TerminationGracePeriodSeconds; g != nil && *g > grace {
 			grace = *g
 		}
@@ -169,6 +184,7 @@ func ManifestError(err error) error {
 		"instanceType":      "nodeSelector[" + LabelInstanceType + "]",
 		"nodes":             "replicas/parallelism",
 		"perNode":           "resources.requests",
+		"nodeSelector":      "nodeSelector",
 	}
 	fix := func(fe *model.FieldError) *model.FieldError {
 		c := *fe

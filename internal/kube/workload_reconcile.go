@@ -131,6 +131,17 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 			w.end(task, r, 0)
 		}
 	}
+	if st.State == "Pending" && st.Code == string(model.NoMatchingNodes) {
+		// It cannot start until nodes are labelled: say so where
+		// kubectl describe and kubectl get events show it, once.
+		w.mu.Lock()
+		seen := w.warned[u.GetUID()] == st.Why
+		w.warned[u.GetUID()] = st.Why
+		w.mu.Unlock()
+		if !seen {
+			w.event(ctx, u, corev1.EventTypeWarning, "NoMatchingNodes", st.Why)
+		}
+	}
 	text := statusText(st)
 	if failed && st.State == "Failed" && why != "" {
 		text = "Failed: " + k.kind.Name + " failed: " + why // the workload's own reason
