@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/postgres"
 	"github.com/taskgov/taskgov/internal/postgres/pgtest"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // TestPGLeasePartition: the leader is cut off from PostgreSQL while the
@@ -61,7 +61,7 @@ func TestPGLeasePartition(t *testing.T) {
 	}
 	insert := func(name string, seq int64) func(*postgres.Tx) error {
 		return func(tx *postgres.Tx) error {
-			return tx.InsertTask(store.TaskRecord{Name: name, Team: "t", Seq: seq, State: store.Pending, SubmittedAt: time.Now()})
+			return tx.InsertTask(model.TaskRecord{Name: name, Team: "t", Seq: seq, State: model.StatePending, SubmittedAt: time.Now()})
 		}
 	}
 	if err := a.Commit(ctx, insert("before", 1)); err != nil {
@@ -96,7 +96,7 @@ func TestPGLeasePartition(t *testing.T) {
 	if !errors.Is(err, postgres.ErrFenced) {
 		t.Fatalf("the old leader's late commit: %v, want ErrFenced", err)
 	}
-	if _, err := b.Task(ctx, "late"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.Task(ctx, "late"); !errors.Is(err, model.ErrNotFound) {
 		t.Fatalf("the late commit was written: %v", err)
 	}
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/taskgov/taskgov/internal/metrics"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/postgres"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/sqlite"
 	"github.com/taskgov/taskgov/internal/trends"
 )
 
@@ -312,7 +312,7 @@ type serverStore interface {
 }
 
 var (
-	_ serverStore = (*store.Store)(nil)
+	_ serverStore = (*sqlite.Store)(nil)
 	_ serverStore = (*postgres.Store)(nil)
 )
 
@@ -329,7 +329,7 @@ func startControlPlane(ctx context.Context, o serverOptions, sc storeChoice, st 
 				return nil, err
 			}
 		}
-		sst, err := store.Open(sc.sqlitePath)
+		sst, err := sqlite.Open(sc.sqlitePath)
 		tightenDataFiles(o.dataDir)
 		if err != nil {
 			return nil, err
@@ -442,7 +442,7 @@ func ensureAdminToken(ctx context.Context, st serverStore, dir string) error {
 	if err != nil || len(toks) > 0 {
 		return err
 	}
-	_, secret, err := httpapi.IssueToken(ctx, st, store.RoleAdmin, "", "created at first start", "taskgov")
+	_, secret, err := httpapi.IssueToken(ctx, st, model.RoleAdmin, "", "created at first start", "taskgov")
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/sim"
-	"github.com/taskgov/taskgov/internal/store"
 	"github.com/taskgov/taskgov/internal/usage"
 )
 
@@ -102,7 +101,7 @@ func TestTraceFromRecords(t *testing.T) {
 	at := func(s float64) time.Time { return from.Add(time.Duration(s * float64(time.Second))) }
 	task := func(name string, submit float64, spec model.TaskSpec, ckpt bool) apitypes.Task {
 		spec.Name, spec.Team, spec.InstanceType = name, "a", "ml.p5.48xlarge"
-		r := store.TaskRecord{Name: name, Team: "a", Spec: spec, SubmittedAt: at(submit)}
+		r := model.TaskRecord{Name: name, Team: "a", Spec: spec, SubmittedAt: at(submit)}
 		if ckpt {
 			r.CheckpointAt = at(submit + 1)
 		}

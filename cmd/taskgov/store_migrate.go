@@ -11,7 +11,7 @@ import (
 	"github.com/taskgov/taskgov/internal/httpapi"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/postgres"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/sqlite"
 )
 
 func storeCmd() *cobra.Command {
@@ -95,14 +95,14 @@ func adminTokenCmd() *cobra.Command {
 				if _, err := os.Stat(sc.sqlitePath); err != nil {
 					return &model.FieldError{Field: "--store", Problem: "no database at " + sc.sqlitePath, Fix: "give --data-dir or --store of the installation"}
 				}
-				s, err := store.Open(sc.sqlitePath)
+				s, err := sqlite.Open(sc.sqlitePath)
 				if err != nil {
 					return err
 				}
 				defer s.Close()
 				st = s
 			}
-			_, secret, err := httpapi.IssueToken(ctx, st, store.RoleAdmin, "", note, "taskgov store admin-token")
+			_, secret, err := httpapi.IssueToken(ctx, st, model.RoleAdmin, "", note, "taskgov store admin-token")
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/sqlite"
 )
 
 // taskPageBudget is the first render of the Tasks page with 10,000 tasks in
@@ -77,14 +77,14 @@ func seed10k(t *testing.T, dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "cluster.yaml"), []byte(cliCluster), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(filepath.Join(dir, "taskgov.db"))
+	st, err := sqlite.Open(filepath.Join(dir, "taskgov.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	t0 := time.Now().Add(-72 * time.Hour).UTC()
-	terminal := []model.TaskState{store.Succeeded, store.Succeeded, store.Failed, store.Cancelled}
-	err = st.Commit(context.Background(), func(tx *store.Tx) error {
+	terminal := []model.TaskState{model.StateSucceeded, model.StateSucceeded, model.StateFailed, model.StateCancelled}
+	err = st.Commit(context.Background(), func(tx *sqlite.Tx) error {
 		for i := range 10000 {
 			team := []string{"ml-engineers", "product"}[i%2]
 			spec := model.TaskSpec{Name: fmt.Sprintf("job-%04d", i), Team: team, Priority: []string{"training", "inference", "fine-tuning"}[i%3],
@@ -93,16 +93,16 @@ func seed10k(t *testing.T, dir string) {
 				spec.PerNode = model.Request{GPUs: int64(1 + i%8)}
 			}
 			sub := t0.Add(time.Duration(i) * 20 * time.Second)
-			r := store.TaskRecord{Name: spec.Name, Team: team, Seq: int64(i + 1), Spec: spec, State: store.Pending, SubmittedAt: sub}
+			r := model.TaskRecord{Name: spec.Name, Team: team, Seq: int64(i + 1), Spec: spec, State: model.StatePending, SubmittedAt: sub}
 			if err := tx.InsertTask(r); err != nil {
 				return err
 			}
 			if i >= 9900 {
-				r.State, r.Message = store.Suspended, "suspended by an admin"
+				r.State, r.Message = model.StateSuspended, "suspended by an admin"
 			} else {
 				r.State = terminal[i%len(terminal)]
 				r.StartedAt, r.FinishedAt = sub.Add(time.Duration(i%600)*time.Second), sub.Add(time.Duration(600+i%3000)*time.Second)
-				if err := tx.StartRun(store.Run{Task: r.Name, Team: team, InstanceType: spec.InstanceType, Priority: spec.Priority, GPUs: 8, VCPU: 192, StartedAt: r.StartedAt}); err != nil {
+				if err := tx.StartRun(model.Run{Task: r.Name, Team: team, InstanceType: spec.InstanceType, Priority: spec.Priority, GPUs: 8, VCPU: 192, StartedAt: r.StartedAt}); err != nil {
 					return err
 				}
 			}

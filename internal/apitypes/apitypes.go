@@ -7,13 +7,12 @@ package apitypes
 
 import (
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // Task is a task as the API shows it: its record, and while it waits, its
 // place in its team's queue and why.
 type Task struct {
-	store.TaskRecord
+	model.TaskRecord
 	Position int               `json:"position,omitempty"`
 	Reason   *model.WaitReason `json:"reason,omitempty"`
 	Why      string            `json:"why,omitempty"`
@@ -23,7 +22,7 @@ type Task struct {
 // whole request over all pods, and its priority class's weight (0 when it
 // has none).
 type TaskRow struct {
-	store.TaskRecord
+	model.TaskRecord
 	GPUs           int64   `json:"gpus"`
 	VCPU           float64 `json:"vcpu"`
 	MemoryGiB      float64 `json:"memoryGiB"`
@@ -78,4 +77,4 @@ type Node struct {
 }
 
 // Terminal reports whether the task has finished for good.
-func (t Task) Terminal() bool { return store.Terminal(t.State) }
+func (t Task) Terminal() bool { return t.State.Terminal() }

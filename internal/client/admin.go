@@ -5,7 +5,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // Teams reads the teams the token may see.
@@ -71,9 +70,9 @@ func (c *Client) CreateToken(ctx context.Context, role, team, note string) (NewT
 }
 
 // Tokens lists tokens, never their secrets (admin).
-func (c *Client) Tokens(ctx context.Context) ([]store.Token, error) {
+func (c *Client) Tokens(ctx context.Context) ([]model.Token, error) {
 	var resp struct {
-		Tokens []store.Token `json:"tokens"`
+		Tokens []model.Token `json:"tokens"`
 	}
 	err := c.do(ctx, "GET", nil, &resp, "tokens")
 	return resp.Tokens, err
@@ -85,4 +84,4 @@ func (c *Client) RevokeToken(ctx context.Context, id string) error {
 }
 
 // Token is an issued token as listed, never its secret.
-type Token = store.Token
+type Token = model.Token

@@ -7,7 +7,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // TaskQuery filters the task list; zero values do not filter.
@@ -74,9 +73,9 @@ func (c *Client) Task(ctx context.Context, name string) (apitypes.Task, error) {
 }
 
 // TaskEvents reads a task's event timeline.
-func (c *Client) TaskEvents(ctx context.Context, name string) ([]store.Event, error) {
+func (c *Client) TaskEvents(ctx context.Context, name string) ([]model.Event, error) {
 	var evs struct {
-		Events []store.Event `json:"events"`
+		Events []model.Event `json:"events"`
 	}
 	err := c.do(ctx, "GET", nil, &evs, "tasks", name, "events")
 	return evs.Events, err
@@ -124,4 +123,4 @@ func (c *Client) Queue(ctx context.Context, team string) ([]apitypes.Task, error
 }
 
 // Event is one entry of a task's timeline.
-type Event = store.Event
+type Event = model.Event

@@ -7,7 +7,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/executor"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // apply records a cycle's decision and plans its actions: victims stop
@@ -19,13 +18,13 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 			continue
 		}
 		info, _ := e.sched.Task(p.Task)
-		r.State, r.Resumes, r.Placement = store.Pending, info.Resumes, nil
+		r.State, r.Resumes, r.Placement = model.StatePending, info.Resumes, nil
 		msg := fmt.Sprintf("preempted (%s), %.0f GPU·s of work since its last checkpoint lost; requeued in its place", p.Reason, p.LostGPUSeconds)
 		if p.For != "" {
 			msg = fmt.Sprintf("preempted (%s) for %s, %.0f GPU·s since its last checkpoint lost; requeued in its place", p.Reason, p.For, p.LostGPUSeconds)
 		}
 		if p.Reason == model.Suspended {
-			r.State, msg = store.Suspended, "suspended; its pods are stopping"
+			r.State, msg = model.StateSuspended, "suspended; its pods are stopping"
 		}
 		r.Message = msg
 		e.persist(r, w)
@@ -46,7 +45,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		}
 		w.after = append(w.after, func() { e.obs.Admitted(a.Team, a.Borrowed, firstWait) })
 		e.startRun(r, a, d.Time, w)
-		r.State, r.StartedAt, r.Placement, r.Message = store.Running, d.Time, a.Pods, ""
+		r.State, r.StartedAt, r.Placement, r.Message = model.StateRunning, d.Time, a.Pods, ""
 		e.persist(r, w)
 		nodes := make([]string, len(a.Pods))
 		for i, p := range a.Pods {
@@ -95,7 +94,7 @@ func (e *Engine) startReady(w *writes) {
 	keep := e.deferred[:0]
 	for _, a := range e.deferred {
 		r := e.records[a.Task]
-		if r == nil || r.State != store.Running || !samePods(r.Placement, a.Pods) {
+		if r == nil || r.State != model.StateRunning || !samePods(r.Placement, a.Pods) {
 			continue // cancelled, preempted or re-placed before it started
 		}
 		blocked := e.runs[a.Task] != nil
@@ -141,7 +140,7 @@ func (e *Engine) start(spec executor.StartSpec) {
 		if err != nil {
 			e.undo.saveRun(e, spec.Task)
 			delete(e.runs, spec.Task)
-			if r != nil && r.State == store.Running {
+			if r != nil && r.State == model.StateRunning {
 				e.finish(spec.Task, -1, "could not start: "+err.Error(), w)
 			}
 			e.startReady(w)
@@ -195,7 +194,7 @@ func (e *Engine) execOp(ev executor.Event) *op {
 		}
 		delete(e.runs, ev.Task)
 		switch {
-		case r == nil || r.State != store.Running:
+		case r == nil || r.State != model.StateRunning:
 			// Stopped by us (preempted, suspended, cancelled): already recorded.
 		case rn.failed:
 			e.finish(ev.Task, 1, r.Message, w)
@@ -215,7 +214,7 @@ func (e *Engine) finish(task string, code int, why string, w *writes) {
 	if code == 0 {
 		e.endRun(task, now, "succeeded", w)
 		_ = e.sched.Complete(task)
-		r.State, r.FinishedAt, r.Message = store.Succeeded, now, "completed"
+		r.State, r.FinishedAt, r.Message = model.StateSucceeded, now, "completed"
 		e.persist(r, w)
 		e.event(r, "Succeeded", "all pods exited 0", w)
 		delete(e.records, task)
@@ -228,13 +227,13 @@ func (e *Engine) finish(task string, code int, why string, w *writes) {
 	e.endRun(task, now, "failed: "+why, w)
 	if requeued {
 		info, _ := e.sched.Task(task)
-		r.State, r.Resumes, r.Retries, r.Placement = store.Pending, info.Resumes, info.Retries, nil
+		r.State, r.Resumes, r.Retries, r.Placement = model.StatePending, info.Resumes, info.Retries, nil
 		r.Message = fmt.Sprintf("failed (%s); auto-resume retry %d of %d", why, info.Retries, r.Spec.MaxRetry)
 		e.persist(r, w)
 		e.event(r, "Requeued", r.Message, w)
 		return
 	}
-	r.State, r.FinishedAt, r.Message = store.Failed, now, "failed: "+why
+	r.State, r.FinishedAt, r.Message = model.StateFailed, now, "failed: "+why
 	e.persist(r, w)
 	e.event(r, "Failed", r.Message, w)
 	delete(e.records, task)
@@ -247,7 +246,7 @@ func (e *Engine) interrupt(task, why string, w *writes) {
 		return
 	}
 	info, _ := e.sched.Task(task)
-	r.State, r.Resumes, r.Placement, r.Message = store.Pending, info.Resumes, nil, why
+	r.State, r.Resumes, r.Placement, r.Message = model.StatePending, info.Resumes, nil, why
 	e.endRun(task, e.now(), "interrupted: server shutdown", w)
 	e.persist(r, w)
 	e.event(r, "Interrupted", why, w)
@@ -257,7 +256,7 @@ func (e *Engine) interrupt(task, why string, w *writes) {
 func (e *Engine) runningNames() []string {
 	var out []string
 	for name, r := range e.records {
-		if r.State == store.Running {
+		if r.State == model.StateRunning {
 			out = append(out, name)
 		}
 	}
@@ -265,21 +264,21 @@ func (e *Engine) runningNames() []string {
 }
 
 // persist queues a write of a record's current state.
-func (e *Engine) persist(r *store.TaskRecord, w *writes) {
+func (e *Engine) persist(r *model.TaskRecord, w *writes) {
 	cp := *r
-	w.put(store.Write{UpdateTask: &cp})
+	w.put(model.Write{UpdateTask: &cp})
 }
 
 // event queues an event for storage and for live subscribers.
-func (e *Engine) event(r *store.TaskRecord, kind, msg string, w *writes) {
-	ev := store.Event{Task: r.Name, TaskSeq: r.Seq, Team: r.Team, At: e.now(), Kind: kind, Message: msg}
-	w.put(store.Write{Event: &ev})
+func (e *Engine) event(r *model.TaskRecord, kind, msg string, w *writes) {
+	ev := model.Event{Task: r.Name, TaskSeq: r.Seq, Team: r.Team, At: e.now(), Kind: kind, Message: msg}
+	w.put(model.Write{Event: &ev})
 	w.events = append(w.events, ev)
 }
 
 // gracePeriod is the task's own grace period, else its priority class's,
 // else the default.
-func (e *Engine) gracePeriod(r *store.TaskRecord) time.Duration {
+func (e *Engine) gracePeriod(r *model.TaskRecord) time.Duration {
 	secs := model.DefaultGracePeriodSeconds
 	if r != nil {
 		for _, c := range e.sched.Policy().PriorityClasses {
@@ -295,23 +294,23 @@ func (e *Engine) gracePeriod(r *store.TaskRecord) time.Duration {
 }
 
 // startRun opens a usage-report run for an admission.
-func (e *Engine) startRun(r *store.TaskRecord, a model.Admission, at time.Time, w *writes) {
+func (e *Engine) startRun(r *model.TaskRecord, a model.Admission, at time.Time, w *writes) {
 	it := e.sched.Catalog()[a.InstanceType]
 	pod := model.PodVector(r.Spec.PerNode, it)
 	n := int64(len(a.Pods))
-	run := store.Run{Task: r.Name, Team: r.Team, InstanceType: a.InstanceType, Priority: r.Spec.Priority, GPUs: pod.GPUs * n,
+	run := model.Run{Task: r.Name, Team: r.Team, InstanceType: a.InstanceType, Priority: r.Spec.Priority, GPUs: pod.GPUs * n,
 		VCPU: float64(pod.MilliCPU) / 1000 * float64(n), BorrowedGPUs: a.BorrowedGPUs, StartedAt: at}
-	w.put(store.Write{StartRun: &run})
+	w.put(model.Write{StartRun: &run})
 }
 
 // endRun closes a task's open usage-report run.
 func (e *Engine) endRun(task string, at time.Time, outcome string, w *writes) {
-	w.put(store.Write{EndRun: &store.RunEnd{Task: task, At: at, Outcome: outcome}})
+	w.put(model.Write{EndRun: &model.RunEnd{Task: task, At: at, Outcome: outcome}})
 }
 
 // decisionAudit records a scheduling decision in the audit log (actor
 // "scheduler"), so that it is searchable beside the calls that caused it.
-func (e *Engine) decisionAudit(action string, r *store.TaskRecord, msg string, w *writes) {
-	a := store.AuditEntry{At: e.now(), Actor: "scheduler", Action: action, Team: r.Team, Target: r.Name, Result: msg}
-	w.put(store.Write{Audit: &a})
+func (e *Engine) decisionAudit(action string, r *model.TaskRecord, msg string, w *writes) {
+	a := model.AuditEntry{At: e.now(), Actor: "scheduler", Action: action, Team: r.Team, Target: r.Name, Result: msg}
+	w.put(model.Write{Audit: &a})
 }

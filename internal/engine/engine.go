@@ -11,21 +11,20 @@ import (
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/executor"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // Store is what the engine needs of its database. The SQLite store
 // implements it; tests use a fake that fails on demand.
 type Store interface {
 	// Apply commits a batch of writes durably, all or none.
-	Apply(ctx context.Context, ws []store.Write) error
+	Apply(ctx context.Context, ws []model.Write) error
 	Cluster(ctx context.Context) (model.Cluster, bool, error)
-	LiveTasks(ctx context.Context) ([]store.TaskRecord, error)
+	LiveTasks(ctx context.Context) ([]model.TaskRecord, error)
 	MaxSeq(ctx context.Context) (int64, error)
 	LastEventAt(ctx context.Context) (time.Time, error)
 	// PriorUse is the newest task stored under a name, for CheckNameReuse.
 	PriorUse(ctx context.Context, name string) (*model.PriorUse, error)
-	Task(ctx context.Context, name string) (store.TaskRecord, error)
+	Task(ctx context.Context, name string) (model.TaskRecord, error)
 	// Probe is a cheap check, without writing, that the database is still
 	// the one opened and readable.
 	Probe(ctx context.Context) error
@@ -41,10 +40,7 @@ type Executor interface {
 	Events() <-chan executor.Event
 }
 
-var (
-	_ Store    = (*store.Store)(nil)
-	_ Executor = executor.Executor(nil)
-)
+var _ Executor = executor.Executor(nil)
 
 // Engine runs the control loop. Build it with Open; stop it with Shutdown.
 type Engine struct {
@@ -70,7 +66,7 @@ type Engine struct {
 	mu       sync.RWMutex // guards everything below for readers
 	sched    *core.Scheduler
 	cluster  model.Cluster
-	records  map[string]*store.TaskRecord // live (non-terminal) tasks
+	records  map[string]*model.TaskRecord // live (non-terminal) tasks
 	waiting  []model.Waiting
 	widx     waitIdxCache // index of waiting for the visibility API
 	seq      int64
@@ -78,7 +74,7 @@ type Engine struct {
 	deferred []model.Admission
 	subs     map[*Subscription]struct{}
 	closing  bool         // shutting down: start nothing new
-	fault    *store.Fault // the last write's transient fault; nil when writes succeed
+	fault    *model.Fault // the last write's transient fault; nil when writes succeed
 }
 
 // run is the executor-side state of one task's current pods.
@@ -95,7 +91,7 @@ type run struct {
 // start result) that must be applied even if its first batch fails.
 type op struct {
 	fn    func(w *writes) (any, error)
-	audit *store.AuditEntry
+	audit *model.AuditEntry
 	done  chan result
 	// always: try it even while writes are failing (shutdown).
 	always bool
@@ -109,8 +105,8 @@ type result struct {
 // writes collects a batch's store writes, published events, executor calls
 // and observations; none of them takes effect unless the batch commits.
 type writes struct {
-	ws     []store.Write
-	events []store.Event
+	ws     []model.Write
+	events []model.Event
 	acts   []act
 	after  []func() // metrics, once committed
 }
@@ -122,7 +118,7 @@ type act struct {
 	fn   func()
 }
 
-func (w *writes) put(x store.Write) { w.ws = append(w.ws, x) }
+func (w *writes) put(x model.Write) { w.ws = append(w.ws, x) }
 
 // actWorkers is how many executor calls may run at once: enough to keep a
 // Kubernetes API server busy with pod creates and binds.
@@ -164,7 +160,7 @@ type Observer interface {
 	Admitted(team string, borrowed bool, firstWait time.Duration)
 	Preempted(reason string, lostGPUSeconds float64)
 	Cycle(d time.Duration)
-	// StoreFault counts a failed write or probe by store.FaultKind.
+	// StoreFault counts a failed write or probe by model.FaultKind.
 	StoreFault(kind string)
 }
 
@@ -195,7 +191,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	}
 	e := &Engine{store: o.Store, exec: o.Executor, now: o.Now, log: o.Log, obs: o.Observer,
 		inbox: make(chan *op, 4096), internal: make(chan *op, 1024), quit: make(chan struct{}), stopped: make(chan struct{}),
-		records: map[string]*store.TaskRecord{}, runs: map[string]*run{}, subs: map[*Subscription]struct{}{},
+		records: map[string]*model.TaskRecord{}, runs: map[string]*run{}, subs: map[*Subscription]struct{}{},
 		actors: newActors(actWorkers), retryEvery: o.RetryEvery}
 	if err := e.recover(ctx, o); err != nil {
 		e.actors.close()
@@ -206,7 +202,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 }
 
 // do sends an op to the loop and waits for its durable result.
-func (e *Engine) do(ctx context.Context, audit *store.AuditEntry, fn func(w *writes) (any, error)) (any, error) {
+func (e *Engine) do(ctx context.Context, audit *model.AuditEntry, fn func(w *writes) (any, error)) (any, error) {
 	return e.doOp(ctx, &op{fn: fn, audit: audit, done: make(chan result, 1)})
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/executor"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/sqlite"
 )
 
 // TestFailedCommitMidBatch: a commit that fails half-way through a batch
@@ -49,7 +49,7 @@ func TestFailedCommitMidBatch(t *testing.T) {
 
 	h.waitReady()
 	h.checkRecoveryEqualsLive("recovered")
-	if r, _ := h.st.Task(context.Background(), "first"); r.State != store.Succeeded {
+	if r, _ := h.st.Task(context.Background(), "first"); r.State != model.StateSucceeded {
 		t.Fatalf("the exit from the failed batch was not applied again: %+v", r)
 	}
 	if _, err := h.st.Task(context.Background(), "second"); err == nil {
@@ -70,7 +70,7 @@ func TestFailedCommitMidBatch(t *testing.T) {
 // why, readiness fails, and Shutdown returns at once.
 func TestFatalFaultStopsTheEngine(t *testing.T) {
 	h := newHarness(t)
-	fatal := &store.Fault{Kind: store.Fatal, What: "database corrupt", Err: errors.New("fake: malformed")}
+	fatal := &model.Fault{Kind: model.FaultFatal, What: "database corrupt", Err: errors.New("fake: malformed")}
 	h.st.mu.Lock()
 	h.st.fatal = fatal
 	h.st.mu.Unlock()
@@ -103,14 +103,14 @@ func TestProbeFindsFatalFaultWhileIdle(t *testing.T) {
 	h := newHarness(t)
 	h.quiesce()
 	h.st.mu.Lock()
-	h.st.fatal = &store.Fault{Kind: store.Fatal, What: "database file removed", Err: store.ErrFileGone}
+	h.st.fatal = &model.Fault{Kind: model.FaultFatal, What: "database file removed", Err: sqlite.ErrFileGone}
 	h.st.mu.Unlock()
 	select {
 	case <-h.e.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the probe did not stop the engine")
 	}
-	if !errors.Is(h.e.Err(), store.ErrFileGone) {
+	if !errors.Is(h.e.Err(), sqlite.ErrFileGone) {
 		t.Fatal(h.e.Err())
 	}
 }
@@ -137,19 +137,19 @@ func TestExitsOutOfOrderAndTwice(t *testing.T) {
 	h.quiesce()
 	h.checkRecoveryEqualsLive("after the failed run")
 	r, _ := h.st.Task(context.Background(), "gang")
-	if r.State != store.Running || r.Retries != 1 {
+	if r.State != model.StateRunning || r.Retries != 1 {
 		t.Fatalf("after a failed run with a retry left: %+v", r)
 	}
 	h.x.events <- executor.Event{Task: "gang", Rank: 0, Run: 0, Exited: true, ExitCode: 1} // stale, of the first run
 	h.quiesce()
-	if r, _ := h.st.Task(context.Background(), "gang"); r.State != store.Running {
+	if r, _ := h.st.Task(context.Background(), "gang"); r.State != model.StateRunning {
 		t.Fatalf("a stale exit ended the new run: %+v", r)
 	}
 	h.x.exit("gang", 0, true, reverse)
 	h.quiesce()
 	h.checkRecoveryEqualsLive("done")
 	r, _ = h.st.Task(context.Background(), "gang")
-	if r.State != store.Succeeded {
+	if r.State != model.StateSucceeded {
 		t.Fatalf("final: %+v", r)
 	}
 	n := 0
@@ -175,7 +175,7 @@ func TestStartFailure(t *testing.T) {
 	}
 	h.quiesce()
 	r, _ := h.st.Task(context.Background(), "bad")
-	if r.State != store.Failed || !strings.Contains(r.Message, "could not start") {
+	if r.State != model.StateFailed || !strings.Contains(r.Message, "could not start") {
 		t.Fatalf("%+v", r)
 	}
 	if err := h.submit("good", "a", 2); err != nil {

@@ -1,18 +1,18 @@
 package engine
 
-import "github.com/taskgov/taskgov/internal/store"
+import "github.com/taskgov/taskgov/internal/model"
 
 // Subscription receives task events as they are committed. A slow reader
 // loses events rather than slowing the engine; Dropped counts them.
 type Subscription struct {
-	C       chan store.Event
+	C       chan model.Event
 	allow   func(team string) bool
 	Dropped int
 }
 
 // Subscribe returns a subscription to events of the teams allow accepts.
 func (e *Engine) Subscribe(allow func(team string) bool) *Subscription {
-	s := &Subscription{C: make(chan store.Event, 256), allow: allow}
+	s := &Subscription{C: make(chan model.Event, 256), allow: allow}
 	e.mu.Lock()
 	e.subs[s] = struct{}{}
 	e.mu.Unlock()
@@ -26,7 +26,7 @@ func (e *Engine) Unsubscribe(s *Subscription) {
 	e.mu.Unlock()
 }
 
-func (e *Engine) publish(evs []store.Event) {
+func (e *Engine) publish(evs []model.Event) {
 	if len(evs) == 0 {
 		return
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/executor"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // fakeStore is an in-memory Store that fails on demand: the Nth commit, a
@@ -33,10 +32,10 @@ type fakeStore struct {
 
 type fakeState struct {
 	cluster *model.Cluster
-	tasks   []store.TaskRecord // by seq
-	events  []store.Event
+	tasks   []model.TaskRecord // by seq
+	events  []model.Event
 	audit   int
-	runs    []store.Run
+	runs    []model.Run
 	beat    time.Time
 }
 
@@ -52,7 +51,7 @@ func (s fakeState) clone() fakeState {
 	return c
 }
 
-var errDiskFull = &store.Fault{Kind: store.Transient, What: "disk full", Fix: "free space", Err: errors.New("fake: no space left on device")}
+var errDiskFull = &model.Fault{Kind: model.FaultTransient, What: "disk full", Fix: "free space", Err: errors.New("fake: no space left on device")}
 
 func newFakeStore() *fakeStore { return &fakeStore{failAt: map[int]error{}} }
 
@@ -69,7 +68,7 @@ func (s *fakeStore) setFull(n int) {
 	s.mu.Unlock()
 }
 
-func (s *fakeStore) Apply(ctx context.Context, ws []store.Write) error {
+func (s *fakeStore) Apply(ctx context.Context, ws []model.Write) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.commits++
@@ -82,7 +81,7 @@ func (s *fakeStore) Apply(ctx context.Context, ws []store.Write) error {
 	tx := &fakeTx{st: s.st.clone()}
 	// Fail in the middle of the batch: half the writes are made first.
 	half := len(ws) / 2
-	if err := store.ApplyTo(tx, ws[:half]); err != nil {
+	if err := model.ApplyTo(tx, ws[:half]); err != nil {
 		return err
 	}
 	if err, ok := s.failAt[s.commits]; ok {
@@ -94,7 +93,7 @@ func (s *fakeStore) Apply(ctx context.Context, ws []store.Write) error {
 		s.failed.Add(1)
 		return errDiskFull
 	}
-	if err := store.ApplyTo(tx, ws[half:]); err != nil {
+	if err := model.ApplyTo(tx, ws[half:]); err != nil {
 		return err
 	}
 	s.st = tx.st
@@ -110,12 +109,12 @@ func (s *fakeStore) Cluster(context.Context) (model.Cluster, bool, error) {
 	return *s.st.cluster, true, nil
 }
 
-func (s *fakeStore) LiveTasks(context.Context) ([]store.TaskRecord, error) {
+func (s *fakeStore) LiveTasks(context.Context) ([]model.TaskRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []store.TaskRecord
+	var out []model.TaskRecord
 	for _, r := range s.st.tasks {
-		if !store.Terminal(r.State) {
+		if !r.State.Terminal() {
 			out = append(out, r)
 		}
 	}
@@ -153,13 +152,13 @@ func (s *fakeStore) PriorUse(_ context.Context, name string) (*model.PriorUse, e
 func (st *fakeState) prior(name string) *model.PriorUse {
 	for i := len(st.tasks) - 1; i >= 0; i-- {
 		if r := st.tasks[i]; r.Name == name {
-			return &model.PriorUse{Team: r.Team, Live: !store.Terminal(r.State)}
+			return &model.PriorUse{Team: r.Team, Live: !r.State.Terminal()}
 		}
 	}
 	return nil
 }
 
-func (s *fakeStore) Task(_ context.Context, name string) (store.TaskRecord, error) {
+func (s *fakeStore) Task(_ context.Context, name string) (model.TaskRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := len(s.st.tasks) - 1; i >= 0; i-- {
@@ -167,7 +166,7 @@ func (s *fakeStore) Task(_ context.Context, name string) (store.TaskRecord, erro
 			return s.st.tasks[i], nil
 		}
 	}
-	return store.TaskRecord{}, fmt.Errorf("task %q: %w", name, store.ErrNotFound)
+	return model.TaskRecord{}, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
 }
 
 func (s *fakeStore) Probe(context.Context) error {
@@ -179,7 +178,7 @@ func (s *fakeStore) Probe(context.Context) error {
 // fakeTx applies writes to a staged copy, with the store's rules.
 type fakeTx struct{ st fakeState }
 
-func (t *fakeTx) InsertTask(r store.TaskRecord) error {
+func (t *fakeTx) InsertTask(r model.TaskRecord) error {
 	if err := model.CheckNameReuse(r.Name, r.Team, t.st.prior(r.Name)); err != nil {
 		return err
 	}
@@ -192,7 +191,7 @@ func (t *fakeTx) InsertTask(r store.TaskRecord) error {
 	return nil
 }
 
-func (t *fakeTx) UpdateTask(r store.TaskRecord) error {
+func (t *fakeTx) UpdateTask(r model.TaskRecord) error {
 	for i := range t.st.tasks {
 		if t.st.tasks[i].Seq == r.Seq {
 			t.st.tasks[i] = r
@@ -202,10 +201,10 @@ func (t *fakeTx) UpdateTask(r store.TaskRecord) error {
 	return fmt.Errorf("fake: update of unknown task %s (seq %d)", r.Name, r.Seq)
 }
 
-func (t *fakeTx) AddEvent(e store.Event) error     { t.st.events = append(t.st.events, e); return nil }
-func (t *fakeTx) Audit(store.AuditEntry) error     { t.st.audit++; return nil }
+func (t *fakeTx) AddEvent(e model.Event) error     { t.st.events = append(t.st.events, e); return nil }
+func (t *fakeTx) Audit(model.AuditEntry) error     { t.st.audit++; return nil }
 func (t *fakeTx) PutCluster(c model.Cluster) error { t.st.cluster = &c; return nil }
-func (t *fakeTx) StartRun(r store.Run) error       { t.st.runs = append(t.st.runs, r); return nil }
+func (t *fakeTx) StartRun(r model.Run) error       { t.st.runs = append(t.st.runs, r); return nil }
 func (t *fakeTx) Heartbeat(at time.Time) error     { t.st.beat = at; return nil }
 func (t *fakeTx) EndRun(task string, at time.Time, outcome string) error {
 	for i := range t.st.runs {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 const harnessCluster = `
@@ -149,7 +148,7 @@ func (h *harness) checkRecoveryEqualsLive(step string) {
 	}
 }
 
-func norm(r store.TaskRecord) store.TaskRecord {
+func norm(r model.TaskRecord) model.TaskRecord {
 	if len(r.PGIDs) == 0 {
 		r.PGIDs = nil
 	}

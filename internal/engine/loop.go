@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 func (e *Engine) loop(probeEvery time.Duration) {
@@ -28,9 +28,9 @@ func (e *Engine) loop(probeEvery time.Duration) {
 			batch = append(batch, e.execOp(ev))
 		case <-probe.C:
 			if err := e.store.Probe(context.Background()); err != nil {
-				f := store.Classify(err)
+				f := e.classify(err)
 				e.obs.StoreFault(string(f.Kind))
-				if f.Kind == store.Fatal {
+				if f.Kind == model.FaultFatal {
 					e.stop(f, nil)
 					return
 				}
@@ -122,7 +122,7 @@ func (e *Engine) step(batch []*op) error {
 			if err != nil {
 				a.Result = "refused: " + err.Error()
 			}
-			w.put(store.Write{Audit: &a})
+			w.put(model.Write{Audit: &a})
 		}
 	}
 	started := time.Now()
@@ -134,7 +134,7 @@ func (e *Engine) step(batch []*op) error {
 	e.mu.Unlock()
 
 	if degraded {
-		w.put(store.Write{Heartbeat: e.now()})
+		w.put(model.Write{Heartbeat: e.now()})
 	}
 	if len(w.ws) > 0 {
 		if err := e.store.Apply(context.Background(), w.ws); err != nil {
@@ -166,30 +166,30 @@ func (e *Engine) step(batch []*op) error {
 // loop stops). Otherwise memory is put back as the store has it, callers are
 // told nothing changed, and facts are kept to apply again.
 func (e *Engine) failed(err error, batch []*op) error {
-	f := store.Classify(err)
+	f := e.classify(err)
 	e.obs.StoreFault(string(f.Kind))
-	if f.Kind == store.Fatal {
+	if f.Kind == model.FaultFatal {
 		return f
 	}
 	e.mu.Lock()
 	rerr := e.rollback(context.Background())
-	if f.Kind == store.Transient {
+	if f.Kind == model.FaultTransient {
 		e.fault = f
 		e.retryAt = time.Now().Add(e.retryEvery) // then a heartbeat write tries again
 	}
 	e.mu.Unlock()
 	if rerr != nil {
-		return &store.Fault{Kind: store.Fatal, What: "could not reread the state after a failed write", Err: errors.Join(err, rerr),
+		return &model.Fault{Kind: model.FaultFatal, What: "could not reread the state after a failed write", Err: errors.Join(err, rerr),
 			Fix: "check the data directory's disk; restart the server once it is healthy (it recovers from the database)"}
 	}
 	e.log.Warn("a batch of writes failed; it was undone and the engine goes on", "kind", f.Kind, "err", err)
 	for _, o := range batch {
 		switch {
-		case o.done != nil && f.Kind == store.Transient:
+		case o.done != nil && f.Kind == model.FaultTransient:
 			o.done <- result{err: fmt.Errorf("%w: %s; retry later (%s)", ErrUnavailable, f.What, f.Fix)}
 		case o.done != nil:
 			o.done <- result{err: fmt.Errorf("the change could not be stored: %w", err)}
-		case f.Kind == store.Transient:
+		case f.Kind == model.FaultTransient:
 			e.redo = append(e.redo, o)
 		default:
 			e.log.Error("a pod event could not be stored and was dropped", "err", err)

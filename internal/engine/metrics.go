@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/metrics"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // MetricsSnapshot reads what the metrics gauges show: pending tasks by team
@@ -66,10 +66,10 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 
 // UtilisationSample reads the capacity and use of every instance type, over
 // schedulable nodes, for the trends sampler.
-func (e *Engine) UtilisationSample(at time.Time) []store.Sample {
+func (e *Engine) UtilisationSample(at time.Time) []model.Sample {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	byType := map[string]*store.Sample{}
+	byType := map[string]*model.Sample{}
 	var order []string
 	for _, n := range e.sched.Nodes() {
 		if !n.Schedulable {
@@ -77,7 +77,7 @@ func (e *Engine) UtilisationSample(at time.Time) []store.Sample {
 		}
 		x := byType[n.Spec.InstanceType]
 		if x == nil {
-			x = &store.Sample{At: at, InstanceType: n.Spec.InstanceType}
+			x = &model.Sample{At: at, InstanceType: n.Spec.InstanceType}
 			byType[n.Spec.InstanceType] = x
 			order = append(order, n.Spec.InstanceType)
 		}
@@ -90,7 +90,7 @@ func (e *Engine) UtilisationSample(at time.Time) []store.Sample {
 		x.MemUsedGiB += float64(used.MemMiB) / 1024
 	}
 	sort.Strings(order)
-	out := make([]store.Sample, 0, len(order))
+	out := make([]model.Sample, 0, len(order))
 	for _, t := range order {
 		out = append(out, *byType[t])
 	}

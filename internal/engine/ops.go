@@ -10,11 +10,10 @@ import (
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // Submit validates and queues a task; it returns once the task is durable.
-func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) (store.TaskRecord, error) {
+func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) (model.TaskRecord, error) {
 	spec.SubmitTime = time.Time{} // the server's clock orders the queue
 	v, err := e.do(ctx, auditTeam(actor, "task.submit", spec.Team, spec.Name), func(w *writes) (any, error) {
 		if e.records[spec.Name] == nil && model.ValidName(spec.Name) {
@@ -32,18 +31,18 @@ func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) 
 		}
 		info, _ := e.sched.Task(spec.Name)
 		e.seq++
-		r := &store.TaskRecord{Name: spec.Name, Team: spec.Team, Seq: e.seq, Spec: info.Spec, State: store.Pending,
+		r := &model.TaskRecord{Name: spec.Name, Team: spec.Team, Seq: e.seq, Spec: info.Spec, State: model.StatePending,
 			SubmittedAt: info.Spec.SubmitTime}
 		e.records[r.Name] = r
 		cp := *r
-		w.put(store.Write{InsertTask: &cp})
+		w.put(model.Write{InsertTask: &cp})
 		e.event(r, "Submitted", "queued", w)
 		return cp, nil
 	})
 	if err != nil {
-		return store.TaskRecord{}, err
+		return model.TaskRecord{}, err
 	}
-	return v.(store.TaskRecord), nil
+	return v.(model.TaskRecord), nil
 }
 
 // Task actions accepted by TaskAction.
@@ -57,7 +56,7 @@ const (
 
 // TaskAction changes a live task: cancel, suspend, resume, priority (arg is
 // the class) or checkpoint (the task reports one now).
-func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string) (store.TaskRecord, error) {
+func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string) (model.TaskRecord, error) {
 	team := ""
 	e.mu.RLock()
 	if r := e.records[name]; r != nil {
@@ -75,24 +74,24 @@ func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string
 			if err := e.sched.Cancel(name); err != nil {
 				return nil, err
 			}
-			if r.State == store.Running {
+			if r.State == model.StateRunning {
 				e.endRun(name, now, "cancelled", w)
 			}
 			e.stopRun(name, "cancelled", w)
-			r.State, r.FinishedAt, r.Placement, r.Message = store.Cancelled, now, nil, "cancelled by "+actor
+			r.State, r.FinishedAt, r.Placement, r.Message = model.StateCancelled, now, nil, "cancelled by "+actor
 			delete(e.records, name)
 		case ActSuspend:
 			if err := e.sched.Suspend(name, now); err != nil {
 				return nil, err
 			}
-			if r.State != store.Running { // a running one is recorded by the decision
-				r.State, r.Message = store.Suspended, "suspended by "+actor
+			if r.State != model.StateRunning { // a running one is recorded by the decision
+				r.State, r.Message = model.StateSuspended, "suspended by "+actor
 			}
 		case ActResume:
 			if err := e.sched.Resume(name, now); err != nil {
 				return nil, err
 			}
-			r.State, r.Message = store.Pending, "resumed by "+actor
+			r.State, r.Message = model.StatePending, "resumed by "+actor
 		case ActPriority:
 			if err := e.sched.SetPriority(name, arg); err != nil {
 				return nil, err
@@ -112,9 +111,9 @@ func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string
 		return *r, nil
 	})
 	if err != nil {
-		return store.TaskRecord{}, err
+		return model.TaskRecord{}, err
 	}
-	return v.(store.TaskRecord), nil
+	return v.(model.TaskRecord), nil
 }
 
 // SetTeam creates or updates a team, live.
@@ -187,18 +186,18 @@ func (e *Engine) NodeAction(ctx context.Context, actor, node, action string) err
 // example for lack of permission).
 func (e *Engine) Audit(ctx context.Context, actor, action, target, result string) {
 	_, _ = e.do(ctx, nil, func(w *writes) (any, error) {
-		a := store.AuditEntry{At: e.now(), Actor: actor, Action: action, Target: target, Result: result}
-		w.put(store.Write{Audit: &a})
+		a := model.AuditEntry{At: e.now(), Actor: actor, Action: action, Target: target, Result: result}
+		w.put(model.Write{Audit: &a})
 		return nil, nil
 	})
 }
 
-func audit(actor, action, target string) *store.AuditEntry {
-	return &store.AuditEntry{Actor: actor, Action: action, Target: target}
+func audit(actor, action, target string) *model.AuditEntry {
+	return &model.AuditEntry{Actor: actor, Action: action, Target: target}
 }
 
-func auditTeam(actor, action, team, target string) *store.AuditEntry {
-	return &store.AuditEntry{Actor: actor, Action: action, Team: team, Target: target}
+func auditTeam(actor, action, team, target string) *model.AuditEntry {
+	return &model.AuditEntry{Actor: actor, Action: action, Team: team, Target: target}
 }
 
 // saveCluster persists the configuration as the core now holds it: teams,
@@ -214,7 +213,7 @@ func (e *Engine) saveCluster(w *writes) {
 		c.Nodes = append(c.Nodes, spec)
 	}
 	e.cluster = c
-	w.put(store.Write{Cluster: &c})
+	w.put(model.Write{Cluster: &c})
 }
 
 // Task returns a live task from memory or a finished one from the store.
@@ -236,7 +235,7 @@ func (e *Engine) Task(ctx context.Context, name string) (apitypes.Task, error) {
 		return v, nil
 	}
 	rec, err := e.store.Task(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		return v, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
 	}
 	v.TaskRecord = rec

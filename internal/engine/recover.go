@@ -9,7 +9,6 @@ import (
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/executor"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // recover rebuilds the core from the store. Tasks that were running when the
@@ -48,7 +47,7 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	now := e.now()
 	w := &writes{}
 	cl := e.cluster
-	w.put(store.Write{Cluster: &cl})
+	w.put(model.Write{Cluster: &cl})
 	// Runs left open by a crash end at the last thing the old server recorded.
 	lastSeen, err := e.store.LastEventAt(ctx)
 	if err != nil {
@@ -61,27 +60,27 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	adopted := map[string]int{}
 	for i := range live {
 		r := &live[i]
-		if r.State == store.Running && adopter != nil && e.adopt(adopter, r, now, w) {
+		if r.State == model.StateRunning && adopter != nil && e.adopt(adopter, r, now, w) {
 			adopted[r.Name] = r.Resumes
 			e.records[r.Name] = r
 			continue
 		}
-		wasRunning := r.State == store.Running || r.State == store.Interrupted
+		wasRunning := r.State == model.StateRunning || r.State == model.StateInterrupted
 		resumes := r.Resumes
 		if wasRunning {
 			resumes++
 		}
-		err := e.sched.Restore(r.Spec, resumes, r.Retries, r.CheckpointAt, r.State == store.Suspended, now)
+		err := e.sched.Restore(r.Spec, resumes, r.Retries, r.CheckpointAt, r.State == model.StateSuspended, now)
 		if err != nil {
 			// The configuration changed under it (team or class removed):
 			// it cannot run again; say so rather than drop it silently.
-			r.State, r.FinishedAt, r.Message = store.Failed, now, "could not be restored: "+err.Error()
+			r.State, r.FinishedAt, r.Message = model.StateFailed, now, "could not be restored: "+err.Error()
 			e.persist(r, w)
 			e.event(r, "Failed", r.Message, w)
 			continue
 		}
 		if wasRunning {
-			r.State, r.Resumes, r.Placement, r.PGIDs = store.Pending, resumes, nil, nil
+			r.State, r.Resumes, r.Placement, r.PGIDs = model.StatePending, resumes, nil, nil
 			r.Message = "interrupted by a server restart; requeued in its place to resume from its last checkpoint"
 			e.persist(r, w)
 			e.event(r, "Interrupted", r.Message, w)
@@ -100,13 +99,13 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	for name := range adopted {
 		keep[name] = true
 	}
-	w.put(store.Write{CloseOpenRuns: &store.RunEnd{At: lastSeen, Outcome: "interrupted: server stopped", Keep: keep}})
+	w.put(model.Write{CloseOpenRuns: &model.RunEnd{At: lastSeen, Outcome: "interrupted: server stopped", Keep: keep}})
 	return e.store.Apply(ctx, w.ws)
 }
 
 // adopt takes back a run whose pods are still where the record placed them:
 // the core holds its nodes again and the engine waits for its pods' exits.
-func (e *Engine) adopt(a executor.Adopter, r *store.TaskRecord, now time.Time, w *writes) bool {
+func (e *Engine) adopt(a executor.Adopter, r *model.TaskRecord, now time.Time, w *writes) bool {
 	pods := make([]executor.Pod, len(r.Placement))
 	nodes := make([]string, len(r.Placement))
 	for i, p := range r.Placement {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // A failed commit must leave memory as the store has it (persist, then
@@ -90,14 +89,14 @@ func (e *Engine) rebuild(ctx context.Context) error {
 		return err
 	}
 	now := e.now()
-	records := make(map[string]*store.TaskRecord, len(live))
+	records := make(map[string]*model.TaskRecord, len(live))
 	for i := range live {
 		r := &live[i]
 		switch r.State {
-		case store.Running:
+		case model.StateRunning:
 			err = sched.Adopt(r.Spec, r.Resumes, r.Retries, r.CheckpointAt, r.StartedAt, r.Placement, now)
 		default:
-			err = sched.Restore(r.Spec, r.Resumes, r.Retries, r.CheckpointAt, r.State == store.Suspended, now)
+			err = sched.Restore(r.Spec, r.Resumes, r.Retries, r.CheckpointAt, r.State == model.StateSuspended, now)
 		}
 		if err != nil {
 			return fmt.Errorf("task %s as stored: %w", r.Name, err)

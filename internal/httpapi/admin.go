@@ -9,7 +9,6 @@ import (
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 	"github.com/taskgov/taskgov/internal/trends"
 )
 
@@ -78,7 +77,7 @@ func (s *Server) revokeTeamTokens(ctx context.Context, actor, team string) error
 			continue
 		}
 		now := time.Now().UTC()
-		a := store.AuditEntry{At: now, Actor: actor, Action: "token.revoke", Team: team, Target: t.ID, Result: "team deleted"}
+		a := model.AuditEntry{At: now, Actor: actor, Action: "token.revoke", Team: team, Target: t.ID, Result: "team deleted"}
 		if _, err := s.st.RevokeTokenAudited(ctx, t.ID, now, a); err != nil {
 			return err
 		}
@@ -177,9 +176,9 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal
 		return err
 	}
 	switch {
-	case body.Role != store.RoleAdmin && body.Role != store.RoleMember && body.Role != store.RoleViewer:
+	case body.Role != model.RoleAdmin && body.Role != model.RoleMember && body.Role != model.RoleViewer:
 		return &model.FieldError{Field: "role", Problem: "unknown role " + strconv.Quote(body.Role), Fix: "use admin, member or viewer"}
-	case body.Role == store.RoleMember && body.Team == "":
+	case body.Role == model.RoleMember && body.Team == "":
 		return &model.FieldError{Field: "team", Problem: "a member token needs a team", Fix: "name the team the member belongs to"}
 	}
 	if body.Team != "" {
@@ -203,10 +202,10 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal
 
 // IssueToken creates a token and records it in the audit log; it returns
 // the secret, which is shown once and stored only hashed.
-func IssueToken(ctx context.Context, st TokenStore, role, team, note, actor string) (store.Token, string, error) {
+func IssueToken(ctx context.Context, st TokenStore, role, team, note, actor string) (model.Token, string, error) {
 	secret, hash := NewSecret()
-	tok := store.Token{ID: "tok-" + hash[:12], Role: role, Team: team, Note: note, CreatedAt: time.Now().UTC()}
-	err := st.CreateToken(ctx, tok, hash, store.AuditEntry{At: tok.CreatedAt, Actor: actor, Action: "token.create", Target: tok.ID, Result: "ok"})
+	tok := model.Token{ID: "tok-" + hash[:12], Role: role, Team: team, Note: note, CreatedAt: time.Now().UTC()}
+	err := st.CreateToken(ctx, tok, hash, model.AuditEntry{At: tok.CreatedAt, Actor: actor, Action: "token.create", Target: tok.ID, Result: "ok"})
 	return tok, secret, err
 }
 
@@ -227,7 +226,7 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p principal
 	if !p.admin() {
 		return s.forbid(r, p, "token.revoke", id)
 	}
-	found, err := s.st.RevokeTokenAudited(r.Context(), id, time.Now(), store.AuditEntry{At: time.Now().UTC(), Actor: p.ID, Action: "token.revoke", Target: id})
+	found, err := s.st.RevokeTokenAudited(r.Context(), id, time.Now(), model.AuditEntry{At: time.Now().UTC(), Actor: p.ID, Action: "token.revoke", Target: id})
 	if err != nil {
 		return err
 	}
@@ -244,7 +243,7 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, p principal) e
 		return errForbidden
 	}
 	q := r.URL.Query()
-	f := store.AuditFilter{Team: q.Get("team"), Target: q.Get("task"), Actor: q.Get("actor")}
+	f := model.AuditFilter{Team: q.Get("team"), Target: q.Get("task"), Actor: q.Get("actor")}
 	f.AfterID, _ = strconv.ParseInt(q.Get("after"), 10, 64)
 	var err error
 	if v := q.Get("from"); v != "" {
@@ -291,7 +290,7 @@ func (s *Server) trendsView(w http.ResponseWriter, r *http.Request, p principal)
 		}
 	}
 	if ss == nil {
-		ss = []store.Sample{}
+		ss = []model.Sample{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"window": name, "resolutionSeconds": res.Seconds(), "samples": ss})
 	return nil

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // TestTaskLifecycle: a two-pod task runs as real processes with the
@@ -20,7 +20,7 @@ func TestTaskLifecycle(t *testing.T) {
 	s := spec("hello", "alpha", "sh", "-c", `echo "task=$TASKGOV_TASK team=$TASKGOV_TEAM rank=$TASKGOV_NODE_RANK/$TASKGOV_NUM_NODES world=$WORLD_SIZE rank=$RANK master=$MASTER_ADDR:$MASTER_PORT gpus=$CUDA_VISIBLE_DEVICES resume=$TASKGOV_RESUME_COUNT ckpt=$TASKGOV_CHECKPOINT_DIR"`)
 	s.Nodes = 2
 	e.mustDo("POST", "/api/v1/tasks", e.admin, s, 201, nil)
-	v := e.waitState("hello", store.Succeeded, 10*time.Second)
+	v := e.waitState("hello", model.StateSucceeded, 10*time.Second)
 	if len(v.Placement) != 2 {
 		t.Fatalf("placement %v", v.Placement)
 	}
@@ -30,7 +30,7 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Errorf("logs lack %q:\n%s", want, logs)
 		}
 	}
-	var evs struct{ Events []store.Event }
+	var evs struct{ Events []model.Event }
 	e.mustDo("GET", "/api/v1/tasks/hello/events", e.admin, nil, 200, &evs)
 	var kinds []string
 	for _, ev := range evs.Events {
@@ -47,7 +47,7 @@ func TestFailureAutoResume(t *testing.T) {
 	s := spec("flaky", "alpha", "sh", "-c", "echo attempt $TASKGOV_RESUME_COUNT; exit 3")
 	s.AutoResume, s.MaxRetry = true, 1
 	e.mustDo("POST", "/api/v1/tasks", e.admin, s, 201, nil)
-	v := e.waitState("flaky", store.Failed, 10*time.Second)
+	v := e.waitState("flaky", model.StateFailed, 10*time.Second)
 	if v.Retries != 1 || !strings.Contains(v.Message, "exited with code 3") {
 		t.Fatalf("retries %d, message %q", v.Retries, v.Message)
 	}
@@ -77,7 +77,7 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 `)
 	train := spec("train", "alpha", py, script, "--steps", "30", "--step-seconds", "0.1", "--checkpoint-every", "5")
 	e.mustDo("POST", "/api/v1/tasks", e.admin, train, 201, nil)
-	e.waitState("train", store.Running, 5*time.Second)
+	e.waitState("train", model.StateRunning, 5*time.Second)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var v struct{ CheckpointAt time.Time }
@@ -94,8 +94,8 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 	serve := spec("serve", "alpha", "sh", "-c", "sleep 0.5")
 	serve.Priority = "inference"
 	e.mustDo("POST", "/api/v1/tasks", e.admin, serve, 201, nil)
-	e.waitState("serve", store.Succeeded, 15*time.Second)
-	v := e.waitState("train", store.Succeeded, 20*time.Second)
+	e.waitState("serve", model.StateSucceeded, 15*time.Second)
+	v := e.waitState("train", model.StateSucceeded, 20*time.Second)
 	if v.Resumes != 1 {
 		t.Fatalf("resumes %d, want 1", v.Resumes)
 	}
@@ -117,8 +117,8 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 func TestAuditTrailIsSearchable(t *testing.T) {
 	e := newEnv(t, testCluster)
 	e.mustDo("POST", "/api/v1/tasks", e.admin, spec("audited", "alpha", "true"), 201, nil)
-	e.waitState("audited", store.Succeeded, 10*time.Second)
-	var out struct{ Entries []store.AuditEntry }
+	e.waitState("audited", model.StateSucceeded, 10*time.Second)
+	var out struct{ Entries []model.AuditEntry }
 	e.mustDo("GET", "/api/v1/audit?task=audited", e.admin, nil, 200, &out)
 	var actions []string
 	for _, a := range out.Entries {
@@ -148,11 +148,11 @@ policy:
 teams: [{name: alpha, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 `)
 	e.mustDo("POST", "/api/v1/tasks", e.admin, spec("train", "alpha", "sleep", "30"), 201, nil)
-	e.waitState("train", store.Running, 5*time.Second)
+	e.waitState("train", model.StateRunning, 5*time.Second)
 	serve := spec("serve", "alpha", "sleep", "30")
 	serve.Priority = "inference"
 	e.mustDo("POST", "/api/v1/tasks", e.admin, serve, 201, nil)
-	e.waitState("serve", store.Pending, 5*time.Second)
+	e.waitState("serve", model.StatePending, 5*time.Second)
 	var prev struct {
 		Preemptions []struct{ Task, Reason, For string }
 	}
@@ -163,13 +163,13 @@ teams: [{name: alpha, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge,
 		t.Fatalf("preview %+v", prev.Preemptions)
 	}
 	time.Sleep(200 * time.Millisecond)
-	e.waitState("train", store.Running, time.Second)
+	e.waitState("train", model.StateRunning, time.Second)
 	var pol struct{ TaskPrioritization string }
 	e.mustDo("GET", "/api/v1/policy", e.admin, nil, 200, &pol)
 	if pol.TaskPrioritization != "FirstComeFirstServe" {
 		t.Fatalf("the preview changed the policy: %s", pol.TaskPrioritization)
 	}
-	member := e.token(store.RoleMember, "alpha")
+	member := e.token(model.RoleMember, "alpha")
 	if code, _ := e.do("POST", "/api/v1/preview", member, body); code != 403 {
 		t.Fatalf("a member previewed: %d", code)
 	}

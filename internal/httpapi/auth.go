@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/taskgov/taskgov/internal/core"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // principal is who a request acts as.
@@ -20,16 +20,16 @@ type principal struct {
 	Team string
 }
 
-func (p principal) admin() bool { return p.Role == store.RoleAdmin }
+func (p principal) admin() bool { return p.Role == model.RoleAdmin }
 
 // canRead reports whether p may read team's tasks, logs and events.
 func (p principal) canRead(team string) bool {
 	switch p.Role {
-	case store.RoleAdmin:
+	case model.RoleAdmin:
 		return true
-	case store.RoleMember:
+	case model.RoleMember:
 		return p.Team == team
-	case store.RoleViewer:
+	case model.RoleViewer:
 		return p.Team == "" || p.Team == team
 	}
 	return false
@@ -37,12 +37,12 @@ func (p principal) canRead(team string) bool {
 
 // canWrite reports whether p may submit or change team's tasks.
 func (p principal) canWrite(team string) bool {
-	return p.admin() || (p.Role == store.RoleMember && p.Team == team)
+	return p.admin() || (p.Role == model.RoleMember && p.Team == team)
 }
 
 // readableTeams is the set of teams p may read, nil meaning all.
 func (p principal) readableTeams() map[string]bool {
-	if p.admin() || (p.Role == store.RoleViewer && p.Team == "") {
+	if p.admin() || (p.Role == model.RoleViewer && p.Team == "") {
 		return nil
 	}
 	return map[string]bool{p.Team: true}
@@ -67,21 +67,21 @@ func HashSecret(secret string) string {
 // authCache remembers token lookups; revocation clears it.
 type authCache struct {
 	mu sync.RWMutex
-	m  map[string]store.Token
+	m  map[string]model.Token
 }
 
-func (c *authCache) get(h string) (store.Token, bool) {
+func (c *authCache) get(h string) (model.Token, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	t, ok := c.m[h]
 	return t, ok
 }
 
-func (c *authCache) put(h string, t store.Token) {
+func (c *authCache) put(h string, t model.Token) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[string]store.Token{}
+		c.m = map[string]model.Token{}
 	}
 	c.m[h] = t
 }

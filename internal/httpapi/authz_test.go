@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // TestAuthorizationMatrix calls every endpoint as each kind of caller and
@@ -16,11 +16,11 @@ func TestAuthorizationMatrix(t *testing.T) {
 	e := newEnv(t, testCluster)
 	who := []string{"admin", "owner", "other", "viewer", "none", "bad"}
 	tok := map[string]string{
-		"admin": e.admin, "owner": e.token(store.RoleMember, "alpha"), "other": e.token(store.RoleMember, "beta"),
-		"viewer": e.token(store.RoleViewer, ""), "none": "", "bad": "tg_not-a-real-token",
+		"admin": e.admin, "owner": e.token(model.RoleMember, "alpha"), "other": e.token(model.RoleMember, "beta"),
+		"viewer": e.token(model.RoleViewer, ""), "none": "", "bad": "tg_not-a-real-token",
 	}
 	e.mustDo("POST", "/api/v1/tasks", e.admin, spec("owned", "alpha", "sleep", "30"), 201, nil)
-	e.waitState("owned", store.Running, 5*time.Second)
+	e.waitState("owned", model.StateRunning, 5*time.Second)
 	n := 0
 	submit := func() any { n++; return spec(fmt.Sprintf("sub-%d", n), "alpha", "true") }
 	team := map[string]any{"name": "gamma", "quotas": []any{}}
@@ -83,7 +83,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		t.Errorf("a member of beta sees alpha's task names in the topology: %s", b)
 	}
 	// Refused mutating calls are audited.
-	var audit struct{ Entries []store.AuditEntry }
+	var audit struct{ Entries []model.AuditEntry }
 	e.mustDo("GET", "/api/v1/audit", e.admin, nil, 200, &audit)
 	forbidden := 0
 	for _, a := range audit.Entries {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // TestBadInputChangesNothing: each bad request gets a clear 4xx naming the
@@ -53,7 +53,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		!strings.Contains(string(body), "RFC 3339") {
 		t.Errorf("bad since: %d %s", code, body)
 	}
-	if code, body := e.do("GET", "/api/v1/cluster", e.token(store.RoleMember, "alpha"), nil); code != 403 {
+	if code, body := e.do("GET", "/api/v1/cluster", e.token(model.RoleMember, "alpha"), nil); code != 403 {
 		t.Errorf("a member read the whole cluster: %d %s", code, body)
 	}
 	var list struct{ Tasks []any }

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // listBudget bounds the bytes of task records in one list response: a page
@@ -14,7 +13,7 @@ import (
 const listBudget = 4 << 20
 
 // withinBudget returns how many of recs fit in listBudget (at least one).
-func withinBudget(recs []store.TaskRecord) int {
+func withinBudget(recs []model.TaskRecord) int {
 	total := 0
 	for i, r := range recs {
 		total += recordSize(r)
@@ -26,7 +25,7 @@ func withinBudget(recs []store.TaskRecord) int {
 }
 
 // recordSize estimates a record's encoded size from its variable parts.
-func recordSize(r store.TaskRecord) int {
+func recordSize(r model.TaskRecord) int {
 	n := 512 + len(r.Name) + len(r.Message) + len(r.Spec.Image)
 	for _, a := range r.Spec.Command {
 		n += len(a) + 8
@@ -38,8 +37,8 @@ func recordSize(r store.TaskRecord) int {
 }
 
 // taskStates are the states a task list may filter on.
-var taskStates = []string{string(store.Pending), string(store.Running), string(store.Suspended), string(store.Succeeded),
-	string(store.Failed), string(store.Cancelled), string(store.Interrupted)}
+var taskStates = []string{string(model.StatePending), string(model.StateRunning), string(model.StateSuspended), string(model.StateSucceeded),
+	string(model.StateFailed), string(model.StateCancelled), string(model.StateInterrupted)}
 
 // checkStates refuses an unknown state filter, which would silently match
 // nothing.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // One cycle that admits more tasks than the engine's internal queue holds
@@ -35,7 +34,7 @@ teams: [{name: alpha, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge,
 	case <-time.After(60 * time.Second):
 		t.Fatal("the engine stalled on a burst of admissions")
 	}
-	e.waitState(fmt.Sprintf("t%04d", n-1), store.Running, 60*time.Second)
+	e.waitState(fmt.Sprintf("t%04d", n-1), model.StateRunning, 60*time.Second)
 	// The engine still answers after the burst.
 	e.mustDo("GET", "/api/v1/tasks/t0000", e.admin, nil, 200, nil)
 }

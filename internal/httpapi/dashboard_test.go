@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/trends"
 )
 
@@ -23,14 +23,14 @@ func TestDashboardReads(t *testing.T) {
 		}
 	}
 	now := time.Now().UTC()
-	var fine []store.Sample
+	var fine []model.Sample
 	for i := range 20 {
-		fine = append(fine, store.Sample{At: now.Add(-time.Duration(20-i) * time.Minute), InstanceType: "ml.p5.48xlarge", GPUs: 32, GPUsUsed: 16})
+		fine = append(fine, model.Sample{At: now.Add(-time.Duration(20-i) * time.Minute), InstanceType: "ml.p5.48xlarge", GPUs: 32, GPUsUsed: 16})
 	}
 	if err := e.st.AddSamples(context.Background(), trends.Fine, fine); err != nil {
 		t.Fatal(err)
 	}
-	var week struct{ Samples []store.Sample }
+	var week struct{ Samples []model.Sample }
 	e.mustDo("GET", "/api/v1/trends?window=1w", e.admin, nil, 200, &week)
 	if len(week.Samples) == 0 || week.Samples[0].GPUsUsed != 16 {
 		t.Errorf("a week's trend with 20 minutes of fine samples and no hourly ones: %+v", week.Samples)
@@ -38,7 +38,7 @@ func TestDashboardReads(t *testing.T) {
 	big := spec("big", "alpha", "sleep", "30")
 	big.Nodes = 3
 	e.mustDo("POST", "/api/v1/tasks", e.admin, big, 201, nil)
-	e.waitState("big", store.Running, 10*time.Second)
+	e.waitState("big", model.StateRunning, 10*time.Second)
 	var u struct{ Usage []apitypes.Usage }
 	e.mustDo("GET", "/api/v1/usage", e.admin, nil, 200, &u)
 	for _, row := range u.Usage {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/devices"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // deviceUse serves GET /api/v1/devices: nvidia-smi's per-GPU utilisation and
@@ -18,7 +18,7 @@ func (s *Server) deviceUse(w http.ResponseWriter, r *http.Request, p principal) 
 	snap := s.devices.Sample(r.Context(), time.Now())
 	tasks := []devices.TaskUse{}
 	if snap.Available {
-		f := store.TaskFilter{States: []string{string(store.Running)}, Limit: 1000}
+		f := model.TaskFilter{States: []string{string(model.StateRunning)}, Limit: 1000}
 		if allowed := p.readableTeams(); allowed != nil {
 			for t := range allowed {
 				f.Teams = append(f.Teams, t)

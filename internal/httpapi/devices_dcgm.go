@@ -9,7 +9,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/dcgm"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // dcgmMaxAge is how long one Prometheus answer serves the devices endpoint.
@@ -64,7 +64,7 @@ func (s *Server) dcgmUse(w http.ResponseWriter, r *http.Request, p principal) er
 			"reason": "device utilisation is unavailable: " + err.Error(), "gpus": []dcgm.GPU{}, "tasks": []dcgmTaskUse{}})
 		return nil
 	}
-	f := store.TaskFilter{States: []string{string(store.Running)}, Limit: 10000}
+	f := model.TaskFilter{States: []string{string(model.StateRunning)}, Limit: 10000}
 	if allowed := p.readableTeams(); allowed != nil {
 		for t := range allowed {
 			f.Teams = append(f.Teams, t)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // TestDevicesFromPrometheus: with a Prometheus URL, the devices endpoint
@@ -22,7 +22,7 @@ func TestDevicesFromPrometheus(t *testing.T) {
 	s := spec("a-train", "alpha", "sleep", "30")
 	s.Nodes = 2
 	e.mustDo("POST", "/api/v1/tasks", e.admin, s, 201, nil)
-	e.waitState("a-train", store.Running, 10*time.Second)
+	e.waitState("a-train", model.StateRunning, 10*time.Second)
 	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"status":"success","data":{"resultType":"vector","result":[
@@ -34,7 +34,7 @@ func TestDevicesFromPrometheus(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	api := httptest.NewServer(New(e.eng, log, func() bool { return true }).WithPrometheus(prom.URL))
 	defer api.Close()
-	member := e.token(store.RoleMember, "alpha")
+	member := e.token(model.RoleMember, "alpha")
 	var got struct {
 		Available bool
 		GPUs      []struct{ Node, Pod string }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 type devicesView struct {
@@ -56,8 +56,8 @@ func TestDevicesAttributeRunningTasks(t *testing.T) {
 	e := newEnv(t, twoTeamsOneNodeEach)
 	e.mustDo("POST", "/api/v1/tasks", e.admin, spec("a", "alpha", "sleep", "30"), 201, nil)
 	e.mustDo("POST", "/api/v1/tasks", e.admin, spec("b", "beta", "sleep", "30"), 201, nil)
-	e.waitState("a", store.Running, 5*time.Second)
-	e.waitState("b", store.Running, 5*time.Second)
+	e.waitState("a", model.StateRunning, 5*time.Second)
+	e.waitState("b", model.StateRunning, 5*time.Second)
 	var v devicesView
 	e.mustDo("GET", "/api/v1/devices", e.admin, nil, 200, &v)
 	if !v.Available || len(v.GPUs) != 8 || len(v.Tasks) != 2 {
@@ -69,7 +69,7 @@ func TestDevicesAttributeRunningTasks(t *testing.T) {
 		}
 	}
 	var mine devicesView
-	e.mustDo("GET", "/api/v1/devices", e.token(store.RoleMember, "beta"), nil, 200, &mine)
+	e.mustDo("GET", "/api/v1/devices", e.token(model.RoleMember, "beta"), nil, 200, &mine)
 	if len(mine.Tasks) != 1 || mine.Tasks[0].Task != "b" {
 		t.Fatalf("beta's member saw %+v, want only task b", mine.Tasks)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // apiError is the body of every error response.
@@ -56,7 +55,7 @@ func toAPIError(log *slog.Logger, err error) *apiError {
 			Fix: "send at most 1 MiB"}
 	case errors.Is(err, model.ErrInvalid):
 		ae = &apiError{Status: http.StatusBadRequest, Code: "invalid", Message: err.Error()}
-	case errors.Is(err, model.ErrNotFound), errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound), errors.Is(err, model.ErrNotFound):
 		ae = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: err.Error()}
 	case errors.Is(err, model.ErrConflict):
 		ae = &apiError{Status: http.StatusConflict, Code: "conflict", Message: err.Error()}

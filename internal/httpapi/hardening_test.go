@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // TestRefusedCallsAreAudited (issue 14, finding 6): a member's cancel,
@@ -22,7 +22,7 @@ func TestRefusedCallsAreAudited(t *testing.T) {
 			t.Errorf("%s of another team's task: %d %s", action, code, b)
 		}
 	}
-	var audit struct{ Entries []store.AuditEntry }
+	var audit struct{ Entries []model.AuditEntry }
 	e.mustDo("GET", "/api/v1/audit?actor="+beta.ID, e.admin, nil, 200, &audit)
 	got := map[string]string{}
 	for _, a := range audit.Entries {
@@ -42,7 +42,7 @@ func TestDeletingATeamRevokesItsTokens(t *testing.T) {
 	e := newEnv(t, testCluster)
 	team := map[string]any{"name": "gamma", "quotas": []any{}}
 	e.mustDo("PUT", "/api/v1/teams/gamma", e.admin, team, 200, nil)
-	tok := e.token(store.RoleMember, "gamma")
+	tok := e.token(model.RoleMember, "gamma")
 	e.mustDo("GET", "/api/v1/tasks", tok, nil, 200, nil)
 	e.mustDo("DELETE", "/api/v1/teams/gamma", e.admin, nil, 204, nil)
 	if code, b := e.do("GET", "/api/v1/tasks", tok, nil); code != 401 {
@@ -52,7 +52,7 @@ func TestDeletingATeamRevokesItsTokens(t *testing.T) {
 	if code, b := e.do("POST", "/api/v1/tasks", tok, spec("back", "gamma", "true")); code != 401 {
 		t.Errorf("token of a deleted team, after the team came back: %d %s", code, b)
 	}
-	var toks struct{ Tokens []store.Token }
+	var toks struct{ Tokens []model.Token }
 	e.mustDo("GET", "/api/v1/tokens", e.admin, nil, 200, &toks)
 	for _, k := range toks.Tokens {
 		if k.Team == "gamma" && k.RevokedAt.IsZero() {
@@ -65,7 +65,7 @@ func TestDeletingATeamRevokesItsTokens(t *testing.T) {
 // state filter are bad requests with the fix, not 403 and 200.
 func TestOddInputAnswers400(t *testing.T) {
 	e := newEnv(t, testCluster)
-	member := e.token(store.RoleMember, "alpha")
+	member := e.token(model.RoleMember, "alpha")
 	for _, body := range []string{"null", " [1]", "7", ""} {
 		if code, b := e.do("POST", "/api/v1/tasks", member, body); code != 400 || !strings.Contains(string(b), `"fix"`) {
 			t.Errorf("body %q: %d %s", body, code, b)
@@ -99,7 +99,7 @@ func TestSecurityHeaders(t *testing.T) {
 // Retry-After; an admin token is not rate-limited.
 func TestPerTokenLimits(t *testing.T) {
 	e := newEnv(t, testCluster)
-	member := e.token(store.RoleMember, "alpha")
+	member := e.token(model.RoleMember, "alpha")
 	limited := 0
 	for i := 0; i < 3*DefaultLimits.Burst; i++ {
 		req, _ := http.NewRequest("GET", e.url+"/api/v1/queue", nil)
@@ -125,7 +125,7 @@ func TestPerTokenLimits(t *testing.T) {
 		}
 	}
 
-	viewer := e.token(store.RoleViewer, "beta")
+	viewer := e.token(model.RoleViewer, "beta")
 	var open []*http.Response
 	defer func() {
 		for _, r := range open {

@@ -18,7 +18,7 @@ import (
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/executor/local"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/sqlite"
 )
 
 const testCluster = `
@@ -38,7 +38,7 @@ type env struct {
 	t      *testing.T
 	url    string
 	admin  string
-	st     *store.Store
+	st     *sqlite.Store
 	eng    *engine.Engine
 	srv    *httptest.Server
 	tokens map[string]string // role name -> secret
@@ -55,7 +55,7 @@ func newEnv(t *testing.T, clusterYAML string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(filepath.Join(dir, "taskgov.db"))
+	st, err := sqlite.Open(filepath.Join(dir, "taskgov.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func newEnv(t *testing.T, clusterYAML string) *env {
 	}
 	srv := httptest.NewServer(New(eng, log, func() bool { return true }))
 	e := &env{t: t, url: srv.URL, st: st, eng: eng, srv: srv, tokens: map[string]string{}}
-	_, e.admin, err = IssueToken(context.Background(), st, store.RoleAdmin, "", "test", "test")
+	_, e.admin, err = IssueToken(context.Background(), st, model.RoleAdmin, "", "test", "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // TestOtherTeamsNamesDoNotLeak (issue 14, finding 5): a member of a team
@@ -19,7 +18,7 @@ import (
 func TestOtherTeamsNamesDoNotLeak(t *testing.T) {
 	t.Run("holds", func(t *testing.T) {
 		e := newEnv(t, holdCluster)
-		small := e.token(store.RoleMember, "small")
+		small := e.token(model.RoleMember, "small")
 		e.mustDo("POST", "/api/v1/tasks", e.admin, model.TaskSpec{Name: "s1", Team: "small", InstanceType: "ml.p5.48xlarge",
 			Command: []string{"sleep", "1"}}, 201, nil)
 		e.mustDo("POST", "/api/v1/tasks", e.admin, model.TaskSpec{Name: "s2", Team: "small", InstanceType: "ml.p5.48xlarge",
@@ -59,7 +58,7 @@ func TestOtherTeamsNamesDoNotLeak(t *testing.T) {
 	})
 	t.Run("preemption", func(t *testing.T) {
 		e := newEnv(t, testCluster)
-		alpha := e.token(store.RoleMember, "alpha")
+		alpha := e.token(model.RoleMember, "alpha")
 		req, _ := http.NewRequest("GET", e.url+"/api/v1/events", nil)
 		req.Header.Set("Authorization", "Bearer "+alpha)
 		resp, err := http.DefaultClient.Do(req)
@@ -86,7 +85,7 @@ func TestOtherTeamsNamesDoNotLeak(t *testing.T) {
 		e.mustDo("POST", "/api/v1/tasks", e.admin, b, 201, nil)
 		e.waitState("b-topsecret-project", "Running", 15*time.Second)
 		var preempted string
-		var list struct{ Tasks []store.TaskRecord }
+		var list struct{ Tasks []model.TaskRecord }
 		e.mustDo("GET", "/api/v1/tasks?team=alpha", e.admin, nil, 200, &list)
 		for _, r := range list.Tasks {
 			if strings.Contains(r.Message, "preempted (Reclaim) for b-topsecret-project") {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // Another team's task must look to a member as if it did not exist, so its
@@ -96,7 +95,7 @@ func (rd *redactor) task(v *apitypes.Task) {
 }
 
 // records redacts task records in place.
-func (rd *redactor) records(recs []store.TaskRecord) {
+func (rd *redactor) records(recs []model.TaskRecord) {
 	if rd.all() {
 		return
 	}
@@ -106,7 +105,7 @@ func (rd *redactor) records(recs []store.TaskRecord) {
 }
 
 // events redacts task events in place.
-func (rd *redactor) events(evs []store.Event) {
+func (rd *redactor) events(evs []model.Event) {
 	if rd.all() {
 		return
 	}

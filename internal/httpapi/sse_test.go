@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // TestEventStreamIsFilteredByTeam: a member of beta sees beta's task events
 // live and never alpha's.
 func TestEventStreamIsFilteredByTeam(t *testing.T) {
 	e := newEnv(t, testCluster)
-	beta := e.token(store.RoleMember, "beta")
+	beta := e.token(model.RoleMember, "beta")
 	req, _ := http.NewRequest("GET", e.url+"/api/v1/events", nil)
 	req.Header.Set("Authorization", "Bearer "+beta)
 	resp, err := http.DefaultClient.Do(req)

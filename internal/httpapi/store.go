@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // Store is what the API reads from the database beside the engine (lists,
@@ -12,20 +12,18 @@ import (
 // Both adapters (SQLite, PostgreSQL) implement it.
 type Store interface {
 	TokenStore
-	ListTasks(ctx context.Context, f store.TaskFilter) ([]store.TaskRecord, error)
-	Events(ctx context.Context, task string, afterID int64, limit int) ([]store.Event, error)
-	Tokens(ctx context.Context) ([]store.Token, error)
-	TokenByHash(ctx context.Context, hash string) (store.Token, error)
-	RevokeTokenAudited(ctx context.Context, id string, at time.Time, audit store.AuditEntry) (bool, error)
-	AuditLog(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error)
-	Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]store.Sample, error)
-	Runs(ctx context.Context, from, to time.Time) ([]store.Run, error)
-	Sessions(ctx context.Context) ([]store.Session, error)
+	ListTasks(ctx context.Context, f model.TaskFilter) ([]model.TaskRecord, error)
+	Events(ctx context.Context, task string, afterID int64, limit int) ([]model.Event, error)
+	Tokens(ctx context.Context) ([]model.Token, error)
+	TokenByHash(ctx context.Context, hash string) (model.Token, error)
+	RevokeTokenAudited(ctx context.Context, id string, at time.Time, audit model.AuditEntry) (bool, error)
+	AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error)
+	Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]model.Sample, error)
+	Runs(ctx context.Context, from, to time.Time) ([]model.Run, error)
+	Sessions(ctx context.Context) ([]model.Session, error)
 }
 
 // TokenStore creates tokens (IssueToken).
 type TokenStore interface {
-	CreateToken(ctx context.Context, tok store.Token, hash string, audit store.AuditEntry) error
+	CreateToken(ctx context.Context, tok model.Token, hash string, audit model.AuditEntry) error
 }
-
-var _ Store = (*store.Store)(nil)

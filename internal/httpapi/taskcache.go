@@ -10,7 +10,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // taskCacheMaxAge bounds how long the task page may serve a copy of the
@@ -30,7 +29,7 @@ type taskCache struct {
 	mu     sync.Mutex
 	loaded uint64 // changes when the copy was read
 	at     time.Time
-	recs   []store.TaskRecord
+	recs   []model.TaskRecord
 	stats  map[string]runStats
 }
 
@@ -55,14 +54,14 @@ func (c *taskCache) watch(eng *engine.Engine) {
 // get returns the records and run stats, reloading them if a task changed
 // since they were read or they are older than taskCacheMaxAge. The returned
 // slice and map are shared: callers must not change them.
-func (c *taskCache) get(ctx context.Context, st Store, now time.Time) ([]store.TaskRecord, map[string]runStats, error) {
+func (c *taskCache) get(ctx context.Context, st Store, now time.Time) ([]model.TaskRecord, map[string]runStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	seen := c.changes.Load() // read before the store: a change during the load marks the copy stale
 	if c.recs != nil && c.loaded == seen && now.Sub(c.at) < taskCacheMaxAge {
 		return c.recs, c.stats, nil
 	}
-	recs, err := st.ListTasks(ctx, store.TaskFilter{Limit: math.MaxInt32})
+	recs, err := st.ListTasks(ctx, model.TaskFilter{Limit: math.MaxInt32})
 	if err != nil {
 		return nil, nil, err
 	}

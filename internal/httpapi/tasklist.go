@@ -12,7 +12,6 @@ import (
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // pageMode reports whether a task listing asks for a sorted, searchable
@@ -119,7 +118,7 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 	}
 	recs := all
 	if len(inTeams) > 0 {
-		recs = make([]store.TaskRecord, 0, len(all))
+		recs = make([]model.TaskRecord, 0, len(all))
 		for _, rec := range all {
 			if inTeams[rec.Team] {
 				recs = append(recs, rec)
@@ -168,7 +167,7 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 }
 
 // taskRow adds a task's whole request (all pods) and its priority's weight.
-func taskRow(rec store.TaskRecord, cat model.Catalog, pol model.Policy) *apitypes.TaskRow {
+func taskRow(rec model.TaskRecord, cat model.Catalog, pol model.Policy) *apitypes.TaskRow {
 	row := &apitypes.TaskRow{TaskRecord: rec}
 	nodes := int64(max(rec.Spec.Nodes, 1))
 	if it, ok := cat[rec.Spec.InstanceType]; ok {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 type taskPage struct {
@@ -27,21 +26,21 @@ func TestTaskPage(t *testing.T) {
 	flaky := spec("a-flaky", "alpha", "sh", "-c", "exit 3")
 	flaky.AutoResume, flaky.MaxRetry = true, 1
 	e.mustDo("POST", "/api/v1/tasks", e.admin, flaky, 201, nil)
-	e.waitState("a-flaky", store.Failed, 10*time.Second)
+	e.waitState("a-flaky", model.StateFailed, 10*time.Second)
 	big := spec("a-big", "alpha", "sleep", "60")
 	big.Nodes = 3
 	e.mustDo("POST", "/api/v1/tasks", e.admin, big, 201, nil)
-	e.waitState("a-big", store.Running, 10*time.Second)
+	e.waitState("a-big", model.StateRunning, 10*time.Second)
 	serve := spec("b-serve", "beta", "sleep", "60")
 	serve.Nodes, serve.Priority = 2, "inference"
 	e.mustDo("POST", "/api/v1/tasks", e.admin, serve, 201, nil)
-	e.waitState("a-big", store.Pending, 10*time.Second)
+	e.waitState("a-big", model.StatePending, 10*time.Second)
 	small := spec("b-small", "beta", "sleep", "60")
 	small.PerNode = model.Request{GPUs: 1}
 	e.mustDo("POST", "/api/v1/tasks", e.admin, small, 201, nil)
-	member := e.token(store.RoleMember, "beta")
+	member := e.token(model.RoleMember, "beta")
 	e.mustDo("POST", "/api/v1/tasks/b-small/suspend", member, nil, 200, nil)
-	e.waitState("b-small", store.Suspended, 10*time.Second)
+	e.waitState("b-small", model.StateSuspended, 10*time.Second)
 
 	// The page reads a copy of the task list that task events refresh; they
 	// are published a moment after the caller's answer.
@@ -49,7 +48,7 @@ func TestTaskPage(t *testing.T) {
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		pg = taskPage{}
 		e.mustDo("GET", "/api/v1/tasks?sort=name&order=desc&limit=2&summary=1", e.admin, nil, 200, &pg)
-		if pg.Summary.Counts[store.Suspended] == 1 || time.Now().After(deadline) {
+		if pg.Summary.Counts[model.StateSuspended] == 1 || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -63,7 +62,7 @@ func TestTaskPage(t *testing.T) {
 		t.Errorf("two whole p5 nodes: row says %d GPUs, %v vCPU, weight %d", r.GPUs, r.VCPU, r.PriorityWeight)
 	}
 	var evs struct {
-		Events []store.Event
+		Events []model.Event
 		Actors map[string]actor
 	}
 	e.mustDo("GET", "/api/v1/tasks/b-small/events", member, nil, 200, &evs)
@@ -71,10 +70,10 @@ func TestTaskPage(t *testing.T) {
 	for _, ev := range evs.Events {
 		id = cmp.Or(id, tokenID.FindString(ev.Message))
 	}
-	if a, ok := evs.Actors[id]; id == "" || !ok || a.Role != store.RoleMember || a.Team != "beta" {
+	if a, ok := evs.Actors[id]; id == "" || !ok || a.Role != model.RoleMember || a.Team != "beta" {
 		t.Errorf("events %+v: actors %+v do not name the member of beta", evs.Events, evs.Actors)
 	}
-	want := map[model.TaskState]int{store.Failed: 1, store.Pending: 1, store.Running: 1, store.Suspended: 1}
+	want := map[model.TaskState]int{model.StateFailed: 1, model.StatePending: 1, model.StateRunning: 1, model.StateSuspended: 1}
 	if s := pg.Summary; s.Preempted != 1 || len(s.Counts) != len(want) || s.MeanWaitSeconds <= 0 || s.MeanRunSeconds < 0 {
 		t.Errorf("summary %+v: want one preempted task (the retry is not one) and counts %v", s, want)
 	}
@@ -86,7 +85,7 @@ func TestTaskPage(t *testing.T) {
 	// The state filter and search narrow the rows, not the summary.
 	var run taskPage
 	e.mustDo("GET", "/api/v1/tasks?state=Running&q=SERVE&summary=1", e.admin, nil, 200, &run)
-	if run.Total != 1 || run.Tasks[0].Name != "b-serve" || run.Summary.Counts[store.Pending] != 1 {
+	if run.Total != 1 || run.Tasks[0].Name != "b-serve" || run.Summary.Counts[model.StatePending] != 1 {
 		t.Errorf("running tasks named *serve*: %+v, summary %+v", run.Tasks, run.Summary)
 	}
 	var second taskPage
@@ -97,7 +96,7 @@ func TestTaskPage(t *testing.T) {
 	// A member sees its team only, and asking for another is refused.
 	var mine taskPage
 	e.mustDo("GET", "/api/v1/tasks?sort=name&summary=1", member, nil, 200, &mine)
-	if mine.Total != 2 || mine.Summary.Counts[store.Failed] != 0 {
+	if mine.Total != 2 || mine.Summary.Counts[model.StateFailed] != 0 {
 		t.Errorf("member of beta sees %d tasks, summary %+v", mine.Total, mine.Summary)
 	}
 	if code, _ := e.do("GET", "/api/v1/tasks?sort=name&team=alpha", member, nil); code != 403 {
@@ -110,7 +109,7 @@ func TestTaskPage(t *testing.T) {
 	}
 	var me actor
 	e.mustDo("GET", "/api/v1/whoami", member, nil, 200, &me)
-	if me.Role != store.RoleMember || me.Team != "beta" || me.ID != id {
+	if me.Role != model.RoleMember || me.Team != "beta" || me.ID != id {
 		t.Errorf("whoami: %+v", me)
 	}
 }

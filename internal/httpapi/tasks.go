@@ -11,7 +11,6 @@ import (
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal) error {
@@ -47,7 +46,7 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 	if pageMode(q) {
 		return s.listTaskPage(w, r, p)
 	}
-	f := store.TaskFilter{Teams: q["team"], States: q["state"], Limit: 100}
+	f := model.TaskFilter{Teams: q["team"], States: q["state"], Limit: 100}
 	if err := checkStates(f.States); err != nil {
 		return err
 	}
@@ -187,7 +186,7 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p principal) e
 	}
 	rc, err := s.eng.Logs(v.Name, rank)
 	if err != nil {
-		if v.StartedAt.IsZero() || !store.Terminal(v.State) {
+		if v.StartedAt.IsZero() || !v.State.Terminal() {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			return nil // the pod has not started, or has only just: no output so far
 		}

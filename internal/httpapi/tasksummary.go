@@ -5,7 +5,6 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // taskSummary computes the Tasks page's figures over recs (the tasks of the
@@ -16,7 +15,7 @@ import (
 //   - mean wait: submission to the first start, or to now for a task that
 //     has not started yet (to its end if it ended without starting);
 //   - mean run: total running time of the finished tasks that ran.
-func taskSummary(recs []store.TaskRecord, stats map[string]runStats, now time.Time) apitypes.TaskSummary {
+func taskSummary(recs []model.TaskRecord, stats map[string]runStats, now time.Time) apitypes.TaskSummary {
 	sum := apitypes.TaskSummary{Counts: map[model.TaskState]int{}}
 	if len(recs) == 0 {
 		return sum
@@ -41,7 +40,7 @@ func taskSummary(recs []store.TaskRecord, stats map[string]runStats, now time.Ti
 		if !st.openSince.IsZero() {
 			ran += now.Sub(st.openSince)
 		}
-		if store.Terminal(rec.State) && ran > 0 {
+		if rec.State.Terminal() && ran > 0 {
 			runSum += ran
 			runN++
 		}

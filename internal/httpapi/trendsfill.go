@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/trends"
 )
 
@@ -13,7 +13,7 @@ import (
 // when there is none yet), averaged per hour as downsampling will average
 // them. Without it, a week's trend read "no samples" during a server's
 // first hour while the hour's trend had points.
-func (s *Server) withRecentFine(ctx context.Context, coarse []store.Sample, from time.Time) ([]store.Sample, error) {
+func (s *Server) withRecentFine(ctx context.Context, coarse []model.Sample, from time.Time) ([]model.Sample, error) {
 	start := from
 	if n := len(coarse); n > 0 {
 		start = coarse[n-1].At.Add(trends.Coarse)

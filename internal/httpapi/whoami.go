@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"regexp"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // actor is a token as other users see it: its name (the note it was issued
@@ -66,7 +66,7 @@ func (s *Server) actors(ctx context.Context, ids []string) (map[string]actor, er
 	return out, nil
 }
 
-func actorOf(t store.Token) actor {
+func actorOf(t model.Token) actor {
 	name := t.Note
 	if name == "" {
 		name = t.ID

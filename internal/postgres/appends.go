@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // appends gathers a transaction's new rows column by column, so that a
@@ -21,17 +20,17 @@ type appends struct {
 	aAt                                      []int64
 }
 
-func (a *appends) addTask(r store.TaskRecord, spec string) {
+func (a *appends) addTask(r model.TaskRecord, spec string) {
 	a.tName, a.tTeam, a.tSpec, a.tState = append(a.tName, r.Name), append(a.tTeam, r.Team), append(a.tSpec, spec), append(a.tState, string(r.State))
 	a.tSeq, a.tAt = append(a.tSeq, r.Seq), append(a.tAt, nanos(r.SubmittedAt))
 }
 
-func (a *appends) addEvent(e store.Event) {
+func (a *appends) addEvent(e model.Event) {
 	a.eTask, a.eTeam, a.eKind, a.eMsg = append(a.eTask, e.Task), append(a.eTeam, e.Team), append(a.eKind, e.Kind), append(a.eMsg, e.Message)
 	a.eSeq, a.eAt = append(a.eSeq, e.TaskSeq), append(a.eAt, nanos(e.At))
 }
 
-func (a *appends) addAudit(e store.AuditEntry) {
+func (a *appends) addAudit(e model.AuditEntry) {
 	a.aActor, a.aAction, a.aTeam = append(a.aActor, e.Actor), append(a.aAction, e.Action), append(a.aTeam, e.Team)
 	a.aTarget, a.aResult, a.aAt = append(a.aTarget, e.Target), append(a.aResult, e.Result), append(a.aAt, nanos(e.At))
 }

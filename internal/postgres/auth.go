@@ -8,12 +8,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // InsertToken stores a token by its hash.
-func (t *Tx) InsertToken(tok store.Token, hash string) error {
+func (t *Tx) InsertToken(tok model.Token, hash string) error {
 	t.exec(`INSERT INTO tokens(id, hash, role, team, note, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		tok.ID, hash, tok.Role, tok.Team, tok.Note, nanos(tok.CreatedAt))
 	return nil
@@ -32,28 +31,28 @@ func (t *Tx) RevokeToken(id string, at time.Time) (bool, error) {
 }
 
 // TokenByHash finds a live token by the hash of its secret.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (store.Token, error) {
-	var tok store.Token
+func (s *Store) TokenByHash(ctx context.Context, hash string) (model.Token, error) {
+	var tok model.Token
 	var created, revoked int64
 	err := s.pool.QueryRow(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens WHERE hash=$1`, hash).
 		Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && revoked != 0) {
-		return tok, fmt.Errorf("token: %w", store.ErrNotFound)
+		return tok, fmt.Errorf("token: %w", model.ErrNotFound)
 	}
 	tok.CreatedAt = fromNanos(created)
 	return tok, err
 }
 
 // Tokens lists all tokens (never their secrets).
-func (s *Store) Tokens(ctx context.Context) ([]store.Token, error) {
+func (s *Store) Tokens(ctx context.Context) ([]model.Token, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.Token
+	var out []model.Token
 	for rows.Next() {
-		var tok store.Token
+		var tok model.Token
 		var created, revoked int64
 		if err := rows.Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked); err != nil {
 			return nil, err
@@ -65,13 +64,13 @@ func (s *Store) Tokens(ctx context.Context) ([]store.Token, error) {
 }
 
 // Audit appends an audit entry.
-func (t *Tx) Audit(e store.AuditEntry) error {
+func (t *Tx) Audit(e model.AuditEntry) error {
 	t.rows.addAudit(e)
 	return nil
 }
 
 // AuditLog returns matching audit entries, oldest first.
-func (s *Store) AuditLog(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error) {
+func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error) {
 	q := `SELECT id, at, actor, action, team, target, result FROM audit WHERE id > $1`
 	args := []any{f.AfterID}
 	add := func(cond string, v any) {
@@ -103,9 +102,9 @@ func (s *Store) AuditLog(ctx context.Context, f store.AuditFilter) ([]store.Audi
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.AuditEntry
+	var out []model.AuditEntry
 	for rows.Next() {
-		var e store.AuditEntry
+		var e model.AuditEntry
 		var at int64
 		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Team, &e.Target, &e.Result); err != nil {
 			return nil, err

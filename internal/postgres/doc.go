@@ -1,6 +1,6 @@
 // Package postgres is taskgov's PostgreSQL storage adapter (pgx), for
 // installations that run several replicas on several hosts. It has the same
-// methods and the same semantics as the SQLite adapter (internal/store):
+// methods and the same semantics as the SQLite adapter (internal/sqlite):
 // versioned migrations, one durable transaction per Commit (synchronous_commit
 // on: acknowledged means flushed), and every query the API needs. The shared
 // suite in internal/storetest runs against both.

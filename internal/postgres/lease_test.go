@@ -8,14 +8,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/postgres"
 	"github.com/taskgov/taskgov/internal/postgres/pgtest"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 func insert(name string, seq int64) func(*postgres.Tx) error {
 	return func(tx *postgres.Tx) error {
-		return tx.InsertTask(store.TaskRecord{Name: name, Team: "t", Seq: seq, State: store.Pending, SubmittedAt: time.Now()})
+		return tx.InsertTask(model.TaskRecord{Name: name, Team: "t", Seq: seq, State: model.StatePending, SubmittedAt: time.Now()})
 	}
 }
 
@@ -63,7 +63,7 @@ func TestFencing(t *testing.T) {
 	if !errors.Is(err, postgres.ErrFenced) {
 		t.Fatalf("the deposed leader's commit: %v, want ErrFenced", err)
 	}
-	if _, err := b.Task(ctx, "late"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.Task(ctx, "late"); !errors.Is(err, model.ErrNotFound) {
 		t.Fatalf("the refused commit wrote its task: %v", err)
 	}
 	if ok, err := a.Renew(ctx, ta, ttl); err != nil || ok {

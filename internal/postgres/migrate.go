@@ -56,7 +56,7 @@ func (s *Store) ImportSQLite(ctx context.Context, path string) (Counts, error) {
 	if err := src.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&version); err != nil {
 		return nil, fmt.Errorf("%s is not a taskgov database: %w", path, err)
 	}
-	const sqliteSchema = 6 // internal/store's migrations this copy knows
+	const sqliteSchema = 6 // internal/sqlite's migrations this copy knows
 	if version != sqliteSchema {
 		return nil, fmt.Errorf("%s has schema version %d; this taskgov moves version %d: start and stop the matching taskgov server on it first", path, version, sqliteSchema)
 	}

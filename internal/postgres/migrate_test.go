@@ -10,7 +10,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/postgres"
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/sqlite"
 )
 
 // TestImportSQLite: an installation's SQLite database moves into PostgreSQL
@@ -21,24 +21,24 @@ func TestImportSQLite(t *testing.T) {
 	open := fresh(t)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "taskgov.db")
-	src, err := store.Open(path)
+	src, err := sqlite.Open(path)
 	must(t, err)
 	now := time.Unix(1700000000, 0).UTC()
-	must(t, src.Commit(ctx, func(tx *store.Tx) error {
+	must(t, src.Commit(ctx, func(tx *sqlite.Tx) error {
 		must(t, tx.PutCluster(model.Cluster{Teams: []model.Team{{Name: "t"}}}))
 		for i := 1; i <= 250; i++ {
 			name := fmt.Sprint("job", i)
-			must(t, tx.InsertTask(store.TaskRecord{Name: name, Team: "t", Seq: int64(i), State: store.Pending, SubmittedAt: now,
+			must(t, tx.InsertTask(model.TaskRecord{Name: name, Team: "t", Seq: int64(i), State: model.StatePending, SubmittedAt: now,
 				Spec: model.TaskSpec{Name: name, Team: "t", Nodes: 1}}))
-			must(t, tx.AddEvent(store.Event{Task: name, TaskSeq: int64(i), Team: "t", At: now, Kind: "Submitted", Message: "queued"}))
-			must(t, tx.Audit(store.AuditEntry{At: now, Actor: "u", Action: "task.submit", Team: "t", Target: name, Result: "ok"}))
+			must(t, tx.AddEvent(model.Event{Task: name, TaskSeq: int64(i), Team: "t", At: now, Kind: "Submitted", Message: "queued"}))
+			must(t, tx.Audit(model.AuditEntry{At: now, Actor: "u", Action: "task.submit", Team: "t", Target: name, Result: "ok"}))
 		}
-		must(t, tx.StartRun(store.Run{Task: "job1", Team: "t", InstanceType: "p5", GPUs: 8, VCPU: 1.5, StartedAt: now}))
-		return tx.InsertToken(store.Token{ID: "tok", Role: store.RoleAdmin, CreatedAt: now}, "secret-hash")
+		must(t, tx.StartRun(model.Run{Task: "job1", Team: "t", InstanceType: "p5", GPUs: 8, VCPU: 1.5, StartedAt: now}))
+		return tx.InsertToken(model.Token{ID: "tok", Role: model.RoleAdmin, CreatedAt: now}, "secret-hash")
 	}))
 	_, err = src.StartSession(ctx, now)
 	must(t, err)
-	must(t, src.AddSamples(ctx, time.Minute, []store.Sample{{At: now, InstanceType: "p5", GPUs: 16, GPUsUsed: 8}}))
+	must(t, src.AddSamples(ctx, time.Minute, []model.Sample{{At: now, InstanceType: "p5", GPUs: 16, GPUsUsed: 8}}))
 	src.Close()
 
 	dst := open()
@@ -59,7 +59,7 @@ func TestImportSQLite(t *testing.T) {
 		t.Fatalf("moved runs: %+v", rs)
 	}
 	must(t, dst.Commit(ctx, func(tx *postgres.Tx) error {
-		return tx.AddEvent(store.Event{Task: "job1", TaskSeq: 1, Team: "t", At: now, Kind: "Started"})
+		return tx.AddEvent(model.Event{Task: "job1", TaskSeq: 1, Team: "t", At: now, Kind: "Started"})
 	}))
 	if evs, _ := dst.Events(ctx, "job1", 0, 10); len(evs) != 2 || evs[1].ID <= evs[0].ID {
 		t.Fatalf("an event after the move: %+v", evs)

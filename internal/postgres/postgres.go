@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // Store is the database. Writes go through Commit, one transaction per call;
@@ -20,7 +21,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	term    atomic.Int64 // 0: not fenced (a single replica)
 	timeout time.Duration
-	names   names
+	names   model.NameIndex // the newest task of every name (names.go); reloaded after Fence
 }
 
 // ErrFenced is returned by Commit when another replica has taken the lease
@@ -105,7 +106,7 @@ func (s *Store) Close() error {
 // is still the lease's current term (0: stop checking).
 func (s *Store) Fence(term int64) {
 	s.term.Store(term)
-	s.names.invalidate()
+	s.names.Invalidate()
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -158,8 +159,8 @@ type Tx struct {
 	batch    *pgx.Batch
 	fence    int64 // the term checked first; 0: none
 	rows     appends
-	names    []nameWrite // task writes, for Store.names once committed
-	inserted []taskName  // the tasks inserted, to explain a refusal
+	names    []model.NameRow // task writes, for Store.names once committed
+	inserted []taskName      // the tasks inserted, to explain a refusal
 }
 
 // exec queues a write after the appends gathered so far.
@@ -255,7 +256,7 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 	if err := t.flush(); err != nil {
 		return rollback(err)
 	}
-	s.names.committed(t.names)
+	s.names.Committed(t.names)
 	return nil
 }
 

@@ -52,7 +52,7 @@ func TestSuite(t *testing.T) {
 
 // BenchmarkCommit16: one group commit of 16 submissions on a local
 // PostgreSQL with synchronous_commit and fsync on (compare with
-// internal/store's BenchmarkCommit16).
+// internal/sqlite's BenchmarkCommit16).
 func BenchmarkCommit16(b *testing.B) {
 	if server == nil {
 		b.Skip(pgtest.HowTo)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // StartRun opens a run.
-func (t *Tx) StartRun(r store.Run) error {
+func (t *Tx) StartRun(r model.Run) error {
 	t.exec(`INSERT INTO runs(task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		r.Task, r.Team, r.InstanceType, r.Priority, r.GPUs, r.VCPU, r.BorrowedGPUs, nanos(r.StartedAt))
 	return nil
@@ -42,16 +42,16 @@ func (t *Tx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (
 }
 
 // Runs returns the runs that overlap [from, to), oldest first.
-func (s *Store) Runs(ctx context.Context, from, to time.Time) ([]store.Run, error) {
+func (s *Store) Runs(ctx context.Context, from, to time.Time) ([]model.Run, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at, ended_at, outcome
 		FROM runs WHERE started_at < $1 AND (ended_at = 0 OR ended_at > $2) ORDER BY started_at, id`, nanos(to), nanos(from))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.Run
+	var out []model.Run
 	for rows.Next() {
-		var r store.Run
+		var r model.Run
 		var st, en int64
 		if err := rows.Scan(&r.ID, &r.Task, &r.Team, &r.InstanceType, &r.Priority, &r.GPUs, &r.VCPU, &r.BorrowedGPUs, &st, &en, &r.Outcome); err != nil {
 			return nil, err
@@ -83,19 +83,19 @@ func (s *Store) StopSession(ctx context.Context, id int64, at time.Time) error {
 }
 
 // Sessions lists server sessions, oldest first.
-func (s *Store) Sessions(ctx context.Context) ([]store.Session, error) {
+func (s *Store) Sessions(ctx context.Context) ([]model.Session, error) {
 	rows, err := s.pool.Query(ctx, `SELECT started_at, stopped_at FROM sessions ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.Session
+	var out []model.Session
 	for rows.Next() {
 		var a, b int64
 		if err := rows.Scan(&a, &b); err != nil {
 			return nil, err
 		}
-		out = append(out, store.Session{StartedAt: fromNanos(a), StoppedAt: fromNanos(b)})
+		out = append(out, model.Session{StartedAt: fromNanos(a), StoppedAt: fromNanos(b)})
 	}
 	return out, rows.Err()
 }

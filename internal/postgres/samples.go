@@ -4,12 +4,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // AddSamples stores samples at a resolution (seconds per point); a sample
 // of the same resolution, time and instance type is replaced.
-func (s *Store) AddSamples(ctx context.Context, resolution time.Duration, ss []store.Sample) error {
+func (s *Store) AddSamples(ctx context.Context, resolution time.Duration, ss []model.Sample) error {
 	return s.Commit(ctx, func(tx *Tx) error {
 		for _, x := range ss {
 			tx.exec(`INSERT INTO samples VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -22,16 +22,16 @@ func (s *Store) AddSamples(ctx context.Context, resolution time.Duration, ss []s
 }
 
 // Samples returns the samples of a resolution since from, oldest first.
-func (s *Store) Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]store.Sample, error) {
+func (s *Store) Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]model.Sample, error) {
 	rows, err := s.pool.Query(ctx, `SELECT at, instance_type, gpus, gpus_used, vcpu, vcpu_used, mem_gib, mem_used_gib
 		FROM samples WHERE resolution = $1 AND at >= $2 ORDER BY at, instance_type`, int64(resolution.Seconds()), nanos(from))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.Sample
+	var out []model.Sample
 	for rows.Next() {
-		var x store.Sample
+		var x model.Sample
 		var at int64
 		if err := rows.Scan(&at, &x.InstanceType, &x.GPUs, &x.GPUsUsed, &x.VCPU, &x.VCPUUsed, &x.MemGiB, &x.MemUsedGiB); err != nil {
 			return nil, err

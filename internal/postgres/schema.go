@@ -1,7 +1,7 @@
 package postgres
 
 // migrations are applied in order, each once, in its own transaction; append,
-// never edit. They mirror the SQLite schema (internal/store), with PostgreSQL
+// never edit. They mirror the SQLite schema (internal/sqlite), with PostgreSQL
 // types: times are Unix nanoseconds in BIGINT, ids are identity columns.
 var migrations = []string{
 	`CREATE TABLE cluster(id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);

@@ -11,24 +11,23 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // InsertTask stores a new task. It enforces model.CheckNameReuse, as the
 // SQLite store does, inside the (multi-row) insert: a refused task writes
 // nothing and the commit fails with the rule's conflict error.
-func (t *Tx) InsertTask(r store.TaskRecord) error {
+func (t *Tx) InsertTask(r model.TaskRecord) error {
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
 		return err
 	}
 	t.rows.addTask(r, string(spec))
-	t.names = append(t.names, nameWrite{r.Name, r.Team, string(r.State), r.Seq})
+	t.names = append(t.names, model.RowOf(r))
 	return nil
 }
 
 // UpdateTask writes a task's mutable fields; the task is the one with r.Seq.
-func (t *Tx) UpdateTask(r store.TaskRecord) error {
+func (t *Tx) UpdateTask(r model.TaskRecord) error {
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
 		return err
@@ -42,12 +41,12 @@ func (t *Tx) UpdateTask(r store.TaskRecord) error {
 		retries=$7, placement=$8, pgids=$9, message=$10 WHERE seq=$11`,
 		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
 		string(placement), string(pg), r.Message, r.Seq)
-	t.names = append(t.names, nameWrite{r.Name, r.Team, string(r.State), r.Seq})
+	t.names = append(t.names, model.RowOf(r))
 	return nil
 }
 
 // AddEvent appends to a task's event history.
-func (t *Tx) AddEvent(e store.Event) error {
+func (t *Tx) AddEvent(e model.Event) error {
 	t.rows.addEvent(e)
 	return nil
 }
@@ -64,8 +63,8 @@ func (t *Tx) PutCluster(c model.Cluster) error {
 
 const taskCols = `name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message`
 
-func scanTask(row pgx.Row) (store.TaskRecord, error) {
-	var r store.TaskRecord
+func scanTask(row pgx.Row) (model.TaskRecord, error) {
+	var r model.TaskRecord
 	var spec, placement, pgids string
 	var sub, start, fin, ckpt int64
 	if err := row.Scan(&r.Name, &r.Team, &r.Seq, &spec, &r.State, &sub, &start, &fin, &ckpt, &r.Resumes, &r.Retries,
@@ -86,16 +85,16 @@ func scanTask(row pgx.Row) (store.TaskRecord, error) {
 }
 
 // Task reads the newest task with a name.
-func (s *Store) Task(ctx context.Context, name string) (store.TaskRecord, error) {
+func (s *Store) Task(ctx context.Context, name string) (model.TaskRecord, error) {
 	r, err := scanTask(s.pool.QueryRow(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=$1 ORDER BY seq DESC LIMIT 1`, name))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return r, fmt.Errorf("task %q: %w", name, store.ErrNotFound)
+		return r, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
 	}
 	return r, err
 }
 
 // ListTasks returns tasks in submission order.
-func (s *Store) ListTasks(ctx context.Context, f store.TaskFilter) ([]store.TaskRecord, error) {
+func (s *Store) ListTasks(ctx context.Context, f model.TaskFilter) ([]model.TaskRecord, error) {
 	q := `SELECT ` + taskCols + ` FROM tasks WHERE seq > $1`
 	args := []any{f.AfterSeq}
 	arg := func(v any) string {
@@ -115,13 +114,13 @@ func (s *Store) ListTasks(ctx context.Context, f store.TaskFilter) ([]store.Task
 	return s.queryTasks(ctx, q, args...)
 }
 
-func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]store.TaskRecord, error) {
+func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]model.TaskRecord, error) {
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.TaskRecord
+	var out []model.TaskRecord
 	for rows.Next() {
 		r, err := scanTask(rows)
 		if err != nil {
@@ -134,9 +133,9 @@ func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]store.
 
 // LiveTasks returns every task not in a terminal state, in submission order,
 // for recovery.
-func (s *Store) LiveTasks(ctx context.Context) ([]store.TaskRecord, error) {
+func (s *Store) LiveTasks(ctx context.Context) ([]model.TaskRecord, error) {
 	return s.queryTasks(ctx, `SELECT `+taskCols+` FROM tasks WHERE state NOT IN ($1, $2, $3) ORDER BY seq`,
-		store.Succeeded, store.Failed, store.Cancelled)
+		model.StateSucceeded, model.StateFailed, model.StateCancelled)
 }
 
 // MaxSeq is the highest submission sequence stored (0 if none).
@@ -148,7 +147,7 @@ func (s *Store) MaxSeq(ctx context.Context) (int64, error) {
 
 // Events returns the events after id afterID, oldest first, of the newest
 // task with a name.
-func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]store.Event, error) {
+func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]model.Event, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, task, task_seq, team, at, kind, message FROM events
 		WHERE task_seq=(SELECT COALESCE(MAX(seq), -1) FROM tasks WHERE name=$1) AND task=$1 AND id > $2 ORDER BY id LIMIT $3`,
 		task, afterID, limit)
@@ -156,9 +155,9 @@ func (s *Store) Events(ctx context.Context, task string, afterID int64, limit in
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.Event
+	var out []model.Event
 	for rows.Next() {
-		var e store.Event
+		var e model.Event
 		var at int64
 		if err := rows.Scan(&e.ID, &e.Task, &e.TaskSeq, &e.Team, &at, &e.Kind, &e.Message); err != nil {
 			return nil, err
@@ -210,8 +209,8 @@ func (t *Tx) Heartbeat(at time.Time) error {
 }
 
 // Apply commits a batch of writes in one transaction: all or none.
-func (s *Store) Apply(ctx context.Context, ws []store.Write) error {
-	return s.Commit(ctx, func(tx *Tx) error { return store.ApplyTo(tx, ws) })
+func (s *Store) Apply(ctx context.Context, ws []model.Write) error {
+	return s.Commit(ctx, func(tx *Tx) error { return model.ApplyTo(tx, ws) })
 }
 
 // Probe checks that the database answers.

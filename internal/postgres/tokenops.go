@@ -5,12 +5,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // CreateToken stores a token by its hash and its audit entry, in one
 // durable transaction.
-func (s *Store) CreateToken(ctx context.Context, tok store.Token, hash string, audit store.AuditEntry) error {
+func (s *Store) CreateToken(ctx context.Context, tok model.Token, hash string, audit model.AuditEntry) error {
 	return s.Commit(ctx, func(tx *Tx) error {
 		if err := tx.InsertToken(tok, hash); err != nil {
 			return err
@@ -21,7 +21,7 @@ func (s *Store) CreateToken(ctx context.Context, tok store.Token, hash string, a
 
 // RevokeTokenAudited revokes a token and records audit, its Result set to
 // whether the token was live, in one durable transaction.
-func (s *Store) RevokeTokenAudited(ctx context.Context, id string, at time.Time, audit store.AuditEntry) (found bool, err error) {
+func (s *Store) RevokeTokenAudited(ctx context.Context, id string, at time.Time, audit model.AuditEntry) (found bool, err error) {
 	err = s.Commit(ctx, func(tx *Tx) error {
 		if found, err = tx.RevokeToken(id, at); err != nil {
 			return err

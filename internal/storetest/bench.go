@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // BenchCommit measures one Commit of a batch of n submissions, as the
@@ -25,10 +25,10 @@ func BenchCommit[S Store[T], T Tx](b *testing.B, s S, n int) {
 				if err := tx.InsertTask(task(name, seq, now)); err != nil {
 					return err
 				}
-				if err := tx.AddEvent(store.Event{Task: name, TaskSeq: seq, Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
+				if err := tx.AddEvent(model.Event{Task: name, TaskSeq: seq, Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
 					return err
 				}
-				if err := tx.Audit(store.AuditEntry{At: now, Actor: "u", Action: "task.submit", Team: "t", Target: name, Result: "ok"}); err != nil {
+				if err := tx.Audit(model.AuditEntry{At: now, Actor: "u", Action: "task.submit", Team: "t", Target: name, Result: "ok"}); err != nil {
 					return err
 				}
 			}

@@ -13,44 +13,43 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // Tx is what the suite needs of an adapter's write transaction.
 type Tx interface {
-	InsertTask(store.TaskRecord) error
-	UpdateTask(store.TaskRecord) error
-	AddEvent(store.Event) error
+	InsertTask(model.TaskRecord) error
+	UpdateTask(model.TaskRecord) error
+	AddEvent(model.Event) error
 	PutCluster(model.Cluster) error
-	StartRun(store.Run) error
+	StartRun(model.Run) error
 	EndRun(task string, at time.Time, outcome string) error
 	CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (int64, error)
-	InsertToken(tok store.Token, hash string) error
+	InsertToken(tok model.Token, hash string) error
 	RevokeToken(id string, at time.Time) (bool, error)
-	Audit(store.AuditEntry) error
+	Audit(model.AuditEntry) error
 }
 
 // Store is what the suite needs of an adapter, with T its transaction type.
 type Store[T Tx] interface {
 	Commit(ctx context.Context, fn func(T) error) error
 	Close() error
-	Task(ctx context.Context, name string) (store.TaskRecord, error)
-	ListTasks(ctx context.Context, f store.TaskFilter) ([]store.TaskRecord, error)
-	LiveTasks(ctx context.Context) ([]store.TaskRecord, error)
+	Task(ctx context.Context, name string) (model.TaskRecord, error)
+	ListTasks(ctx context.Context, f model.TaskFilter) ([]model.TaskRecord, error)
+	LiveTasks(ctx context.Context) ([]model.TaskRecord, error)
 	MaxSeq(ctx context.Context) (int64, error)
-	Events(ctx context.Context, task string, afterID int64, limit int) ([]store.Event, error)
+	Events(ctx context.Context, task string, afterID int64, limit int) ([]model.Event, error)
 	Cluster(ctx context.Context) (model.Cluster, bool, error)
 	LastEventAt(ctx context.Context) (time.Time, error)
-	Runs(ctx context.Context, from, to time.Time) ([]store.Run, error)
+	Runs(ctx context.Context, from, to time.Time) ([]model.Run, error)
 	StartSession(ctx context.Context, at time.Time) (int64, error)
 	StopSession(ctx context.Context, id int64, at time.Time) error
-	Sessions(ctx context.Context) ([]store.Session, error)
-	AddSamples(ctx context.Context, resolution time.Duration, ss []store.Sample) error
-	Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]store.Sample, error)
+	Sessions(ctx context.Context) ([]model.Session, error)
+	AddSamples(ctx context.Context, resolution time.Duration, ss []model.Sample) error
+	Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]model.Sample, error)
 	PruneSamples(ctx context.Context, resolution time.Duration, before time.Time) error
-	TokenByHash(ctx context.Context, hash string) (store.Token, error)
-	Tokens(ctx context.Context) ([]store.Token, error)
-	AuditLog(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error)
+	TokenByHash(ctx context.Context, hash string) (model.Token, error)
+	Tokens(ctx context.Context) ([]model.Token, error)
+	AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error)
 	PruneAudit(ctx context.Context, before time.Time) (int64, error)
 }
 

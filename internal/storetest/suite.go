@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // Run runs the whole suite against one adapter.
@@ -32,8 +31,8 @@ func Run[S Store[T], T Tx](t *testing.T, fresh Opener[S, T]) {
 	}
 }
 
-func task(name string, seq int64, at time.Time) store.TaskRecord {
-	return store.TaskRecord{Name: name, Team: "t", Seq: seq, State: store.Pending, SubmittedAt: at,
+func task(name string, seq int64, at time.Time) model.TaskRecord {
+	return model.TaskRecord{Name: name, Team: "t", Seq: seq, State: model.StatePending, SubmittedAt: at,
 		Spec: model.TaskSpec{Name: name, Team: "t", InstanceType: "ml.p5.48xlarge", Nodes: 2}}
 }
 
@@ -56,12 +55,12 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 			if err := tx.InsertTask(task(name, int64(i+1), now)); err != nil {
 				return err
 			}
-			if err := tx.AddEvent(store.Event{Task: name, TaskSeq: int64(i + 1), Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
+			if err := tx.AddEvent(model.Event{Task: name, TaskSeq: int64(i + 1), Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
 				return err
 			}
 		}
 		b := task("b", 2, now)
-		b.State, b.FinishedAt, b.Resumes, b.Retries, b.Message = store.Succeeded, now.Add(time.Second), 2, 1, "done"
+		b.State, b.FinishedAt, b.Resumes, b.Retries, b.Message = model.StateSucceeded, now.Add(time.Second), 2, 1, "done"
 		b.Placement = []model.PodPlacement{{Rank: 0, Node: "n1", GPUs: []int{0, 1}}}
 		b.PGIDs = []int{42}
 		if err := tx.UpdateTask(b); err != nil {
@@ -70,7 +69,7 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 		if err := tx.PutCluster(model.Cluster{Teams: []model.Team{{Name: "t"}}}); err != nil {
 			return err
 		}
-		return tx.InsertToken(store.Token{ID: "tok-1", Role: store.RoleMember, Team: "t", CreatedAt: now}, "hash1")
+		return tx.InsertToken(model.Token{ID: "tok-1", Role: model.RoleMember, Team: "t", CreatedAt: now}, "hash1")
 	}))
 	must(t, s.Close())
 
@@ -81,11 +80,11 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 		t.Fatalf("live tasks after reopen: %+v %v", live, err)
 	}
 	b, err := s.Task(ctx, "b")
-	if err != nil || b.State != store.Succeeded || !b.FinishedAt.Equal(now.Add(time.Second)) || b.Resumes != 2 || b.Retries != 1 ||
+	if err != nil || b.State != model.StateSucceeded || !b.FinishedAt.Equal(now.Add(time.Second)) || b.Resumes != 2 || b.Retries != 1 ||
 		b.Message != "done" || len(b.Placement) != 1 || b.Placement[0].Node != "n1" || len(b.PGIDs) != 1 || b.PGIDs[0] != 42 {
 		t.Fatalf("updated task after reopen: %+v %v", b, err)
 	}
-	if _, err := s.Task(ctx, "ghost"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Task(ctx, "ghost"); !errors.Is(err, model.ErrNotFound) {
 		t.Fatalf("a missing task: %v, want ErrNotFound", err)
 	}
 	if n, err := s.MaxSeq(ctx); err != nil || n != 3 {
@@ -108,20 +107,20 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 	if err != nil || tok.Team != "t" || !tok.CreatedAt.Equal(now) {
 		t.Fatalf("token: %+v %v", tok, err)
 	}
-	page, _ := s.ListTasks(ctx, store.TaskFilter{Teams: []string{"t"}, States: []string{string(store.Pending)}, AfterSeq: 1, Limit: 10})
+	page, _ := s.ListTasks(ctx, model.TaskFilter{Teams: []string{"t"}, States: []string{string(model.StatePending)}, AfterSeq: 1, Limit: 10})
 	if len(page) != 1 || page[0].Name != "c" {
 		t.Fatalf("filtered page: %+v", page)
 	}
-	if two, _ := s.ListTasks(ctx, store.TaskFilter{Limit: 2}); len(two) != 2 || two[0].Name != "a" || two[1].Name != "b" {
+	if two, _ := s.ListTasks(ctx, model.TaskFilter{Limit: 2}); len(two) != 2 || two[0].Name != "a" || two[1].Name != "b" {
 		t.Fatalf("first page of 2: %+v", two)
 	}
-	if other, _ := s.ListTasks(ctx, store.TaskFilter{Teams: []string{"u", "v"}, Limit: 10}); len(other) != 0 {
+	if other, _ := s.ListTasks(ctx, model.TaskFilter{Teams: []string{"u", "v"}, Limit: 10}); len(other) != 0 {
 		t.Fatalf("tasks of other teams: %+v", other)
 	}
-	if all, _ := s.ListTasks(ctx, store.TaskFilter{Since: now, Limit: 10}); len(all) != 3 {
+	if all, _ := s.ListTasks(ctx, model.TaskFilter{Since: now, Limit: 10}); len(all) != 3 {
 		t.Fatalf("tasks submitted since %v: %+v", now, all)
 	}
-	if none, _ := s.ListTasks(ctx, store.TaskFilter{Since: now.Add(time.Nanosecond), Limit: 10}); len(none) != 0 {
+	if none, _ := s.ListTasks(ctx, model.TaskFilter{Since: now.Add(time.Nanosecond), Limit: 10}); len(none) != 0 {
 		t.Fatalf("tasks submitted after every one of them: %+v", none)
 	}
 }
@@ -136,7 +135,7 @@ func failedCommit[S Store[T], T Tx](t *testing.T, open func() S) {
 	must(t, s.Commit(ctx, func(tx T) error { return tx.InsertTask(task("a", 1, now)) }))
 	err := s.Commit(ctx, func(tx T) error {
 		_ = tx.InsertTask(task("ghost", 9, now))
-		_ = tx.AddEvent(store.Event{Task: "ghost", Team: "t", At: now, Kind: "Submitted"})
+		_ = tx.AddEvent(model.Event{Task: "ghost", Team: "t", At: now, Kind: "Submitted"})
 		return tx.InsertTask(task("a", 10, now)) // duplicate name
 	})
 	if err == nil {
@@ -150,7 +149,7 @@ func failedCommit[S Store[T], T Tx](t *testing.T, open func() S) {
 		t.Fatalf("the function's error: %v", err)
 	}
 	for _, name := range []string{"ghost", "ghost2"} {
-		if _, err := s.Task(ctx, name); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Task(ctx, name); !errors.Is(err, model.ErrNotFound) {
 			t.Fatalf("a rolled-back insert of %s survived: %v", name, err)
 		}
 	}
@@ -170,8 +169,8 @@ func runsAndSessions[S Store[T], T Tx](t *testing.T, open func() S) {
 	s := open()
 	defer s.Close()
 	t0 := time.Unix(1700000000, 0).UTC()
-	run := func(name string, at time.Time) store.Run {
-		return store.Run{Task: name, Team: "t", InstanceType: "ml.p5.48xlarge", Priority: "high", GPUs: 8, VCPU: 1.5, BorrowedGPUs: 2, StartedAt: at}
+	run := func(name string, at time.Time) model.Run {
+		return model.Run{Task: name, Team: "t", InstanceType: "ml.p5.48xlarge", Priority: "high", GPUs: 8, VCPU: 1.5, BorrowedGPUs: 2, StartedAt: at}
 	}
 	must(t, s.Commit(ctx, func(tx T) error {
 		for i, n := range []string{"a", "b", "c", "d"} {
@@ -219,12 +218,12 @@ func samples[S Store[T], T Tx](t *testing.T, open func() S) {
 	s := open()
 	defer s.Close()
 	t0 := time.Unix(1700000000, 0).UTC()
-	x := func(at time.Time, it string, used float64) store.Sample {
-		return store.Sample{At: at, InstanceType: it, GPUs: 16, GPUsUsed: used, VCPU: 192, VCPUUsed: 10, MemGiB: 2048, MemUsedGiB: 100}
+	x := func(at time.Time, it string, used float64) model.Sample {
+		return model.Sample{At: at, InstanceType: it, GPUs: 16, GPUsUsed: used, VCPU: 192, VCPUUsed: 10, MemGiB: 2048, MemUsedGiB: 100}
 	}
-	must(t, s.AddSamples(ctx, time.Minute, []store.Sample{x(t0, "p5", 1), x(t0, "p4", 2), x(t0.Add(time.Minute), "p5", 3)}))
-	must(t, s.AddSamples(ctx, time.Minute, []store.Sample{x(t0, "p5", 4)})) // replaces
-	must(t, s.AddSamples(ctx, time.Hour, []store.Sample{x(t0, "p5", 5)}))
+	must(t, s.AddSamples(ctx, time.Minute, []model.Sample{x(t0, "p5", 1), x(t0, "p4", 2), x(t0.Add(time.Minute), "p5", 3)}))
+	must(t, s.AddSamples(ctx, time.Minute, []model.Sample{x(t0, "p5", 4)})) // replaces
+	must(t, s.AddSamples(ctx, time.Hour, []model.Sample{x(t0, "p5", 5)}))
 	got, err := s.Samples(ctx, time.Minute, t0)
 	if err != nil || len(got) != 3 || got[0].InstanceType != "p4" || got[1].GPUsUsed != 4 || got[2].GPUsUsed != 3 || got[1].MemGiB != 2048 {
 		t.Fatalf("fine samples: %+v %v", got, err)
@@ -246,13 +245,13 @@ func tokensAndAudit[S Store[T], T Tx](t *testing.T, open func() S) {
 	defer s.Close()
 	t0 := time.Unix(1700000000, 0).UTC()
 	must(t, s.Commit(ctx, func(tx T) error {
-		if err := tx.InsertToken(store.Token{ID: "a", Role: store.RoleAdmin, CreatedAt: t0}, "ha"); err != nil {
+		if err := tx.InsertToken(model.Token{ID: "a", Role: model.RoleAdmin, CreatedAt: t0}, "ha"); err != nil {
 			return err
 		}
-		return tx.InsertToken(store.Token{ID: "b", Role: store.RoleViewer, Team: "t", Note: "ci", CreatedAt: t0.Add(time.Second)}, "hb")
+		return tx.InsertToken(model.Token{ID: "b", Role: model.RoleViewer, Team: "t", Note: "ci", CreatedAt: t0.Add(time.Second)}, "hb")
 	}))
 	if err := s.Commit(ctx, func(tx T) error {
-		return tx.InsertToken(store.Token{ID: "c", Role: store.RoleAdmin, CreatedAt: t0}, "ha")
+		return tx.InsertToken(model.Token{ID: "c", Role: model.RoleAdmin, CreatedAt: t0}, "ha")
 	}); err == nil {
 		t.Fatal("two tokens with one hash were stored")
 	}
@@ -268,7 +267,7 @@ func tokensAndAudit[S Store[T], T Tx](t *testing.T, open func() S) {
 	if !found || again {
 		t.Fatalf("revoke: first %v, second %v; want true, false", found, again)
 	}
-	if _, err := s.TokenByHash(ctx, "hb"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.TokenByHash(ctx, "hb"); !errors.Is(err, model.ErrNotFound) {
 		t.Fatalf("a revoked token was found: %v", err)
 	}
 	toks, err := s.Tokens(ctx)
@@ -278,18 +277,18 @@ func tokensAndAudit[S Store[T], T Tx](t *testing.T, open func() S) {
 	must(t, s.Commit(ctx, func(tx T) error {
 		for i := 0; i < 5; i++ {
 			team := []string{"x", "y"}[i%2]
-			if err := tx.Audit(store.AuditEntry{At: t0.Add(time.Duration(i) * time.Minute), Actor: fmt.Sprint("u", i%3), Action: "task.submit",
+			if err := tx.Audit(model.AuditEntry{At: t0.Add(time.Duration(i) * time.Minute), Actor: fmt.Sprint("u", i%3), Action: "task.submit",
 				Team: team, Target: fmt.Sprint("job", i), Result: "ok"}); err != nil {
 				return err
 			}
 		}
 		return nil
 	}))
-	all, _ := s.AuditLog(ctx, store.AuditFilter{})
+	all, _ := s.AuditLog(ctx, model.AuditFilter{})
 	if len(all) != 5 || all[0].Target != "job0" || !all[4].At.Equal(t0.Add(4*time.Minute)) {
 		t.Fatalf("audit log: %+v", all)
 	}
-	check := func(f store.AuditFilter, want ...string) {
+	check := func(f model.AuditFilter, want ...string) {
 		t.Helper()
 		got, err := s.AuditLog(ctx, f)
 		var names []string
@@ -300,12 +299,12 @@ func tokensAndAudit[S Store[T], T Tx](t *testing.T, open func() S) {
 			t.Fatalf("audit %+v: %v %v, want %v", f, names, err, want)
 		}
 	}
-	check(store.AuditFilter{Team: "x"}, "job0", "job2", "job4")
-	check(store.AuditFilter{Actor: "u1"}, "job1", "job4")
-	check(store.AuditFilter{Target: "job3"}, "job3")
-	check(store.AuditFilter{From: t0.Add(time.Minute), To: t0.Add(3 * time.Minute)}, "job1", "job2")
-	check(store.AuditFilter{AfterID: all[1].ID, Limit: 2}, "job2", "job3")
-	check(store.AuditFilter{Team: "y", Actor: "u0"}, "job3")
+	check(model.AuditFilter{Team: "x"}, "job0", "job2", "job4")
+	check(model.AuditFilter{Actor: "u1"}, "job1", "job4")
+	check(model.AuditFilter{Target: "job3"}, "job3")
+	check(model.AuditFilter{From: t0.Add(time.Minute), To: t0.Add(3 * time.Minute)}, "job1", "job2")
+	check(model.AuditFilter{AfterID: all[1].ID, Limit: 2}, "job2", "job3")
+	check(model.AuditFilter{Team: "y", Actor: "u0"}, "job3")
 }
 
 // pruneAudit deletes only entries and events older than the retention cut.
@@ -315,15 +314,15 @@ func pruneAudit[S Store[T], T Tx](t *testing.T, open func() S) {
 	ctx := context.Background()
 	old, recent := time.Now().Add(-100*24*time.Hour), time.Now()
 	must(t, s.Commit(ctx, func(tx T) error {
-		_ = tx.Audit(store.AuditEntry{At: old, Actor: "x", Action: "a", Target: "t", Result: "ok"})
-		_ = tx.AddEvent(store.Event{Task: "t", Team: "a", At: old, Kind: "Submitted", Message: "queued"})
-		return tx.Audit(store.AuditEntry{At: recent, Actor: "x", Action: "b", Team: "a", Target: "t", Result: "ok"})
+		_ = tx.Audit(model.AuditEntry{At: old, Actor: "x", Action: "a", Target: "t", Result: "ok"})
+		_ = tx.AddEvent(model.Event{Task: "t", Team: "a", At: old, Kind: "Submitted", Message: "queued"})
+		return tx.Audit(model.AuditEntry{At: recent, Actor: "x", Action: "b", Team: "a", Target: "t", Result: "ok"})
 	}))
 	n, err := s.PruneAudit(ctx, time.Now().Add(-90*24*time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("pruned %d, %v", n, err)
 	}
-	left, _ := s.AuditLog(ctx, store.AuditFilter{})
+	left, _ := s.AuditLog(ctx, model.AuditFilter{})
 	evs, _ := s.Events(ctx, "t", 0, 10)
 	if len(left) != 1 || left[0].Action != "b" || len(evs) != 0 {
 		t.Fatalf("left %+v, events %+v", left, evs)
@@ -371,7 +370,7 @@ func concurrent[S Store[T], T Tx](t *testing.T, open func() S) {
 			if err := tx.InsertTask(task(name, int64(i), now)); err != nil {
 				return err
 			}
-			return tx.AddEvent(store.Event{Task: name, Team: "t", At: now, Kind: "Submitted"})
+			return tx.AddEvent(model.Event{Task: name, Team: "t", At: now, Kind: "Submitted"})
 		}))
 	}
 	close(stop)
@@ -399,12 +398,12 @@ func nameReuse[S Store[T], T Tx](t *testing.T, open func() S) {
 		if err := tx.InsertTask(first); err != nil {
 			return err
 		}
-		return tx.AddEvent(store.Event{Task: "again", TaskSeq: 1, Team: "t", At: now, Kind: "Submitted"})
+		return tx.AddEvent(model.Event{Task: "again", TaskSeq: 1, Team: "t", At: now, Kind: "Submitted"})
 	}))
 	if err := s.Commit(ctx, func(tx T) error { return tx.InsertTask(task("again", 2, now)) }); !errors.Is(err, model.ErrConflict) {
 		t.Fatalf("a second live task under one name: %v", err)
 	}
-	first.State, first.FinishedAt = store.Succeeded, now
+	first.State, first.FinishedAt = model.StateSucceeded, now
 	must(t, s.Commit(ctx, func(tx T) error { return tx.UpdateTask(first) }))
 	other := task("again", 3, now)
 	other.Team, other.Spec.Team = "u", "u"
@@ -415,18 +414,18 @@ func nameReuse[S Store[T], T Tx](t *testing.T, open func() S) {
 		if err := tx.InsertTask(task("again", 4, now)); err != nil {
 			return err
 		}
-		return tx.AddEvent(store.Event{Task: "again", TaskSeq: 4, Team: "t", At: now, Kind: "Resubmitted"})
+		return tx.AddEvent(model.Event{Task: "again", TaskSeq: 4, Team: "t", At: now, Kind: "Resubmitted"})
 	}))
 	got, err := s.Task(ctx, "again")
-	if err != nil || got.Seq != 4 || got.State != store.Pending {
+	if err != nil || got.Seq != 4 || got.State != model.StatePending {
 		t.Fatalf("the name reads as %+v, %v; want the newest task (seq 4)", got, err)
 	}
 	evs, err := s.Events(ctx, "again", 0, 10)
 	if err != nil || len(evs) != 1 || evs[0].Kind != "Resubmitted" {
 		t.Fatalf("events of the newest task: %+v %v", evs, err)
 	}
-	all, _ := s.ListTasks(ctx, store.TaskFilter{Limit: 10})
-	if len(all) != 2 || all[0].State != store.Succeeded {
+	all, _ := s.ListTasks(ctx, model.TaskFilter{Limit: 10})
+	if len(all) != 2 || all[0].State != model.StateSucceeded {
 		t.Fatalf("both tasks are kept: %+v", all)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/store"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // Resolutions and how long each is kept.
@@ -25,15 +25,15 @@ const (
 
 // Store is what the sampler needs of the database (either adapter).
 type Store interface {
-	AddSamples(ctx context.Context, resolution time.Duration, ss []store.Sample) error
-	Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]store.Sample, error)
+	AddSamples(ctx context.Context, resolution time.Duration, ss []model.Sample) error
+	Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]model.Sample, error)
 	PruneSamples(ctx context.Context, resolution time.Duration, before time.Time) error
 }
 
 // Sampler records samples from read every interval.
 type Sampler struct {
 	Store    Store
-	Read     func(at time.Time) []store.Sample
+	Read     func(at time.Time) []model.Sample
 	Interval time.Duration // default Fine
 	Log      *slog.Logger
 }
@@ -79,8 +79,8 @@ func (s *Sampler) Downsample(ctx context.Context, from, to time.Time) error {
 }
 
 // Mean averages samples in [from, to) per instance type, stamped at from.
-func Mean(ss []store.Sample, from, to time.Time) []store.Sample {
-	sum := map[string]*store.Sample{}
+func Mean(ss []model.Sample, from, to time.Time) []model.Sample {
+	sum := map[string]*model.Sample{}
 	n := map[string]float64{}
 	for _, x := range ss {
 		if x.At.Before(from) || !x.At.Before(to) {
@@ -88,7 +88,7 @@ func Mean(ss []store.Sample, from, to time.Time) []store.Sample {
 		}
 		a := sum[x.InstanceType]
 		if a == nil {
-			a = &store.Sample{At: from, InstanceType: x.InstanceType}
+			a = &model.Sample{At: from, InstanceType: x.InstanceType}
 			sum[x.InstanceType] = a
 		}
 		a.GPUs += x.GPUs
@@ -99,7 +99,7 @@ func Mean(ss []store.Sample, from, to time.Time) []store.Sample {
 		a.MemUsedGiB += x.MemUsedGiB
 		n[x.InstanceType]++
 	}
-	var out []store.Sample
+	var out []model.Sample
 	for it, a := range sum {
 		k := n[it]
 		a.GPUs, a.GPUsUsed, a.VCPU, a.VCPUUsed, a.MemGiB, a.MemUsedGiB = a.GPUs/k, a.GPUsUsed/k, a.VCPU/k, a.VCPUUsed/k, a.MemGiB/k, a.MemUsedGiB/k

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 // Kinds of report.
@@ -73,7 +72,7 @@ type Report struct {
 
 // Build makes a report over [from, to) from runs; a run still open counts
 // until now. teams, if not nil, limits the rows to those teams.
-func Build(kind string, cluster string, cat model.Catalog, runs []store.Run, sessions []store.Session,
+func Build(kind string, cluster string, cat model.Catalog, runs []model.Run, sessions []model.Session,
 	from, to, now time.Time, teams map[string]bool) (*Report, error) {
 	if kind != Summary && kind != Detailed {
 		return nil, &model.FieldError{Field: "type", Problem: fmt.Sprintf("unknown report type %q", kind), Fix: "use summary or detailed"}
@@ -146,7 +145,7 @@ func Build(kind string, cluster string, cat model.Catalog, runs []store.Run, ses
 
 // instances is how many instances a run occupies (fractions for partial
 // nodes), by GPUs, or by vCPU for CPU-only types.
-func instances(run store.Run, cat model.Catalog) float64 {
+func instances(run model.Run, cat model.Catalog) float64 {
 	it := cat[run.InstanceType]
 	if it.GPUs > 0 {
 		return float64(run.GPUs) / float64(it.GPUs)
@@ -160,7 +159,7 @@ func instances(run store.Run, cat model.Catalog) float64 {
 // missing lists the gaps between server sessions within [from, to). A
 // cleanly stopped session's gap starts at its stop; a crashed one's at the
 // last run change recorded before the next start.
-func missing(sessions []store.Session, runs []store.Run, from, to time.Time) []Period {
+func missing(sessions []model.Session, runs []model.Run, from, to time.Time) []Period {
 	out := []Period{}
 	for i := 0; i+1 < len(sessions); i++ {
 		end := sessions[i].StoppedAt

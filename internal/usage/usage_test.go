@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
-	"github.com/taskgov/taskgov/internal/store"
 )
 
 var day0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -19,7 +18,7 @@ func h(hours float64) time.Time { return day0.Add(time.Duration(hours * float64(
 // $98.32 an instance-hour.
 func TestSummaryAddsUpExactly(t *testing.T) {
 	cat := model.NewCatalog([]model.InstanceType{{Name: "ml.p5.48xlarge", GPUs: 8, VCPU: 192, MemoryGiB: 2048, PricePerHour: 98.32}})
-	runs := []store.Run{
+	runs := []model.Run{
 		{Task: "a1", Team: "a", InstanceType: "ml.p5.48xlarge", GPUs: 16, VCPU: 384, StartedAt: h(20), EndedAt: h(28), Outcome: "succeeded"},
 		{Task: "b1", Team: "b", InstanceType: "ml.p5.48xlarge", GPUs: 8, VCPU: 192, BorrowedGPUs: 8, StartedAt: h(22), EndedAt: h(23.5), Outcome: "preempted: Reclaim"},
 		{Task: "b1", Team: "b", InstanceType: "ml.p5.48xlarge", GPUs: 8, VCPU: 192, StartedAt: h(23.5), EndedAt: h(25), Outcome: "succeeded"},
@@ -50,7 +49,7 @@ func TestSummaryAddsUpExactly(t *testing.T) {
 		t.Fatalf("detailed %+v", d.Detailed)
 	}
 	// A crashed session leaves a gap from its last recorded change to the next start.
-	sessions := []store.Session{{StartedAt: h(0)}, {StartedAt: h(30), StoppedAt: h(40)}, {StartedAt: h(41)}}
+	sessions := []model.Session{{StartedAt: h(0)}, {StartedAt: h(30), StoppedAt: h(40)}, {StartedAt: h(41)}}
 	r, _ = Build(Summary, "demo", cat, runs, sessions, day0, h(48), h(48), nil)
 	if len(r.Header.MissingPeriods) != 2 || !r.Header.MissingPeriods[0].From.Equal(h(28)) || !r.Header.MissingPeriods[0].To.Equal(h(30)) ||
 		!r.Header.MissingPeriods[1].From.Equal(h(40)) {

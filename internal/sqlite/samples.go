@@ -1,24 +1,14 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
 )
 
-// Sample is the capacity and use of one instance type at one time.
-type Sample struct {
-	At           time.Time `json:"at"`
-	InstanceType string    `json:"instanceType"`
-	GPUs         float64   `json:"gpus"`
-	GPUsUsed     float64   `json:"gpusUsed"`
-	VCPU         float64   `json:"vcpu"`
-	VCPUUsed     float64   `json:"vcpuUsed"`
-	MemGiB       float64   `json:"memGiB"`
-	MemUsedGiB   float64   `json:"memUsedGiB"`
-}
-
 // AddSamples stores samples at a resolution (seconds per point).
-func (s *Store) AddSamples(ctx context.Context, resolution time.Duration, ss []Sample) error {
+func (s *Store) AddSamples(ctx context.Context, resolution time.Duration, ss []model.Sample) error {
 	return s.Commit(ctx, func(tx *Tx) error {
 		for _, x := range ss {
 			if _, err := tx.tx.Exec(`INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, int64(resolution.Seconds()),
@@ -31,16 +21,16 @@ func (s *Store) AddSamples(ctx context.Context, resolution time.Duration, ss []S
 }
 
 // Samples returns the samples of a resolution since from, oldest first.
-func (s *Store) Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]Sample, error) {
+func (s *Store) Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]model.Sample, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT at, instance_type, gpus, gpus_used, vcpu, vcpu_used, mem_gib, mem_used_gib
 		FROM samples WHERE resolution = ? AND at >= ? ORDER BY at, instance_type`, int64(resolution.Seconds()), nanos(from))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Sample
+	var out []model.Sample
 	for rows.Next() {
-		var x Sample
+		var x model.Sample
 		var at int64
 		if err := rows.Scan(&at, &x.InstanceType, &x.GPUs, &x.GPUsUsed, &x.VCPU, &x.VCPUUsed, &x.MemGiB, &x.MemUsedGiB); err != nil {
 			return nil, err

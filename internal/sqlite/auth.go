@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -10,18 +10,8 @@ import (
 	"github.com/taskgov/taskgov/internal/model"
 )
 
-// Token roles (model's).
-const (
-	RoleAdmin  = model.RoleAdmin
-	RoleMember = model.RoleMember
-	RoleViewer = model.RoleViewer
-)
-
-// Token is an API credential (model.Token); only its hash is stored.
-type Token = model.Token
-
 // InsertToken stores a token by its hash.
-func (t *Tx) InsertToken(tok Token, hash string) error {
+func (t *Tx) InsertToken(tok model.Token, hash string) error {
 	_, err := t.tx.Exec(`INSERT INTO tokens(id, hash, role, team, note, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		tok.ID, hash, tok.Role, tok.Team, tok.Note, nanos(tok.CreatedAt))
 	return err
@@ -38,28 +28,28 @@ func (t *Tx) RevokeToken(id string, at time.Time) (bool, error) {
 }
 
 // TokenByHash finds a live token by the hash of its secret.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (Token, error) {
-	var tok Token
+func (s *Store) TokenByHash(ctx context.Context, hash string) (model.Token, error) {
+	var tok model.Token
 	var created, revoked int64
 	err := s.r.QueryRowContext(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens WHERE hash=?`, hash).
 		Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && revoked != 0) {
-		return tok, fmt.Errorf("token: %w", ErrNotFound)
+		return tok, fmt.Errorf("token: %w", model.ErrNotFound)
 	}
 	tok.CreatedAt = fromNanos(created)
 	return tok, err
 }
 
 // Tokens lists all tokens (never their secrets).
-func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
+func (s *Store) Tokens(ctx context.Context) ([]model.Token, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Token
+	var out []model.Token
 	for rows.Next() {
-		var tok Token
+		var tok model.Token
 		var created, revoked int64
 		if err := rows.Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked); err != nil {
 			return nil, err
@@ -70,36 +60,15 @@ func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
 	return out, rows.Err()
 }
 
-// AuditEntry records one mutating API call.
-// AuditEntry records one mutating API call or one scheduling decision
-// (actor "scheduler").
-type AuditEntry struct {
-	ID     int64     `json:"id"`
-	At     time.Time `json:"at"`
-	Actor  string    `json:"actor"`
-	Action string    `json:"action"`
-	Team   string    `json:"team,omitempty"`
-	Target string    `json:"target"`
-	Result string    `json:"result"`
-}
-
 // Audit appends an audit entry.
-func (t *Tx) Audit(e AuditEntry) error {
+func (t *Tx) Audit(e model.AuditEntry) error {
 	_, err := t.tx.Exec(`INSERT INTO audit(at, actor, action, team, target, result) VALUES (?, ?, ?, ?, ?, ?)`,
 		nanos(e.At), e.Actor, e.Action, e.Team, e.Target, e.Result)
 	return err
 }
 
-// AuditFilter selects audit entries; empty fields match everything.
-type AuditFilter struct {
-	Team, Target, Actor string
-	From, To            time.Time
-	AfterID             int64
-	Limit               int
-}
-
 // AuditLog returns matching audit entries, oldest first.
-func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error) {
 	q := `SELECT id, at, actor, action, team, target, result FROM audit WHERE id > ?`
 	args := []any{f.AfterID}
 	add := func(cond string, v any) {
@@ -131,9 +100,9 @@ func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, erro
 		return nil, err
 	}
 	defer rows.Close()
-	var out []AuditEntry
+	var out []model.AuditEntry
 	for rows.Next() {
-		var e AuditEntry
+		var e model.AuditEntry
 		var at int64
 		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Team, &e.Target, &e.Result); err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/taskgov/taskgov/internal/model"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
 
@@ -20,10 +21,10 @@ type Store struct {
 	w     *sql.DB // the single writer connection
 	r     *sql.DB // readers (WAL lets them run beside the writer)
 	path  string
-	id    fileID                // the database file as opened; see checkFile
-	f     *os.File              // the same file, read-only, for the header check
-	fatal atomic.Pointer[Fault] // corruption a read found
-	names names                 // the name index (names.go)
+	id    fileID                      // the database file as opened; see checkFile
+	f     *os.File                    // the same file, read-only, for the header check
+	fatal atomic.Pointer[model.Fault] // corruption a read found
+	names model.NameIndex             // the newest task of every name (names.go)
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
@@ -203,7 +204,7 @@ func (s *Store) migrate() error {
 type Tx struct {
 	tx    *sql.Tx
 	s     *Store
-	tasks []TaskRecord // task inserts and updates, for the name index once committed
+	tasks []model.TaskRecord // task inserts and updates, for the name index once committed
 }
 
 // Commit runs fn in one transaction and commits it durably (WAL with
@@ -223,10 +224,10 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		s.names.invalidate() // the outcome is unknown: reload on next use
+		s.names.Invalidate() // the outcome is unknown: reload on next use
 		return fmt.Errorf("commit: %w", err)
 	}
-	s.names.committed(t.tasks)
+	s.names.Committed(nameRows(t.tasks))
 	if s.id != (fileID{}) {
 		return s.checkFile()
 	}
@@ -245,4 +246,12 @@ func fromNanos(n int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
+}
+
+func nameRows(rs []model.TaskRecord) []model.NameRow {
+	out := make([]model.NameRow, len(rs))
+	for i, r := range rs {
+		out[i] = model.RowOf(r)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -22,29 +22,29 @@ func TestDurableAcrossReopen(t *testing.T) {
 	now := time.Unix(1700000000, 5).UTC()
 	err = s.Commit(ctx, func(tx *Tx) error {
 		for i, name := range []string{"a", "b", "c"} {
-			r := TaskRecord{Name: name, Team: "t", Seq: int64(i + 1), State: Pending, SubmittedAt: now,
+			r := model.TaskRecord{Name: name, Team: "t", Seq: int64(i + 1), State: model.StatePending, SubmittedAt: now,
 				Spec: model.TaskSpec{Name: name, Team: "t", InstanceType: "ml.p5.48xlarge", Nodes: 2}}
 			if err := tx.InsertTask(r); err != nil {
 				return err
 			}
-			if err := tx.AddEvent(Event{Task: name, TaskSeq: int64(i + 1), Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
+			if err := tx.AddEvent(model.Event{Task: name, TaskSeq: int64(i + 1), Team: "t", At: now, Kind: "Submitted", Message: "queued"}); err != nil {
 				return err
 			}
 		}
-		r := TaskRecord{Name: "b", Team: "t", Seq: 2, State: Succeeded, SubmittedAt: now, FinishedAt: now,
+		r := model.TaskRecord{Name: "b", Team: "t", Seq: 2, State: model.StateSucceeded, SubmittedAt: now, FinishedAt: now,
 			Spec: model.TaskSpec{Name: "b", Team: "t"}}
 		if err := tx.UpdateTask(r); err != nil {
 			return err
 		}
-		return tx.InsertToken(Token{ID: "tok-1", Role: RoleMember, Team: "t", CreatedAt: now}, "hash1")
+		return tx.InsertToken(model.Token{ID: "tok-1", Role: model.RoleMember, Team: "t", CreatedAt: now}, "hash1")
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A failed transaction leaves nothing behind.
 	_ = s.Commit(ctx, func(tx *Tx) error {
-		_ = tx.InsertTask(TaskRecord{Name: "ghost", Team: "t", Seq: 9, State: Pending})
-		return tx.InsertTask(TaskRecord{Name: "a", Team: "t", Seq: 10, State: Pending}) // duplicate name
+		_ = tx.InsertTask(model.TaskRecord{Name: "ghost", Team: "t", Seq: 9, State: model.StatePending})
+		return tx.InsertTask(model.TaskRecord{Name: "a", Team: "t", Seq: 10, State: model.StatePending}) // duplicate name
 	})
 	s.Close()
 
@@ -68,14 +68,14 @@ func TestDurableAcrossReopen(t *testing.T) {
 	if err != nil || tok.Team != "t" {
 		t.Fatalf("token: %+v %v", tok, err)
 	}
-	page, _ := s.ListTasks(ctx, TaskFilter{Teams: []string{"t"}, States: []string{string(Pending)}, AfterSeq: 1, Limit: 10})
+	page, _ := s.ListTasks(ctx, model.TaskFilter{Teams: []string{"t"}, States: []string{string(model.StatePending)}, AfterSeq: 1, Limit: 10})
 	if len(page) != 1 || page[0].Name != "c" {
 		t.Fatalf("filtered page: %+v", page)
 	}
-	if all, _ := s.ListTasks(ctx, TaskFilter{Since: now, Limit: 10}); len(all) != 3 {
+	if all, _ := s.ListTasks(ctx, model.TaskFilter{Since: now, Limit: 10}); len(all) != 3 {
 		t.Fatalf("tasks submitted since %v: %+v", now, all)
 	}
-	if none, _ := s.ListTasks(ctx, TaskFilter{Since: now.Add(time.Nanosecond), Limit: 10}); len(none) != 0 {
+	if none, _ := s.ListTasks(ctx, model.TaskFilter{Since: now.Add(time.Nanosecond), Limit: 10}); len(none) != 0 {
 		t.Fatalf("tasks submitted after every one of them: %+v", none)
 	}
 }
@@ -90,15 +90,15 @@ func TestPruneAudit(t *testing.T) {
 	ctx := context.Background()
 	old, recent := time.Now().Add(-100*24*time.Hour), time.Now()
 	_ = s.Commit(ctx, func(tx *Tx) error {
-		_ = tx.Audit(AuditEntry{At: old, Actor: "x", Action: "a", Target: "t", Result: "ok"})
-		_ = tx.AddEvent(Event{Task: "t", Team: "a", At: old, Kind: "Submitted", Message: "queued"})
-		return tx.Audit(AuditEntry{At: recent, Actor: "x", Action: "b", Team: "a", Target: "t", Result: "ok"})
+		_ = tx.Audit(model.AuditEntry{At: old, Actor: "x", Action: "a", Target: "t", Result: "ok"})
+		_ = tx.AddEvent(model.Event{Task: "t", Team: "a", At: old, Kind: "Submitted", Message: "queued"})
+		return tx.Audit(model.AuditEntry{At: recent, Actor: "x", Action: "b", Team: "a", Target: "t", Result: "ok"})
 	})
 	n, err := s.PruneAudit(ctx, time.Now().Add(-90*24*time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("pruned %d, %v", n, err)
 	}
-	left, _ := s.AuditLog(ctx, AuditFilter{})
+	left, _ := s.AuditLog(ctx, model.AuditFilter{})
 	evs, _ := s.Events(ctx, "t", 0, 10)
 	if len(left) != 1 || left[0].Action != "b" || len(evs) != 0 {
 		t.Fatalf("left %+v, events %+v", left, evs)
@@ -122,12 +122,12 @@ func TestPriorUseFollowsCommits(t *testing.T) {
 		}
 	}
 	check(s, nil)
-	r := TaskRecord{Name: "x", Team: "t", Seq: 1, State: Pending, Spec: model.TaskSpec{Name: "x", Team: "t"}}
+	r := model.TaskRecord{Name: "x", Team: "t", Seq: 1, State: model.StatePending, Spec: model.TaskSpec{Name: "x", Team: "t"}}
 	if err := s.Commit(ctx, func(tx *Tx) error { return tx.InsertTask(r) }); err != nil {
 		t.Fatal(err)
 	}
 	check(s, &model.PriorUse{Team: "t", Live: true})
-	r.State = Succeeded
+	r.State = model.StateSucceeded
 	_ = s.Commit(ctx, func(tx *Tx) error { _ = tx.UpdateTask(r); return errors.New("rolled back") })
 	check(s, &model.PriorUse{Team: "t", Live: true})
 	if err := s.Commit(ctx, func(tx *Tx) error { return tx.UpdateTask(r) }); err != nil {

@@ -1,27 +1,14 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
 )
 
-// Run is one execution window of a task, for usage reports.
-type Run struct {
-	ID           int64     `json:"id"`
-	Task         string    `json:"task"`
-	Team         string    `json:"team"`
-	InstanceType string    `json:"instanceType"`
-	Priority     string    `json:"priority,omitempty"`
-	GPUs         int64     `json:"gpus"`
-	VCPU         float64   `json:"vcpu"`
-	BorrowedGPUs int64     `json:"borrowedGpus"` // GPUs beyond the team's quota`
-	StartedAt    time.Time `json:"startedAt"`
-	EndedAt      time.Time `json:"endedAt,omitzero"` // zero while it runs
-	Outcome      string    `json:"outcome,omitempty"`
-}
-
 // StartRun opens a run.
-func (t *Tx) StartRun(r Run) error {
+func (t *Tx) StartRun(r model.Run) error {
 	_, err := t.tx.Exec(`INSERT INTO runs(task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Task, r.Team, r.InstanceType, r.Priority, r.GPUs, r.VCPU, r.BorrowedGPUs, nanos(r.StartedAt))
 	return err
@@ -66,16 +53,16 @@ func (t *Tx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (
 }
 
 // Runs returns the runs that overlap [from, to), oldest first.
-func (s *Store) Runs(ctx context.Context, from, to time.Time) ([]Run, error) {
+func (s *Store) Runs(ctx context.Context, from, to time.Time) ([]model.Run, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT id, task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at, ended_at, outcome
 		FROM runs WHERE started_at < ? AND (ended_at = 0 OR ended_at > ?) ORDER BY started_at, id`, nanos(to), nanos(from))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Run
+	var out []model.Run
 	for rows.Next() {
-		var r Run
+		var r model.Run
 		var st, en int64
 		if err := rows.Scan(&r.ID, &r.Task, &r.Team, &r.InstanceType, &r.Priority, &r.GPUs, &r.VCPU, &r.BorrowedGPUs, &st, &en, &r.Outcome); err != nil {
 			return nil, err
@@ -84,11 +71,6 @@ func (s *Store) Runs(ctx context.Context, from, to time.Time) ([]Run, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// Session is one period a server ran.
-type Session struct {
-	StartedAt, StoppedAt time.Time // StoppedAt zero: crashed or still running
 }
 
 // StartSession records a server start and returns its id.
@@ -114,19 +96,19 @@ func (s *Store) StopSession(ctx context.Context, id int64, at time.Time) error {
 }
 
 // Sessions lists server sessions, oldest first.
-func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
+func (s *Store) Sessions(ctx context.Context) ([]model.Session, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT started_at, stopped_at FROM sessions ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Session
+	var out []model.Session
 	for rows.Next() {
 		var a, b int64
 		if err := rows.Scan(&a, &b); err != nil {
 			return nil, err
 		}
-		out = append(out, Session{fromNanos(a), fromNanos(b)})
+		out = append(out, model.Session{StartedAt: fromNanos(a), StoppedAt: fromNanos(b)})
 	}
 	return out, rows.Err()
 }

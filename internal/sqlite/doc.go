@@ -1,4 +1,4 @@
-// Package store is taskgov's embedded storage: one SQLite database (pure-Go
+// Package sqlite is taskgov's embedded store adapter: one SQLite database (pure-Go
 // driver, WAL mode, synchronous=FULL) with versioned schema migrations. Every
 // write the server acknowledges has been committed and fsynced; concurrent
 // writes are grouped into one transaction (group commit) by a single writer
@@ -6,4 +6,4 @@
 //
 // It imports model only. It must never import core, the HTTP server or the
 // executors: it stores what they hand it.
-package store
+package sqlite

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func BenchmarkPriorUse(b *testing.B) {
 	err = s.Commit(context.Background(), func(tx *Tx) error {
 		for i := range 10000 {
 			name := fmt.Sprintf("task-%05d", i)
-			if err := tx.InsertTask(TaskRecord{Name: name, Team: "t", Seq: int64(i + 1), State: Succeeded, SubmittedAt: now,
+			if err := tx.InsertTask(model.TaskRecord{Name: name, Team: "t", Seq: int64(i + 1), State: model.StateSucceeded, SubmittedAt: now,
 				Spec: model.TaskSpec{Name: name, Team: "t"}}); err != nil {
 				return err
 			}

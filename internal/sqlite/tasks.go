@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -12,30 +12,10 @@ import (
 	"github.com/taskgov/taskgov/internal/model"
 )
 
-// The records live in model; these names keep the store's callers short.
-type (
-	TaskRecord = model.TaskRecord
-	Event      = model.Event
-)
-
-// Task states as stored (model.TaskState).
-const (
-	Pending     = model.StatePending
-	Running     = model.StateRunning
-	Suspended   = model.StateSuspended
-	Succeeded   = model.StateSucceeded
-	Failed      = model.StateFailed
-	Cancelled   = model.StateCancelled
-	Interrupted = model.StateInterrupted
-)
-
-// Terminal reports whether a stored state is final.
-func Terminal(state model.TaskState) bool { return state.Terminal() }
-
 // InsertTask stores a new task. It enforces model.CheckNameReuse: a name
 // another team used, or one a live task holds, is refused with
 // model.ErrConflict (and the transaction should then be rolled back).
-func (t *Tx) InsertTask(r TaskRecord) error {
+func (t *Tx) InsertTask(r model.TaskRecord) error {
 	prior, err := t.priorInTx(r.Name)
 	if err != nil {
 		return err
@@ -57,7 +37,7 @@ func (t *Tx) InsertTask(r TaskRecord) error {
 
 // UpdateTask writes a task's mutable fields; the task is the one with r.Seq
 // (a name may be reused once its task has finished).
-func (t *Tx) UpdateTask(r TaskRecord) error {
+func (t *Tx) UpdateTask(r model.TaskRecord) error {
 	spec, err := json.Marshal(r.Spec)
 	if err != nil {
 		return err
@@ -78,7 +58,7 @@ func (t *Tx) UpdateTask(r TaskRecord) error {
 }
 
 // AddEvent appends to a task's event history.
-func (t *Tx) AddEvent(e Event) error {
+func (t *Tx) AddEvent(e model.Event) error {
 	_, err := t.tx.Exec(`INSERT INTO events(task, task_seq, team, at, kind, message) VALUES (?, ?, ?, ?, ?, ?)`,
 		e.Task, e.TaskSeq, e.Team, nanos(e.At), e.Kind, e.Message)
 	return err
@@ -96,8 +76,8 @@ func (t *Tx) PutCluster(c model.Cluster) error {
 
 const taskCols = `name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message`
 
-func scanTask(row interface{ Scan(...any) error }) (TaskRecord, error) {
-	var r TaskRecord
+func scanTask(row interface{ Scan(...any) error }) (model.TaskRecord, error) {
+	var r model.TaskRecord
 	var spec, placement, pgids string
 	var sub, start, fin, ckpt int64
 	if err := row.Scan(&r.Name, &r.Team, &r.Seq, &spec, &r.State, &sub, &start, &fin, &ckpt, &r.Resumes, &r.Retries,
@@ -117,30 +97,17 @@ func scanTask(row interface{ Scan(...any) error }) (TaskRecord, error) {
 	return r, nil
 }
 
-// ErrNotFound is returned when a record does not exist; it is
-// model.ErrNotFound, the one sentinel for "no such thing".
-var ErrNotFound = model.ErrNotFound
-
 // Task reads the newest task with a name.
-func (s *Store) Task(ctx context.Context, name string) (TaskRecord, error) {
+func (s *Store) Task(ctx context.Context, name string) (model.TaskRecord, error) {
 	r, err := scanTask(s.r.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=? ORDER BY seq DESC LIMIT 1`, name))
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("task %q: %w", name, ErrNotFound)
+		return r, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
 	}
 	return r, s.note(err)
 }
 
-// TaskFilter selects tasks for ListTasks.
-type TaskFilter struct {
-	Teams    []string  // empty: all teams
-	States   []string  // empty: all states (model.TaskState names)
-	AfterSeq int64     // pagination cursor: only tasks submitted after this one
-	Since    time.Time // zero: any submission time; else submitted at or after it
-	Limit    int
-}
-
 // ListTasks returns tasks in submission order.
-func (s *Store) ListTasks(ctx context.Context, f TaskFilter) ([]TaskRecord, error) {
+func (s *Store) ListTasks(ctx context.Context, f model.TaskFilter) ([]model.TaskRecord, error) {
 	q := `SELECT ` + taskCols + ` FROM tasks WHERE seq > ?`
 	args := []any{f.AfterSeq}
 	if len(f.Teams) > 0 {
@@ -164,13 +131,13 @@ func (s *Store) ListTasks(ctx context.Context, f TaskFilter) ([]TaskRecord, erro
 	return s.queryTasks(ctx, q, args...)
 }
 
-func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]TaskRecord, error) {
+func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]model.TaskRecord, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, s.note(err)
 	}
 	defer rows.Close()
-	var out []TaskRecord
+	var out []model.TaskRecord
 	for rows.Next() {
 		r, err := scanTask(rows)
 		if err != nil {
@@ -183,8 +150,8 @@ func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]TaskRe
 
 // LiveTasks returns every task not in a terminal state, in submission order,
 // for recovery.
-func (s *Store) LiveTasks(ctx context.Context) ([]TaskRecord, error) {
-	return s.queryTasks(ctx, `SELECT `+taskCols+` FROM tasks WHERE state NOT IN (?, ?, ?) ORDER BY seq`, Succeeded, Failed, Cancelled)
+func (s *Store) LiveTasks(ctx context.Context) ([]model.TaskRecord, error) {
+	return s.queryTasks(ctx, `SELECT `+taskCols+` FROM tasks WHERE state NOT IN (?, ?, ?) ORDER BY seq`, model.StateSucceeded, model.StateFailed, model.StateCancelled)
 }
 
 // MaxSeq is the highest submission sequence stored (0 if none).
@@ -196,7 +163,7 @@ func (s *Store) MaxSeq(ctx context.Context) (int64, error) {
 
 // Events returns the events after id afterID, oldest first, of the newest
 // task with a name.
-func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]Event, error) {
+func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]model.Event, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT id, task, task_seq, team, at, kind, message FROM events
 		WHERE task_seq=(SELECT COALESCE(MAX(seq), -1) FROM tasks WHERE name=?) AND task=? AND id > ? ORDER BY id LIMIT ?`,
 		task, task, afterID, limit)
@@ -204,9 +171,9 @@ func (s *Store) Events(ctx context.Context, task string, afterID int64, limit in
 		return nil, s.note(err)
 	}
 	defer rows.Close()
-	var out []Event
+	var out []model.Event
 	for rows.Next() {
-		var e Event
+		var e model.Event
 		var at int64
 		if err := rows.Scan(&e.ID, &e.Task, &e.TaskSeq, &e.Team, &at, &e.Kind, &e.Message); err != nil {
 			return nil, s.note(err)

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -7,44 +7,10 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/taskgov/taskgov/internal/model"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
-
-// FaultKind sorts a storage error by what the server should do about it.
-type FaultKind string
-
-const (
-	// Transient faults (disk full, database busy, an I/O error on a write)
-	// may pass: refuse writes, keep serving, retry.
-	Transient FaultKind = "transient"
-	// Fatal faults (a corrupt database, the database file removed or
-	// replaced) cannot be repaired by waiting: acknowledging more writes
-	// would lose them. The server must stop.
-	Fatal FaultKind = "fatal"
-	// Rejected: the database refused the write itself (a constraint): a bug,
-	// since the engine validates every input against the store's rules
-	// first. The batch is dropped; the server goes on.
-	Rejected FaultKind = "rejected"
-)
-
-// Fault is a storage error with its kind and a hint for the operator.
-type Fault struct {
-	Kind FaultKind
-	What string // "disk full", "database file removed", ...
-	Fix  string
-	Err  error
-}
-
-func (f *Fault) Error() string {
-	msg := fmt.Sprintf("storage %s fault: %s: %v", f.Kind, f.What, f.Err)
-	if f.Fix != "" {
-		msg += "; " + f.Fix
-	}
-	return msg
-}
-
-func (f *Fault) Unwrap() error { return f.Err }
 
 // ErrFileGone is wrapped when the database file was removed or replaced
 // while the server ran: SQLite would go on writing to the removed file, and
@@ -53,42 +19,42 @@ var ErrFileGone = errors.New("the database file was removed or replaced while th
 
 // Classify sorts an error from the store into a Fault (nil for nil). An
 // error of unknown origin is transient.
-func Classify(err error) *Fault {
+func Classify(err error) *model.Fault {
 	if err == nil {
 		return nil
 	}
-	var f *Fault
+	var f *model.Fault
 	if errors.As(err, &f) {
 		return f
 	}
 	if errors.Is(err, ErrFileGone) {
-		return &Fault{Kind: Fatal, What: "database file removed or replaced", Err: err,
+		return &model.Fault{Kind: model.FaultFatal, What: "database file removed or replaced", Err: err,
 			Fix: "stop writing to DATA_DIR by hand; restore taskgov.db (with taskgov.db-wal) from a backup and restart"}
 	}
 	if errors.Is(err, syscall.ENOSPC) {
-		return &Fault{Kind: Transient, What: "disk full", Err: err, Fix: "free space in the data directory's file system"}
+		return &model.Fault{Kind: model.FaultTransient, What: "disk full", Err: err, Fix: "free space in the data directory's file system"}
 	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
-		return &Fault{Kind: Transient, What: "write failed", Err: err}
+		return &model.Fault{Kind: model.FaultTransient, What: "write failed", Err: err}
 	}
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_FULL:
-		return &Fault{Kind: Transient, What: "disk full", Err: err, Fix: "free space in the data directory's file system"}
+		return &model.Fault{Kind: model.FaultTransient, What: "disk full", Err: err, Fix: "free space in the data directory's file system"}
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-		return &Fault{Kind: Transient, What: "database busy", Err: err, Fix: "make sure no other program holds DATA_DIR/taskgov.db open"}
+		return &model.Fault{Kind: model.FaultTransient, What: "database busy", Err: err, Fix: "make sure no other program holds DATA_DIR/taskgov.db open"}
 	case sqlite3.SQLITE_IOERR:
-		return &Fault{Kind: Transient, What: "I/O error", Err: err, Fix: "check the data directory's disk and file system"}
+		return &model.Fault{Kind: model.FaultTransient, What: "I/O error", Err: err, Fix: "check the data directory's disk and file system"}
 	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-		return &Fault{Kind: Fatal, What: "database corrupt", Err: err,
+		return &model.Fault{Kind: model.FaultFatal, What: "database corrupt", Err: err,
 			Fix: "stop the server and restore DATA_DIR/taskgov.db (with taskgov.db-wal) from a backup; the database cannot be trusted"}
 	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN:
-		return &Fault{Kind: Fatal, What: "database file removed, replaced or read-only", Err: err,
+		return &model.Fault{Kind: model.FaultFatal, What: "database file removed, replaced or read-only", Err: err,
 			Fix: "restore DATA_DIR/taskgov.db from a backup, or make it writable, and restart"}
 	case sqlite3.SQLITE_CONSTRAINT:
-		return &Fault{Kind: Rejected, What: "write refused by a database constraint", Err: err}
+		return &model.Fault{Kind: model.FaultRejected, What: "write refused by a database constraint", Err: err}
 	}
-	return &Fault{Kind: Transient, What: "write failed", Err: err}
+	return &model.Fault{Kind: model.FaultTransient, What: "write failed", Err: err}
 }
 
 // fileID identifies the database file: device and inode.
@@ -126,7 +92,7 @@ func (s *Store) checkFile() error {
 		if err != nil {
 			why = err.Error()
 		}
-		return &Fault{Kind: Fatal, What: "database corrupt (bad file header)", Err: fmt.Errorf("%s: %s", s.path, why),
+		return &model.Fault{Kind: model.FaultFatal, What: "database corrupt (bad file header)", Err: fmt.Errorf("%s: %s", s.path, why),
 			Fix: "stop the server and restore DATA_DIR/taskgov.db (with taskgov.db-wal) from a backup"}
 	}
 	return nil
@@ -149,9 +115,12 @@ func (s *Store) Probe(ctx context.Context) error {
 // is corrupt, so that reads that find corruption stop the server as writes
 // do (via Probe, which reports the last one).
 func (s *Store) note(err error) error {
-	if f := Classify(err); f != nil && f.Kind == Fatal {
+	if f := Classify(err); f != nil && f.Kind == model.FaultFatal {
 		s.fatal.Store(f)
 		return f
 	}
 	return err
 }
+
+// Classify is the package's Classify, for the engine's Store interface.
+func (s *Store) Classify(err error) *model.Fault { return Classify(err) }
