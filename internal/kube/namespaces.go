@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	listerv1 "k8s.io/client-go/listers/core/v1"
@@ -120,4 +121,30 @@ func (tn *teamNamespaces) sync(ctx context.Context, want map[string]string) erro
 		}
 	}
 	return first
+}
+
+// label gives a workload governed for its namespace (it has no queue
+// label) the label, so that from then on it is governed like any other:
+// first the object, suspended in the same write; then, once suspended, a
+// Job's pod template, so that the pods it makes are gated at creation. It
+// reports whether it wrote. Finished objects are left as they are.
+func (w *Workloads) label(ctx context.Context, k wkey, u *unstructured.Unstructured, team string) (bool, error) {
+	if done, _, _ := k.kind.Finished(u); done {
+		return false, nil
+	}
+	q, labelled := u.GetLabels()[LabelQueueName]
+	if !labelled {
+		body := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, LabelQueueName, team)
+		if k.kind.SuspendPath != nil {
+			body = fmt.Sprintf(`{"metadata":{"labels":{%q:%q}},%s`, LabelQueueName, team, k.kind.SuspendPatch(true)[1:])
+		}
+		return true, w.patch(ctx, k, []byte(body))
+	}
+	if k.kind.Name == "Job" && k.kind.Suspended(u) {
+		if tl, _, _ := unstructured.NestedString(u.Object, "spec", "template", "metadata", "labels", LabelQueueName); tl == "" {
+			body := fmt.Sprintf(`{"spec":{"template":{"metadata":{"labels":{%q:%q}}}}}`, LabelQueueName, q)
+			return true, w.patch(ctx, k, []byte(body))
+		}
+	}
+	return false, nil
 }

@@ -88,8 +88,11 @@ type Workloads struct {
 	gov     Governor
 	events  chan executor.Event
 
+	// Per object, pruned when it is deleted (gone) or its task has ended
+	// (forgetObject), so that they hold only what the cluster holds.
 	mu       sync.Mutex
 	byTask   map[string]wkey
+	uids     map[string]types.UID // task -> its object's UID
 	runs     map[string]*wrun
 	rejected map[types.UID]string    // the last bad-input message evented
 	warned   map[types.UID]string    // the last wait warning evented
@@ -105,7 +108,7 @@ func NewWorkloads(client kubernetes.Interface, dyn dynamic.Interface, pods *Exec
 	w := &Workloads{Executor: pods, client: client, dyn: dyn, kinds: kinds, Log: slog.Default(),
 		factory: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 10*time.Second), objects: map[*Kind]cache.GenericLister{},
 		queue:  workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[wkey]()),
-		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, warned: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}, retry: map[types.UID]refused{}}
+		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, uids: map[string]types.UID{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, warned: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}, retry: map[types.UID]refused{}}
 	for _, k := range kinds {
 		gi := w.factory.ForResource(k.GVR)
 		w.objects[k] = gi.Lister()

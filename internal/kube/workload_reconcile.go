@@ -37,7 +37,7 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 	}
 	task := TaskName(u)
 	w.mu.Lock()
-	w.byTask[task] = k
+	w.byTask[task], w.uids[task] = k, u.GetUID()
 	r := w.runs[task]
 	w.mu.Unlock()
 	st, found, err := w.gov.Status(ctx, task)
@@ -146,33 +146,17 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 	if failed && st.State == "Failed" && why != "" {
 		text = "Failed: " + k.kind.Name + " failed: " + why // the workload's own reason
 	}
-	return w.setStatus(ctx, k, u, text, st.State != "Pending")
-}
-
-// label gives a workload governed for its namespace (it has no queue
-// label) the label, so that from then on it is governed like any other:
-// first the object, suspended in the same write; then, once suspended, a
-// Job's pod template, so that the pods it makes are gated at creation. It
-// reports whether it wrote. Finished objects are left as they are.
-func (w *Workloads) label(ctx context.Context, k wkey, u *unstructured.Unstructured, team string) (bool, error) {
-	if done, _, _ := k.kind.Finished(u); done {
-		return false, nil
+	if err := w.setStatus(ctx, k, u, text, st.State != "Pending"); err != nil {
+		return err
 	}
-	q, labelled := u.GetLabels()[LabelQueueName]
-	if !labelled {
-		body := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, LabelQueueName, team)
-		if k.kind.SuspendPath != nil {
-			body = fmt.Sprintf(`{"metadata":{"labels":{%q:%q}},%s`, LabelQueueName, team, k.kind.SuspendPatch(true)[1:])
+	if ended(st.State) {
+		w.mu.Lock()
+		if w.runs[task] == nil {
+			w.forgetObject(u.GetUID())
 		}
-		return true, w.patch(ctx, k, []byte(body))
+		w.mu.Unlock()
 	}
-	if k.kind.Name == "Job" && k.kind.Suspended(u) {
-		if tl, _, _ := unstructured.NestedString(u.Object, "spec", "template", "metadata", "labels", LabelQueueName); tl == "" {
-			body := fmt.Sprintf(`{"spec":{"template":{"metadata":{"labels":{%q:%q}}}}}`, LabelQueueName, q)
-			return true, w.patch(ctx, k, []byte(body))
-		}
-	}
-	return false, nil
+	return nil
 }
 
 // gone handles a deleted object: its task is cancelled, and once no placed
@@ -198,7 +182,7 @@ func (w *Workloads) gone(ctx context.Context, k wkey) error {
 	if r == nil {
 		if len(live) == 0 {
 			w.mu.Lock()
-			delete(w.byTask, task)
+			w.forgetTask(task)
 			w.mu.Unlock()
 		}
 		return nil
@@ -211,6 +195,11 @@ func (w *Workloads) gone(ctx context.Context, k wkey) error {
 	}
 	if len(live) == 0 && r.stopping {
 		w.end(task, r, -1)
+		w.mu.Lock()
+		if w.runs[task] == nil && w.byTask[task] == k {
+			w.forgetTask(task)
+		}
+		w.mu.Unlock()
 	}
 	return nil
 }
@@ -340,7 +329,11 @@ func (w *Workloads) setStatus(ctx context.Context, k wkey, u *unstructured.Unstr
 		}
 	}
 	w.mu.Lock()
-	w.statusAt[u.GetUID()] = time.Now()
+	if strings.HasPrefix(text, "Pending: ") { // only a pending one's writes are spaced
+		w.statusAt[u.GetUID()] = time.Now()
+	} else {
+		delete(w.statusAt, u.GetUID())
+	}
 	w.mu.Unlock()
 	body := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q,%q:%q}}}`, AnnStatus, text, AnnTask, TaskName(u))
 	return w.patch(ctx, k, []byte(body))
