@@ -68,5 +68,6 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 	}
 	out.evictions = append([]model.Preemption(nil), s.evictions...)
 	out.limitsDirty = s.limitsDirty
+	out.lazyWaiting = s.lazyWaiting
 	return out, nil
 }

@@ -18,7 +18,11 @@ var never = time.Unix(1<<62, 0)
 // the cycle costs O(1): it returns no changes and the previous Waiting slice.
 func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	if !s.dirty && now.Before(s.nextWake) && len(s.evictions) == 0 {
-		return model.Decision{Time: now, Waiting: s.lastWaiting}
+		d := model.Decision{Time: now}
+		if !s.lazyWaiting {
+			d.Waiting = s.lastWaiting
+		}
+		return d
 	}
 	s.now = now
 	s.cycle++
@@ -33,6 +37,10 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 		s.enforceLimits(&d)
 		s.limitsDirty = false
 	}
+	// Types that only gained tasks since a settled evaluation try just
+	// those, alone, and join the full walk if one would change anything.
+	s.probeAdded()
+	s.resetMemoLog()
 	// 2. Every team's queue in order; one head per team and instance type in
 	// a heap, for the types this cycle evaluates (dirty.go).
 	h := s.cc.heads[:0]
@@ -56,8 +64,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	// 4. Report every pending task's place and reason.
 	s.cc.heads = h
 	s.cc.noRoom = nil // the memo holds within this cycle only
-	d.Waiting = s.collectWaiting()
-	s.lastWaiting = d.Waiting
+	s.endWaiting(&d)
 	// A cycle that changed nothing is a fixed point: until an input arrives or
 	// nextWake passes, another would decide the same. A type it changed is
 	// evaluated again next cycle.
@@ -73,7 +80,9 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		s.releaseHold(t)
 		s.wakeAt(t.notBefore)
 		t.wait = model.WaitReason{Code: model.BackingOff, InstanceType: it.spec.Name,
-			Need: int64(t.notBefore.Sub(s.now).Seconds() + 0.999), Used: int64(t.retries)}
+			// The backoff's length, not the time left: a reason does not
+			// change while nothing but the clock moves (blocked.go).
+			Need: int64(t.notBefore.Sub(t.pendingSince).Seconds() + 0.999), Used: int64(t.retries)}
 		return
 	}
 	if it.index.atLeast(0) == 0 {
@@ -91,11 +100,15 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	v := s.checkQuota(tm, it.idx, t.total)
 	if v.ok {
 		if nodes, _ := s.place(t, placeMode{}); nodes != nil {
+			if s.probing {
+				s.probeHit = true
+				return
+			}
 			s.admit(t, nodes, d)
 			return
 		}
 	}
-	if s.preemptFor(t, v, d) {
+	if s.preemptFor(t, v, d) || s.probeHit {
 		return
 	}
 	if !v.ok {
@@ -107,6 +120,9 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		due := t.pendingSince.Add(secs(*s.policy.StarvationBoundSeconds))
 		if s.now.Before(due) {
 			s.wakeAt(due)
+		} else if s.probing {
+			s.probeHit = true // it would take or wait for a hold
+			return
 		} else if s.reserve(t) {
 			t.wait = model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,
 				Need: int64(len(t.held)), Used: int64(s.busyHeld(t))}

@@ -106,7 +106,12 @@ func (s *Scheduler) touchTask(t *task, ran bool) {
 
 func (s *Scheduler) ensureMarks() {
 	if len(s.typeDirty) != len(s.types) {
+		// A type never evaluated is dirty: its recorded outcomes are none.
 		s.typeDirty = make([]bool, len(s.types))
+		for i := range s.typeDirty {
+			s.typeDirty[i] = true
+		}
+		s.typeAdded = make([][]*task, len(s.types))
 		s.typeWake = make([]time.Time, len(s.types)+1)
 		for i := range s.typeWake {
 			s.typeWake[i] = never
@@ -130,6 +135,8 @@ func (s *Scheduler) startMarks(now time.Time) {
 		if s.work[i] {
 			s.typeDirty[i] = false
 			s.typeWake[i] = never
+			clear(s.typeAdded[i])
+			s.typeAdded[i] = s.typeAdded[i][:0]
 		}
 	}
 	if all {
@@ -159,8 +166,8 @@ func (s *Scheduler) endMarks(d *model.Decision) {
 		s.touch()
 	}
 	s.dirty = s.allDirty
-	for _, m := range s.typeDirty {
-		s.dirty = s.dirty || m
+	for i, m := range s.typeDirty {
+		s.dirty = s.dirty || m || len(s.typeAdded[i]) > 0
 	}
 	s.nextWake = never
 	for _, w := range s.typeWake {

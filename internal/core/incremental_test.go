@@ -32,7 +32,7 @@ func (p diffPair) both(f func(s *Scheduler) error) error {
 // share on or off) and runs a cycle on both cores after each. It returns the
 // first difference in decisions, wait reasons, queue positions, dirtiness
 // or wake-up time, or nil.
-func differentialRun(seed int64, ops int, breakMarks bool) error {
+func differentialRun(seed int64, ops int, bug string) error {
 	r := rand.New(rand.NewSource(seed))
 	c := randomCluster(r)
 	inc, err := New(c, seed)
@@ -41,7 +41,10 @@ func differentialRun(seed int64, ops int, breakMarks bool) error {
 	}
 	ref, _ := New(c, seed)
 	ref.SetFullRescan(true)
-	inc.breakMarks = breakMarks
+	inc.breakMarks = bug == "marks"
+	inc.breakProbe = bug == "probe"
+	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
+	defer func() { stats.probed += int(inc.probed) }()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
 	now, next, added := epoch, 0, 0
@@ -108,6 +111,17 @@ func differentialRun(seed int64, ops int, breakMarks bool) error {
 			return fmt.Errorf("seed %d op %d: %w", seed, op, err)
 		}
 		a, b := inc.Schedule(now), ref.Schedule(now)
+		if inc.lazyWaiting {
+			if a.Waiting != nil {
+				return fmt.Errorf("seed %d op %d: a lazy cycle listed the waiting tasks", seed, op)
+			}
+			if a.Waiting = inc.Waiting(); len(a.Waiting) == 0 && len(b.Waiting) == 0 {
+				a.Waiting = b.Waiting // empty either way
+			}
+			if inc.Pending() != len(b.Waiting) {
+				return fmt.Errorf("seed %d op %d: %d pending, %d waiting", seed, op, inc.Pending(), len(b.Waiting))
+			}
+		}
 		if !reflect.DeepEqual(a, b) {
 			return fmt.Errorf("seed %d op %d: incremental and full-rescan cycles differ:\n%s", seed, op, firstDiff(a, b))
 		}
@@ -128,9 +142,10 @@ func differentialRun(seed int64, ops int, breakMarks bool) error {
 	return nil
 }
 
-// diffStats counts, over differential runs, cycles that ran and cycles that
-// left at least one instance type unevaluated (so the test is not vacuous).
-var stats struct{ cycles, skipped int }
+// stats counts, over differential runs, cycles that ran, cycles that left at
+// least one instance type unevaluated, and types settled by probes alone
+// (blocked.go), so that the test is not vacuous.
+var stats struct{ cycles, skipped, probed int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {
@@ -158,13 +173,17 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 		seeds, ops = 8, 500
 	}
 	for seed := 1; seed <= seeds; seed++ {
-		if err := differentialRun(int64(seed), ops, false); err != nil {
+		if err := differentialRun(int64(seed), ops, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("%d cycles ran, %d of them evaluated only some instance types", stats.cycles, stats.skipped)
+	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times",
+		stats.cycles, stats.skipped, stats.probed)
 	if stats.skipped < stats.cycles/10 {
 		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
+	}
+	if stats.probed < stats.cycles/20 {
+		t.Fatalf("probes settled a type only %d times in %d cycles: the test would not exercise them", stats.probed, stats.cycles)
 	}
 }
 
@@ -172,12 +191,25 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 // mark their instance type) and requires the differential test to see it.
 func TestDifferentialCatchesBrokenMarks(t *testing.T) {
 	for seed := int64(1); seed <= 5; seed++ {
-		if err := differentialRun(seed, 300, true); err != nil {
+		if err := differentialRun(seed, 300, "marks"); err != nil {
 			t.Logf("caught, as it must be: %v", err)
 			return
 		}
 	}
 	t.Fatal("with per-type dirty marks broken, the differential test found no difference")
+}
+
+// TestDifferentialCatchesBrokenProbes injects a bug into the probes of
+// added tasks (blocked.go): a probe treats a victim search with candidates
+// as failed instead of walking the type. The differential test must see it.
+func TestDifferentialCatchesBrokenProbes(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		if err := differentialRun(seed, 2000, "probe"); err != nil {
+			t.Logf("caught, as it must be: %v", err)
+			return
+		}
+	}
+	t.Fatal("with probes that skip victim searches, the differential test found no difference")
 }
 
 func envInt(name string, def int) int {

@@ -31,7 +31,7 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 		sel: model.SelectorString(spec.NodeSelector)}
 	s.tasks[spec.Name] = t
 	s.enqueue(t)
-	s.touchType(it.idx)
+	s.touchAdded(t)
 	return nil
 }
 

@@ -43,7 +43,7 @@ func (s *Scheduler) Resume(name string, now time.Time) error {
 	}
 	t.pendingSince = now
 	s.enqueue(t)
-	s.touchType(t.typ.idx)
+	s.touchAdded(t)
 	return nil
 }
 

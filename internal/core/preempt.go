@@ -110,7 +110,13 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	}
 	cands, reasons := s.candidates(t, mode)
 	if len(cands) == 0 {
-		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
+		s.noteFailed(key, t)
+		return false
+	}
+	if s.probing {
+		// A search with candidates may succeed, or change later tasks'
+		// searches through the memo: the type is walked in full (blocked.go).
+		s.probeHit = !s.breakProbe
 		return false
 	}
 	tm, i := t.team, t.typ.idx
@@ -169,7 +175,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 			s.markUnpaid(i)
 			s.wakeAt(s.nextTick())
 		}
-		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
+		s.noteFailed(key, t)
 		return false
 	}
 	if !s.paidBack(t, victims, mode == modeGuaranteed) {
@@ -183,7 +189,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 		// Remembered as a failure for this cycle: a task of the team at least
 		// as large, tried later, has waited no longer in queue order; it
 		// gets its own search next cycle.
-		s.cc.failed[key] = failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
+		s.noteFailed(key, t)
 		return false
 	}
 	clear(s.cc.noRoom) // victims freed room: earlier failures no longer hold

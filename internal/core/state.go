@@ -142,16 +142,24 @@ type Scheduler struct {
 	limitsDirty bool   // quotas or policy changed: re-check over-limit teams
 	holdChanges uint64 // holds made or dropped, so a cycle that changed one is not the last
 	nextWake    time.Time
-	lastWaiting []model.Waiting
+	lastWaiting []model.Waiting    // the last list built (waiting.go)
+	waitBuilt   uint64             // the cycle it was built in
+	lazyWaiting bool               // cycles leave Decision.Waiting nil (waiting.go)
 	evictions   []model.Preemption // node losses, reported by the next cycle
 
 	// Incremental cycles (dirty.go).
-	fullRescan bool              // evaluate every type in every cycle (reference mode)
-	allDirty   bool              // an input may change any type's outcomes
-	typeDirty  []bool            // per type: changed since its last evaluation
-	typeWake   []time.Time       // per type (and one for all): its earliest time-based rule
-	work       []bool            // per type: evaluated by the cycle in progress
-	curType    int               // type of the task being tried, -1 outside tryTask
-	breakMarks bool              // test only: drop per-type marks, to prove the differential test sees it
-	shareSnap  []resource.Vector // what weighted shares read, as of the last check (dirty.go)
+	fullRescan bool                       // evaluate every type in every cycle (reference mode)
+	allDirty   bool                       // an input may change any type's outcomes
+	typeDirty  []bool                     // per type: changed since its last evaluation
+	typeAdded  [][]*task                  // per clean type: tasks queued since its last evaluation (blocked.go)
+	probing    bool                       // a queued task is tried alone (blocked.go)
+	probeHit   bool                       // that try would change more than its own wait reason
+	breakProbe bool                       // test only: a probe ignores victim searches, to prove the differential test sees it
+	probed     uint64                     // cycles whose queued tasks were all settled by probes (a measure)
+	memoLog    map[attemptKey][]memoEntry // victim-search memo writes of each type's last walk (blocked.go)
+	typeWake   []time.Time                // per type (and one for all): its earliest time-based rule
+	work       []bool                     // per type: evaluated by the cycle in progress
+	curType    int                        // type of the task being tried, -1 outside tryTask
+	breakMarks bool                       // test only: drop per-type marks, to prove the differential test sees it
+	shareSnap  []resource.Vector          // what weighted shares read, as of the last check (dirty.go)
 }

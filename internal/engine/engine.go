@@ -63,18 +63,21 @@ type Engine struct {
 	retryEvery time.Duration
 	undo       undoLog
 
-	mu       sync.RWMutex // guards everything below for readers
-	sched    *core.Scheduler
-	cluster  model.Cluster
-	records  map[string]*model.TaskRecord // live (non-terminal) tasks
-	waiting  []model.Waiting
-	widx     waitIdxCache // index of waiting for the visibility API
-	seq      int64
-	runs     map[string]*run // tasks whose pods are running or stopping
-	deferred []model.Admission
-	subs     map[*Subscription]struct{}
-	closing  bool         // shutting down: start nothing new
-	fault    *model.Fault // the last write's transient fault; nil when writes succeed
+	mu      sync.RWMutex // guards everything below for readers
+	sched   *core.Scheduler
+	cluster model.Cluster
+	records map[string]*model.TaskRecord // live (non-terminal) tasks
+	// waiting is the core's waiting list, built on the first read after a
+	// cycle (waitFresh false until then); read it through waitIdx.
+	waiting   []model.Waiting
+	waitFresh bool
+	widx      waitIdxCache // index of waiting for the visibility API
+	seq       int64
+	runs      map[string]*run // tasks whose pods are running or stopping
+	deferred  []model.Admission
+	subs      map[*Subscription]struct{}
+	closing   bool         // shutting down: start nothing new
+	fault     *model.Fault // the last write's transient fault; nil when writes succeed
 }
 
 // run is the executor-side state of one task's current pods.

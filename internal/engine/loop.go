@@ -130,7 +130,7 @@ func (e *Engine) step(batch []*op) error {
 	cycle := time.Since(started)
 	w.after = append(w.after, func() { e.obs.Cycle(cycle) })
 	e.apply(d, w)
-	e.waiting = d.Waiting
+	e.waitFresh = false // the core builds the list on the next read (waitindex.go)
 	e.mu.Unlock()
 
 	if degraded {

@@ -20,7 +20,7 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 		s.EngineUp = true
 	}
 	counts := map[[2]string]int{}
-	for _, w := range e.waiting {
+	for _, w := range e.waitIdx().list {
 		counts[[2]string{w.Team, string(w.Reason.Code)}]++
 	}
 	for k, n := range counts {

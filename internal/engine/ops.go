@@ -248,7 +248,7 @@ func (e *Engine) Queue(teams map[string]bool) []apitypes.Task {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var out []apitypes.Task
-	for _, w := range e.waiting {
+	for _, w := range e.waitIdx().list {
 		if len(teams) > 0 && !teams[w.Team] {
 			continue
 		}

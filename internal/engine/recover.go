@@ -32,6 +32,7 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	e.sched.SetLazyWaiting(true) // built on the first read after a cycle (waitindex.go)
 	live, err := e.store.LiveTasks(ctx)
 	if err != nil {
 		return fmt.Errorf("reading tasks: %w", err)

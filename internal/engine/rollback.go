@@ -22,7 +22,8 @@ import (
 type undoLog struct {
 	runs     map[string]*run // a copy of each run touched (nil: it did not exist)
 	deferred []model.Admission
-	waiting  []model.Waiting
+	waiting  []model.Waiting // the list readers saw (waitindex.go)
+	fresh    bool            // whether it was built after the last cycle
 	health   map[string]bool // node health, which the store does not hold
 }
 
@@ -30,7 +31,7 @@ type undoLog struct {
 func (u *undoLog) begin(e *Engine) {
 	u.runs = map[string]*run{}
 	u.deferred = slices.Clone(e.deferred)
-	u.waiting = e.waiting
+	u.waiting, u.fresh = e.waiting, e.waitFresh
 }
 
 // saveRun records a run's state before the batch changes it; call before
@@ -61,7 +62,10 @@ func (e *Engine) rollback(ctx context.Context) error {
 	}
 	e.undo.runs = map[string]*run{}
 	e.deferred = e.undo.deferred
-	e.waiting = e.undo.waiting
+	// The list as before the batch, if it was built; else the next read
+	// builds it from the rebuilt core, whose tasks carry no wait reason
+	// until its first cycle.
+	e.waiting, e.waitFresh = e.undo.waiting, e.undo.fresh
 	return e.rebuild(ctx)
 }
 
@@ -80,6 +84,7 @@ func (e *Engine) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	sched.SetLazyWaiting(true)
 	live, err := e.store.LiveTasks(ctx)
 	if err != nil {
 		return fmt.Errorf("reading tasks: %w", err)

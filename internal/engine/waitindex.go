@@ -42,12 +42,18 @@ type waitIdxCache struct {
 	idx *waitIndex
 }
 
-// waitIdx returns the index of e.waiting. The caller holds e.mu (read or
-// write).
+// waitIdx returns the index of the waiting list, asking the core for the
+// list first if a cycle ran since it was built (the core builds it lazily:
+// a cycle costs what changed, a read after it the whole list, once). The
+// caller holds e.mu (read or write); c.mu serialises the build, which only
+// reads the core.
 func (e *Engine) waitIdx() *waitIndex {
 	c := &e.widx
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !e.waitFresh {
+		e.waiting, e.waitFresh = e.sched.Waiting(), true
+	}
 	if c.idx == nil || !sameList(c.idx.list, e.waiting) {
 		c.idx = buildWaitIndex(e.waiting)
 	}

@@ -39,7 +39,7 @@ const (
 	// is the selector).
 	NoMatchingNodes WaitCode = "NoMatchingNodes"
 	// BackingOff: the task failed and waits out its retry backoff (Need
-	// seconds left, after Used retries) before it may start again.
+	// seconds from the failure, after Used retries) before it may start again.
 	BackingOff WaitCode = "BackingOff"
 )
 
@@ -132,7 +132,7 @@ func (r WaitReason) Message() string {
 		return fmt.Sprintf("waiting: no single %s domain has %d free %s nodes (largest has %d)",
 			r.Detail, r.Need, r.InstanceType, r.Used)
 	case BackingOff:
-		return fmt.Sprintf("waiting: failed, and retry %d starts no sooner than %d s from now (retries back off: 1 s, doubling, at most 5 min)", r.Used, r.Need)
+		return fmt.Sprintf("waiting: failed, and retry %d starts no sooner than %d s after the failure (retries back off: 1 s, doubling, at most 5 min)", r.Used, r.Need)
 	case Preempted:
 		return "waiting: preempted in this cycle; requeued in its original place and will resume from its last checkpoint"
 	}

@@ -10,17 +10,16 @@ import (
 
 // meter integrates the run's measures over virtual time.
 type meter struct {
-	totalGPUs   float64
-	totalCPU    float64
-	teams       map[string]*teamMeter
-	teamOrder   []string
-	running     map[string]*job
-	pending     int
-	waiting     int
-	lastWaiting []model.Waiting
-	decisions   int
-	tasksTried  uint64
-	refused     []string
+	totalGPUs  float64
+	totalCPU   float64
+	teams      map[string]*teamMeter
+	teamOrder  []string
+	running    map[string]*job
+	pending    int
+	waiting    int
+	decisions  int
+	tasksTried uint64
+	refused    []string
 
 	allocGPUs float64 // GPUs running now
 	allocCPU  float64

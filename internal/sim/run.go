@@ -31,6 +31,10 @@ type Options struct {
 	// and loses only the restart cost. Without it, it falls back to its last
 	// periodic checkpoint.
 	CheckpointOnPreempt bool
+	// FullRescan runs the core in its reference mode: every cycle evaluates
+	// every pending task (core.SetFullRescan). Decisions are the same; it
+	// exists to measure incremental cycles against it.
+	FullRescan bool
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -113,6 +117,8 @@ func Run(jobs []Job, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.SetLazyWaiting(true) // the count per cycle, the list once at the end
+	s.SetFullRescan(o.FullRescan)
 	cat := s.Catalog()
 	byName := map[string]*job{}
 	order := make([]*job, 0, len(jobs))
@@ -235,12 +241,11 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			m.admit(j, a)
 			heap.Push(&done, completion{at: j.runStart + (j.DurationS-j.base)*j.slow, name: j.Name, runID: j.runID})
 		}
-		m.waiting = len(d.Waiting)
-		m.lastWaiting = d.Waiting
+		m.waiting = s.Pending()
 		m.sample(now)
 	}
 	r := m.report(order, time.Since(wall).Seconds())
-	for _, w := range m.lastWaiting {
+	for _, w := range s.Waiting() {
 		r.Unfinished = append(r.Unfinished, Unfinished{Task: w.Task, Team: w.Team, Reason: string(w.Reason.Code), Why: w.Reason.Message()})
 	}
 	return r, nil
