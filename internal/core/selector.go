@@ -1,7 +1,6 @@
 package core
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/taskgov/taskgov/internal/model"
@@ -47,6 +46,9 @@ func (s *Scheduler) SetNodeLabels(name string, labels map[string]string) (bool, 
 	if err != nil {
 		return false, err
 	}
+	if s.sameLabels(n.spec.Labels, labels) {
+		return false, nil // the usual case, on every node sync: no allocation
+	}
 	next := make(map[string]string, len(labels))
 	for k, v := range labels {
 		if !slices.Contains(s.levels, k) {
@@ -58,9 +60,6 @@ func (s *Scheduler) SetNodeLabels(name string, labels map[string]string) (bool, 
 			next[k] = v
 		}
 	}
-	if maps.Equal(next, n.spec.Labels) {
-		return false, nil
-	}
 	n.spec.Labels = next
 	s.releaseHoldsOn(n)
 	s.touchUsage(n.typ.idx)
@@ -71,4 +70,25 @@ func (s *Scheduler) SetNodeLabels(name string, labels map[string]string) (bool, 
 func noMatchingNodes(t *task, matching int) model.WaitReason {
 	return model.WaitReason{Code: model.NoMatchingNodes, InstanceType: t.typ.spec.Name,
 		Used: int64(matching), Need: int64(t.spec.Nodes), Detail: t.sel}
+}
+
+// sameLabels reports whether two label sets agree on every label but the
+// topology ones.
+func (s *Scheduler) sameLabels(cur, next map[string]string) bool {
+	n := 0
+	for k, v := range next {
+		if slices.Contains(s.levels, k) {
+			continue
+		}
+		if have, ok := cur[k]; !ok || have != v {
+			return false
+		}
+		n++
+	}
+	for k := range cur {
+		if !slices.Contains(s.levels, k) {
+			n--
+		}
+	}
+	return n == 0
 }
