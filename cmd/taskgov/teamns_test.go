@@ -25,7 +25,7 @@ policy:
   taskPrioritization: TaskRanking
   priorityClasses: [{name: training, weight: 70}]
 teams:
-  - {name: research, quotas: [{instanceType: ml.p5.48xlarge, count: 3}]}
+  - {name: research, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}
   - {name: vision, namespace: cv, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}
 `
 
@@ -48,15 +48,15 @@ func unlabelled(u *unstructured.Unstructured) *unstructured.Unstructured {
 // shipped admission policies: taskgov labels the teams' namespaces (the
 // default one and a configured one) and unlabels any other; a Job without
 // a queue label in a team's namespace is created suspended and labelled,
-// and runs as that team's task; a HyperPodPyTorchJob's unlabelled pods are
-// gated at creation; a Job created before taskgov labelled its namespace
-// is suspended, labelled and then placed; an unlabelled Job elsewhere is
-// left alone.
+// and runs as that team's task; a HyperPodPyTorchJob's and a JobSet's
+// unlabelled pods are gated at creation; a Job created before taskgov
+// labelled its namespace is suspended, labelled and then placed; an
+// unlabelled Job elsewhere is left alone.
 func TestKubernetesTeamNamespaces(t *testing.T) {
 	kc, dyn := workloadCluster(t, true)
 	c := kc.Client
 	ctx := context.Background()
-	for i := range 4 {
+	for i := range 5 {
 		kc.CreateNode(t, kubetest.GPUNode("p5-"+string(rune('0'+i)), "ml.p5.48xlarge", 8, domainLabels(i), false))
 	}
 	for _, name := range []string{"cv", "elsewhere"} {
@@ -180,7 +180,49 @@ func TestKubernetesTeamNamespaces(t *testing.T) {
 		t.Errorf("HyperPodPyTorchJob: team %q, want research", st.Team)
 	}
 
-	// 5. Elsewhere, an unlabelled Job is not taskgov's.
+	// 5. An unlabelled JobSet: taskgov labels (and suspends) it. The test
+	// plays the JobSet controller with a child Job whose pod template
+	// carries JobSet's jobset-name label; the real Job controller makes its
+	// pod, which the policy gates and labels, and taskgov places it as the
+	// JobSet's (it places only pods that were gated).
+	js := unlabelled(readObjects(t, "../../internal/kube/testdata/jobset.yaml")[0])
+	rjs, _, _ := unstructured.NestedSlice(js.Object, "spec", "replicatedJobs")
+	rj := rjs[0].(map[string]any)
+	rj["replicas"] = int64(1)
+	_ = unstructured.SetNestedField(rj, int64(1), "template", "spec", "parallelism")
+	_ = unstructured.SetNestedField(rj, int64(1), "template", "spec", "completions")
+	_ = unstructured.SetNestedStringMap(rj, map[string]string{"node.kubernetes.io/instance-type": "ml.p5.48xlarge"}, "template", "spec", "template", "spec", "nodeSelector")
+	unstructured.RemoveNestedField(rj, "template", "spec", "template", "metadata", "labels")
+	_ = unstructured.SetNestedSlice(js.Object, rjs, "spec", "replicatedJobs")
+	js = create(t, dyn, js)
+	// (It is labelled and suspended in one write, and admitted, hence
+	// unsuspended, at once: only the label is left to see.)
+	waitFor(t, 30*time.Second, func() bool { return getObj(t, dyn, js).GetLabels()[kube.LabelQueueName] == "research" })
+	childSpec, _, _ := unstructured.NestedMap(rj, "template", "spec")
+	child := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "batch/v1", "kind": "Job", "spec": childSpec}}
+	child.SetName("rl-sweep-workers-0")
+	child.SetNamespace("hyperpod-ns-research")
+	yes := true
+	child.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: js.GetAPIVersion(), Kind: "JobSet", Name: js.GetName(), UID: js.GetUID(), Controller: &yes}})
+	_ = unstructured.SetNestedStringMap(child.Object, map[string]string{"jobset.sigs.k8s.io/jobset-name": js.GetName()}, "spec", "template", "metadata", "labels")
+	cs, _, _ := unstructured.NestedSlice(child.Object, "spec", "template", "spec", "containers")
+	cs[0].(map[string]any)["resources"] = map[string]any{"requests": map[string]any{"nvidia.com/gpu": "1"}, "limits": map[string]any{"nvidia.com/gpu": "1"}}
+	_ = unstructured.SetNestedSlice(child.Object, cs, "spec", "template", "spec", "containers")
+	child = create(t, dyn, child)
+	if s, _, _ := unstructured.NestedBool(child.Object, "spec", "suspend"); s {
+		t.Error("the JobSet's child Job was suspended: it is held through its JobSet")
+	}
+	var jsPods []corev1.Pod
+	waitFor(t, 60*time.Second, func() bool {
+		jsPods = podsOwnedBy(t, kc, child)
+		return len(jsPods) == 1 && jsPods[0].Status.Phase == corev1.PodRunning && jsPods[0].Labels[kube.LabelTask] == kube.TaskName(js) &&
+			jsPods[0].Labels[kube.LabelQueueName] == "research"
+	})
+	if st := state(js); st.Team != "research" || st.State != "Running" {
+		t.Errorf("JobSet: team %q state %s, want research Running", st.Team, st.State)
+	}
+
+	// 6. Elsewhere, an unlabelled Job is not taskgov's.
 	other := unlabelled(jobVariant(t, "other", "", 1, nil))
 	other.SetNamespace("elsewhere")
 	other = create(t, dyn, other)
@@ -193,7 +235,7 @@ func TestKubernetesTeamNamespaces(t *testing.T) {
 		t.Errorf("a Job outside the teams' namespaces has a task (%d)", code)
 	}
 
-	// 6. A namespace whose team is gone loses the label.
+	// 7. A namespace whose team is gone loses the label.
 	if _, err := c.CoreV1().Namespaces().Patch(ctx, "elsewhere", types.MergePatchType, []byte(`{"metadata":{"labels":{"taskgov.io/team":"vision"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
