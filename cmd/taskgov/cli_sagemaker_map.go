@@ -75,9 +75,13 @@ func quotaTeam(q smComputeQuota, cur model.Team) (t model.Team, notes []string, 
 // schedulerPolicy maps a ClusterSchedulerConfig onto the policy as it is:
 // priority classes (keeping each class's grace period), FairShare and
 // IdleResourceSharing. Classes make the prioritization TaskRanking, as in
-// HyperPod; none make it FirstComeFirstServe.
+// HyperPod; none make it FirstComeFirstServe. Preemption becomes Immediate:
+// HyperPod's higher priority preempts lower at once, and an admin who
+// applies its configuration asks for its semantics (taskgov's default,
+// Payback, waits for a cheap moment; docs/SCHEDULING.md rule 10).
 func schedulerPolicy(d smClusterSchedulerConfig, cur model.Policy) model.Policy {
 	p := cur
+	p.Preemption = model.PreemptImmediate
 	grace := map[string]int{}
 	for _, c := range cur.PriorityClasses {
 		grace[c.Name] = c.GracePeriodSeconds
@@ -155,6 +159,9 @@ func exportScheduler(p model.Policy, clusterArn string) (smClusterSchedulerConfi
 	}
 	if p.PreemptionDelaySeconds > 0 {
 		notes = append(notes, "preemptionDelaySeconds has no HyperPod field")
+	}
+	if p.Preemption != model.PreemptImmediate {
+		notes = append(notes, "preemption "+string(p.Preemption)+" has no HyperPod field: HyperPod preempts at once (Immediate)")
 	}
 	return d, notes
 }

@@ -61,6 +61,10 @@ func TestImportHyperPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// HyperPod's semantics: higher priority preempts lower at once.
+	if p.Preemption != model.PreemptImmediate {
+		t.Fatalf("preemption %q after applying a ClusterSchedulerConfig; want Immediate", p.Preemption)
+	}
 	if p.TaskPrioritization != model.TaskRanking || p.IdleComputeAllocation != model.IdleFirstComeFirstServe || !*p.BorrowUnallocated ||
 		len(p.PriorityClasses) != 3 || p.PriorityClasses[1] != (model.PriorityClass{Name: "experimentation", Weight: 80}) {
 		t.Fatalf("policy %+v", p)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/model"
@@ -43,7 +42,7 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 	if t.Reason != nil {
 		st.Code = string(t.Reason.Code)
 	}
-	if t.State == "Running" && len(t.Placement) > 0 {
+	if t.State == model.StateRunning && len(t.Placement) > 0 {
 		nodes := make([]string, len(t.Placement))
 		for i, p := range t.Placement {
 			nodes[i] = p.Node
@@ -55,11 +54,9 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 
 func (g engineGovernor) Classes() []string {
 	var out []string
-	g.eng.Read(func(s *core.Scheduler) {
-		for _, c := range s.Policy().PriorityClasses {
-			out = append(out, c.Name)
-		}
-	})
+	for _, c := range g.eng.View().Policy().PriorityClasses {
+		out = append(out, c.Name)
+	}
 	return out
 }
 
@@ -68,17 +65,15 @@ func (g engineGovernor) Classes() []string {
 // default name be the same).
 func (g engineGovernor) TeamNamespaces() map[string]string {
 	out := map[string]string{}
-	g.eng.Read(func(s *core.Scheduler) {
-		teams := s.Teams()
-		for _, t := range teams {
-			out[model.NamespacePrefix+t.Name] = t.Name
+	teams := g.eng.View().Teams()
+	for _, t := range teams {
+		out[model.NamespacePrefix+t.Name] = t.Name
+	}
+	for _, t := range teams {
+		if ns := t.WithDefaults().Namespace; ns != "" {
+			out[ns] = t.Name
 		}
-		for _, t := range teams {
-			if ns := t.WithDefaults().Namespace; ns != "" {
-				out[ns] = t.Name
-			}
-		}
-	})
+	}
 	return out
 }
 

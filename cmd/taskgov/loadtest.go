@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 func loadtestCmd() *cobra.Command {
 	var clients, tasks, stored, pending, prefill int
 	var storeArg string
+	var maxConns int
 	var pressure pressureOptions
 	c := &cobra.Command{
 		Use:   "loadtest",
@@ -42,6 +44,9 @@ the server's resident memory.`,
 			if storeArg != "" {
 				args = []string{"--store", storeArg}
 			}
+			if maxConns > 0 {
+				args = append(args, "--max-connections", strconv.Itoa(maxConns))
+			}
 			if pressure.on() {
 				return loadtestPressure(cmd.OutOrStdout(), clients, tasks, pressure, args...)
 			}
@@ -53,6 +58,7 @@ the server's resident memory.`,
 	c.Flags().IntVar(&stored, "stored", 0, "then fill the database to this many tasks (0: skip the memory phase)")
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")
+	c.Flags().IntVar(&maxConns, "max-connections", 0, "the server's --max-connections (0: its default), to measure the cap's eviction under --idle-conns")
 	c.Flags().StringVar(&storeArg, "store", "", "the server's --store: sqlite (default, in the temporary directory) or postgres://... (an empty database)")
 	pressureFlags(c, &pressure)
 	return c

@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sort"
-	"sync"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,25 +25,85 @@ import (
 type pressureOptions struct {
 	idle, slow, sse int
 	sseTeam         string
-	probes          int
+	probes, rounds  int
+	profileDir      string
 }
 
 func (p pressureOptions) on() bool { return p.idle > 0 || p.slow > 0 || p.sse > 0 }
 
 func pressureFlags(c *cobra.Command, p *pressureOptions) {
 	f := c.Flags()
-	f.IntVar(&p.idle, "idle-conns", 0, "hold this many connections open that send nothing (redialled when the server closes them)")
-	f.IntVar(&p.slow, "slow-conns", 0, "hold this many connections open that send a request body one byte every 5 s")
-	f.IntVar(&p.sse, "sse-streams", 0, "hold this many event streams open")
-	f.StringVar(&p.sseTeam, "sse-team", "watch", "the team the streams' viewer tokens read: watch (another team: the streams receive none of the load's events) or load (each stream receives every submission's event)")
+	f.IntVar(&p.idle, "idle-conns", 0, "a phase with this many connections open that send nothing (dialled again when the server closes them)")
+	f.IntVar(&p.slow, "slow-conns", 0, "in the same phase, this many connections that send a request body one byte every 5 s")
+	f.IntVar(&p.sse, "sse-streams", 0, "a phase with this many event streams open")
+	f.StringVar(&p.sseTeam, "sse-team", "both", "the team the streams' viewer tokens read: watch (another team: the streams receive none of the load's events), load (each stream receives every submission's event) or both (a phase each)")
 	f.IntVar(&p.probes, "health-probes", 500, "/healthz requests timed in each phase")
+	f.IntVar(&p.rounds, "rounds", 3, "rounds of phases; each round runs every phase once, the order rotated, and each phase is compared with the same round's no-pressure phase")
+	f.StringVar(&p.profileDir, "profile-dir", "", "write CPU profiles of the server and of the load tool during each phase's submissions to this directory (go tool pprof)")
+}
+
+// phase is one condition under which submissions are timed: setup opens
+// its pressure and returns the function that closes it, with a note for
+// the report.
+type phase struct {
+	name  string
+	setup func() (teardown func(elapsed time.Duration) string, err error)
+}
+
+type phaseResult struct {
+	rate               float64
+	lat, health        []time.Duration // sorted
+	serverCPU, toolCPU time.Duration   // per submission
+	note, profiles     string
+}
+
+// pressureRun is what every phase of one loadtest shares.
+type pressureRun struct {
+	cl                     *client.Client
+	srv                    *childServer
+	clients, tasks, probes int
+	n                      int // tasks submitted so far
+	profileDir             string
+	prof                   profiler // the load tool's own profiles
+}
+
+// profile starts or ends the CPU profiles of the server and of the load
+// tool, and returns their paths once ended.
+func (run *pressureRun) profile() string {
+	if run.profileDir == "" {
+		return ""
+	}
+	_ = run.srv.cmd.Process.Signal(syscall.SIGUSR1)
+	own := run.prof.toggle(run.profileDir, "loadtest")
+	return filepath.Join(run.profileDir, "server-"+strings.TrimPrefix(filepath.Base(own), "loadtest-")) + " " + own
 }
 
 // loadtestPressure measures submissions and /healthz with no pressure, with
-// the idle and slow connections open, and with the event streams open, and
-// reports each against the first.
+// the idle and slow connections open, and with the event streams open, in
+// interleaved rounds. Every phase starts from the same state: the tasks a
+// phase submitted are cancelled before the next one, so that no phase pays
+// for a deeper queue than another (before, each phase found the previous
+// phases' tasks pending, and the scheduler's cycle over them, not the
+// hostile clients, took most of the drop).
 func loadtestPressure(out io.Writer, clients, tasks int, p pressureOptions, serverArgs ...string) error {
-	raiseFileLimit(p.idle + p.slow + p.sse + clients + 1024)
+	if p.rounds < 1 {
+		return fmt.Errorf("--rounds must be at least 1")
+	}
+	if p.sse > 0 && p.sseTeam != "watch" && p.sseTeam != "load" && p.sseTeam != "both" {
+		return fmt.Errorf("--sse-team must be watch, load or both")
+	}
+	raiseFileLimit(p.idle + p.slow + 2*p.sse + clients + 1024)
+	if p.profileDir != "" {
+		dir, err := filepath.Abs(p.profileDir)
+		if err == nil {
+			err = os.MkdirAll(dir, 0o755)
+		}
+		if err != nil {
+			return err
+		}
+		p.profileDir = dir
+		serverArgs = append(serverArgs, "--cpu-profile-dir", dir)
+	}
 	srv, err := startChildServer("taskgov-loadtest-", []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
 		"teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}, {name: watch}]\n"), serverArgs...)
 	if err != nil {
@@ -52,177 +112,153 @@ func loadtestPressure(out io.Writer, clients, tasks int, p pressureOptions, serv
 	defer srv.stop()
 	cl := client.New(srv.base, srv.token)
 	cl.HTTP = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
-	n := 0
-	phase := func(name string) (float64, error) {
-		submit := func(i int) (time.Duration, error) {
-			start := time.Now()
-			_, err := cl.Submit(context.Background(), model.TaskSpec{Name: fmt.Sprintf("t%d", n+i), Team: "load", InstanceType: "ml.p5.48xlarge",
-				PerNode: model.Request{GPUs: 1}, Command: []string{"true"}})
-			return time.Since(start), err
-		}
-		lat, elapsed, err := parallel(clients, 0, tasks, submit)
-		n += tasks
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", name, err)
-		}
-		sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-		health, err := healthLatency(srv.base, p.probes)
-		if err != nil {
-			return 0, fmt.Errorf("%s: /healthz: %w", name, err)
-		}
-		rate := float64(tasks) / elapsed.Seconds()
-		fmt.Fprintf(out, "%-34s submissions %6.0f/s (p50 %5.1f ms, p99 %6.1f ms); /healthz p50 %5.1f ms, p99 %6.1f ms\n",
-			name+":", rate, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), ms(health[len(health)/2]), ms(health[len(health)*99/100]))
-		return rate, nil
-	}
-	base, err := phase("no pressure")
-	if err != nil {
-		return err
-	}
-	u, _ := url.Parse(srv.base)
-	if p.idle > 0 || p.slow > 0 {
-		ctx, stop := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		open := holdConns(ctx, &wg, u.Host, p.idle, nil)
-		// A valid token, so that the server reads the body (a bad one is
-		// answered 401 at once).
-		submitURL, _ := url.Parse(cl.URL("tasks"))
-		slowOpen := holdConns(ctx, &wg, u.Host, p.slow, []byte("POST "+submitURL.Path+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+srv.token+
-			"\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"))
-		time.Sleep(2 * time.Second)
-		rate, err := phase(fmt.Sprintf("%d idle + %d slow-body conns", p.idle, p.slow))
-		fmt.Fprintf(out, "  held open at the end: %d idle, %d slow (dialled again when closed); submissions at %.0f%% of no pressure\n",
-			open(), slowOpen(), 100*rate/base)
-		stop()
-		wg.Wait()
-		if err != nil {
-			return err
+	phases := pressurePhases(cl, srv, p)
+	fmt.Fprintf(out, "%d rounds of %d phases, %d submissions each from %d clients; server %s\n", p.rounds, len(phases), tasks, clients, srv.base)
+	results := make([][]phaseResult, len(phases))
+	run := &pressureRun{cl: cl, srv: srv, clients: clients, tasks: tasks, probes: p.probes, profileDir: p.profileDir}
+	for r := 0; r < p.rounds; r++ {
+		for k := range phases {
+			i := (k + r) % len(phases)
+			res, err := run.phase(phases[i])
+			if err != nil {
+				return fmt.Errorf("round %d, %s: %w", r+1, phases[i].name, err)
+			}
+			results[i] = append(results[i], res)
+			fmt.Fprintf(out, "round %d %-34s submissions %6.0f/s (p50 %5.1f ms, p99 %6.1f ms), server CPU %.3f ms and load tool %.3f ms per submission; /healthz p50 %4.1f ms, p99 %5.1f ms%s\n",
+				r+1, phases[i].name+":", res.rate, ms(pct(res.lat, 50)), ms(pct(res.lat, 99)), ms(res.serverCPU), ms(res.toolCPU),
+				ms(pct(res.health, 50)), ms(pct(res.health, 99)), res.note)
+			if res.profiles != "" {
+				fmt.Fprintf(out, "        profiles: %s\n", res.profiles)
+			}
 		}
 	}
-	if p.sse > 0 {
-		ctx, stop := context.WithCancel(context.Background())
-		defer stop()
-		opened, err := openStreams(ctx, cl, srv.base, p.sse, p.sseTeam)
-		if err != nil {
-			return err
+	fmt.Fprintf(out, "summary (each ratio against the same round's no-pressure phase; median of %d):\n", p.rounds)
+	for i := 1; i < len(phases); i++ {
+		var ratios, cpu []float64
+		var ratioText []string
+		var health99 time.Duration
+		for r, res := range results[i] {
+			base := results[0][r]
+			ratios = append(ratios, res.rate/base.rate)
+			cpu = append(cpu, float64(res.serverCPU)/float64(base.serverCPU))
+			ratioText = append(ratioText, fmt.Sprintf("%.0f%%", 100*res.rate/base.rate))
+			health99 = max(health99, pct(res.health, 99))
 		}
-		rate, err := phase(fmt.Sprintf("%d event streams (team %s)", opened, p.sseTeam))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "  submissions at %.0f%% of no pressure\n", 100*rate/base)
+		fmt.Fprintf(out, "  %-34s submissions at %3.0f%% of no pressure (rounds: %s); server CPU per submission ×%.2f; /healthz p99 at most %.1f ms\n",
+			phases[i].name+":", 100*median(ratios), strings.Join(ratioText, ", "), median(cpu), ms(health99))
 	}
 	return nil
 }
 
-// healthLatency times n sequential GET /healthz on fresh connections.
-func healthLatency(base string, n int) ([]time.Duration, error) {
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	out := make([]time.Duration, 0, n)
-	for i := 0; i < n; i++ {
-		start := time.Now()
-		resp, err := hc.Get(base + "/healthz")
-		if err != nil {
-			return nil, err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		out = append(out, time.Since(start))
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
-	return out, nil
-}
-
-// holdConns keeps n connections to addr open until ctx ends; each sends
-// head once (nothing if nil), then, if head was sent, one byte every 5 s.
-// It returns a function counting those open now.
-func holdConns(ctx context.Context, wg *sync.WaitGroup, addr string, n int, head []byte) func() int {
-	var mu sync.Mutex
-	open := 0
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+// pressurePhases lists the phases: no pressure first, then each hostile
+// condition asked for.
+func pressurePhases(cl *client.Client, srv *childServer, p pressureOptions) []phase {
+	phases := []phase{{name: "no pressure"}}
+	if p.idle > 0 || p.slow > 0 {
+		u, _ := url.Parse(srv.base)
+		submitURL, _ := url.Parse(cl.URL("tasks"))
+		// A valid token, so that the server reads the body (a bad one is
+		// answered 401 at once).
+		head := []byte("POST " + submitURL.Path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + srv.token +
+			"\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{")
+		phases = append(phases, phase{name: fmt.Sprintf("%d idle + %d slow-body conns", p.idle, p.slow),
+			setup: func() (func(time.Duration) string, error) {
+				h, err := openHostile(u.Host, p.idle, p.slow, head)
 				if err != nil {
-					time.Sleep(100 * time.Millisecond)
-					continue
+					return nil, err
 				}
-				mu.Lock()
-				open++
-				mu.Unlock()
-				done := make(chan struct{})
-				go func() { _, _ = io.Copy(io.Discard, c); close(done) }() // until the server closes it
-				if head != nil {
-					_, _ = c.Write(head)
-				}
-				tick := time.NewTicker(5 * time.Second)
-			hold:
-				for {
-					select {
-					case <-ctx.Done():
-						break hold
-					case <-done:
-						break hold
-					case <-tick.C:
-						if head != nil {
-							_, _ = c.Write([]byte("a"))
-						}
+				return func(time.Duration) string {
+					open, redials := h.open(), h.redials.Load()
+					h.close()
+					return fmt.Sprintf("; %d open at the end, %d dialled again", open, redials)
+				}, nil
+			}})
+	}
+	if p.sse > 0 {
+		for _, team := range []string{"watch", "load"} {
+			if p.sseTeam != team && p.sseTeam != "both" {
+				continue
+			}
+			phases = append(phases, phase{name: fmt.Sprintf("%d event streams (team %s)", p.sse, team),
+				setup: func() (func(time.Duration) string, error) {
+					es, err := openStreams(cl, srv.base, p.sse, team)
+					if err != nil {
+						return nil, err
 					}
-				}
-				tick.Stop()
-				c.Close()
-				mu.Lock()
-				open--
-				mu.Unlock()
-				select { // as a client would, not in a tight loop
-				case <-ctx.Done():
-				case <-time.After(time.Second):
-				}
-			}
-		}()
+					return func(elapsed time.Duration) string {
+						es.close()
+						return fmt.Sprintf("; streams read %.1f MB/s", float64(es.bytes.Load())/1e6/elapsed.Seconds())
+					}, nil
+				}})
+		}
 	}
-	return func() int { mu.Lock(); defer mu.Unlock(); return open }
+	return phases
 }
 
-// openStreams opens n event streams with viewer tokens of team (as many
-// tokens as the per-token cap needs), reading and discarding events.
-func openStreams(ctx context.Context, cl *client.Client, base string, n int, team string) (int, error) {
-	const perToken = 8 // the server's default --sse-per-token
-	var tok string
-	hc := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0}}
-	opened := 0
-	for i := 0; i < n; i++ {
-		if i%perToken == 0 {
-			t, err := cl.CreateToken(ctx, "viewer", team, "loadtest stream")
-			if err != nil {
-				return opened, err
-			}
-			tok = t.Token
+// phase opens the phase's pressure, times the submissions and the /healthz
+// probes, closes the pressure and cancels the submitted tasks.
+func (run *pressureRun) phase(ph phase) (phaseResult, error) {
+	cl, srv, clients, tasks := run.cl, run.srv, run.clients, run.tasks
+	var res phaseResult
+	var teardown func(time.Duration) string
+	if ph.setup != nil {
+		var err error
+		if teardown, err = ph.setup(); err != nil {
+			return res, err
 		}
-		sc := client.New(base, tok)
-		sc.HTTP = hc
-		body, err := sc.Events(ctx)
-		if err != nil {
-			return opened, fmt.Errorf("event stream %d: %w", i+1, err)
-		}
-		opened++
-		go func() {
-			defer body.Close()
-			_, _ = io.Copy(io.Discard, bufio.NewReaderSize(body, 64<<10))
-		}()
 	}
-	return opened, nil
+	first := run.n
+	run.n += tasks
+	submit := func(i int) (time.Duration, error) {
+		start := time.Now()
+		_, err := cl.Submit(context.Background(), model.TaskSpec{Name: fmt.Sprintf("t%d", first+i), Team: "load", InstanceType: "ml.p5.48xlarge",
+			PerNode: model.Request{GPUs: 1}, Command: []string{"true"}})
+		return time.Since(start), err
+	}
+	pid := srv.cmd.Process.Pid
+	s0, err0 := cpuTime(pid)
+	t0, _ := cpuTime(0)
+	run.profile()
+	lat, elapsed, err := parallel(clients, 0, tasks, submit)
+	res.profiles = run.profile()
+	s1, err1 := cpuTime(pid)
+	t1, _ := cpuTime(0)
+	if err == nil {
+		res.health, err = healthLatency(srv.base, run.probes)
+	}
+	if teardown != nil {
+		res.note = teardown(elapsed)
+	}
+	if err != nil {
+		return res, err
+	}
+	if err0 != nil || err1 != nil {
+		return res, fmt.Errorf("reading the server's CPU time: %v %v", err0, err1)
+	}
+	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
+	res.lat, res.rate = lat, float64(tasks)/elapsed.Seconds()
+	res.serverCPU, res.toolCPU = (s1-s0)/time.Duration(tasks), (t1-t0)/time.Duration(tasks)
+	// Untimed: the next phase starts with no pending task again.
+	_, _, err = parallel(clients, first, first+tasks, func(i int) (time.Duration, error) {
+		_, err := cl.TaskAction(context.Background(), fmt.Sprintf("t%d", i), client.ActionCancel)
+		return 0, err
+	})
+	return res, err
 }
 
-// raiseFileLimit lifts this process's open-file limit to at least n (up to
-// the hard limit), for the connections the loadtest holds.
-func raiseFileLimit(n int) {
-	var rl syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) != nil || rl.Cur >= uint64(n) {
-		return
+// pct is the q-th percentile of sorted durations.
+func pct(sorted []time.Duration, q int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
 	}
-	rl.Cur = min(uint64(n), rl.Max)
-	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl)
+	return sorted[min(len(sorted)-1, len(sorted)*q/100)]
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

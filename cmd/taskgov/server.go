@@ -49,6 +49,7 @@ type serverOptions struct {
 	teamNamespaces                           bool          // --govern-team-namespaces
 	taskUser, taskDir                        string        // local executor: who tasks run as, where their directories live
 	limits                                   *limitOptions // HTTP limits; nil: the defaults
+	cpuProfileDir                            string        // CPU profiles on SIGUSR1 (loadtest --profile-dir)
 	store                                    storeFlags
 }
 
@@ -78,6 +79,7 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().DurationVar(&o.sampleInterval, "sample-interval", time.Minute, "how often to sample utilisation for the dashboard's trends")
 	c.Flags().StringVar(&o.prometheusURL, "prometheus-url", "", "Prometheus that scrapes the NVIDIA DCGM exporter: the dashboard then shows measured GPU utilisation per pod (DCGM_FI_DEV_GPU_UTIL) against allocation, instead of running nvidia-smi on the server's host")
 	o.limits = limitFlags(c)
+	profileDirFlag(c, &o.cpuProfileDir)
 	c.Flags().StringVar(&o.taskUser, "task-user", "auto", "who local tasks run as: per-team (a uid of its own per team), a user name or uid all teams share, or server (the server's own user); auto: per-team when the server runs as root, else server")
 	c.Flags().StringVar(&o.taskDir, "task-dir", "", "where local tasks' working and checkpoint directories live, one per team and task (default: DATA_DIR/work when tasks run as the server's user, else DATA_DIR-tasks beside it)")
 	c.Flags().StringVar(&o.executor, "executor", "local", "where tasks run: local (child processes on the cluster file's virtual nodes) or kubernetes (pods; nodes come from the API server)")
@@ -109,6 +111,9 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	sc, err := o.store.resolve(o.dataDir)
 	if err != nil {
 		return err
+	}
+	if o.cpuProfileDir != "" {
+		profileOnSignal(o.cpuProfileDir, "server")
 	}
 	if o.leader.enabled && o.executor != "kubernetes" && !sc.postgres() {
 		return &model.FieldError{Field: "--leader-elect", Problem: "needs --store postgres://... (the lease and the fence live in PostgreSQL) or --executor kubernetes (a Lease in the API server)",

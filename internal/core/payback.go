@@ -51,6 +51,50 @@ func (s *Scheduler) paidBack(t *task, victims []victim, guaranteed bool) bool {
 	return waited*rate >= cost
 }
 
+// cheapVictims splits candidates for preemption Payback: it returns those
+// that are cheap now (cheap), whether any is not (dear), and whether any of
+// another team is not (dearOthers). A victim is cheap when its cost (lost
+// work, weighted by its earlier preemptions: victimCost) is at most twice
+// its restart: GPUs × 2 × max(restartCostSeconds, one cost-clock tick). So a
+// preemption throws away at most as much progress again as the restart
+// costs anyway: a task that checkpointed (or started) within that time, and,
+// once preempted, only in the tick of a checkpoint; a task preempted twice
+// is never cheap again. On a busy cluster a preemption frees no capacity, it
+// only reorders work, and the work it throws away delays every task queued;
+// so preemptions for priority and fair share wait for victims' checkpoints.
+func (s *Scheduler) cheapVictims(t *task, all []victim) (cheap []victim, dear, dearOthers bool) {
+	cheap = s.cc.cheap[:0]
+	at := s.costClock()
+	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
+	for _, v := range all {
+		if victimCost(v.t, s.lostWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
+			cheap = append(cheap, v)
+			continue
+		}
+		dear = true
+		if v.t.team != t.team {
+			dearOthers = true
+		}
+	}
+	s.cc.cheap = cheap
+	return cheap, dear, dearOthers
+}
+
+// reclaimPass is the guarantee's second search: other teams' borrowed
+// tasks at any cost, t's own team's tasks only when cheap.
+func (s *Scheduler) reclaimPass(t *task, all []victim) []victim {
+	out := s.cc.pass[:0]
+	at := s.costClock()
+	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
+	for _, v := range all {
+		if v.t.team != t.team || victimCost(v.t, s.lostWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
+			out = append(out, v)
+		}
+	}
+	s.cc.pass = out
+	return out
+}
+
 // costQuantum is the tick of the clock victim costs and the payback are
 // evaluated on (costClock).
 const costQuantum = 60 // seconds

@@ -57,6 +57,8 @@ type cycleCache struct {
 	fits   []fitDomain // scratch of fitting
 	heads  heads       // scratch of the cycle's order
 	cands  []victim    // scratch of candidates
+	cheap  []victim    // scratch of cheapVictims
+	pass   []victim    // scratch of reclaimPass
 	// gain and touched are roomBound's scratch: per node, the key its
 	// candidates' pods would add; gain is all zero between calls.
 	gain    []int
@@ -103,21 +105,94 @@ func (s *Scheduler) cycleBorrowed(i int) []*task {
 
 // tryPreempt looks for victims that let t start now. On success it has
 // stopped the victims, requeued them, started t, and recorded both in d.
+//
+// Under preemption Payback (rule 10) the search runs on cheap candidates
+// only (cheapVictims): a preemption throws away no more than a restart
+// costs. A task that would end within its quota, finding none, may then
+// reclaim other teams' borrowed tasks at any cost once its wait has paid
+// their price (paidBack): its guarantee is bounded. Under Immediate the
+// candidates are every task the rules allow (the price still orders them).
 func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) bool {
 	key := attemptKey{t.team.idx, t.typ.idx, mode, t.sel}
 	if f, ok := s.cc.failed[key]; ok && f.covers(t) {
 		return false
 	}
-	cands, reasons := s.candidates(t, mode)
-	if len(cands) == 0 {
+	fail := func() bool {
 		s.noteFailed(key, t)
 		return false
+	}
+	all, reasons := s.candidates(t, mode)
+	if len(all) == 0 {
+		return fail()
 	}
 	if s.probing {
 		// A search with candidates may succeed, or change later tasks'
 		// searches through the memo: the type is walked in full (blocked.go).
 		s.probeHit = !s.breakProbe
 		return false
+	}
+	i := t.typ.idx
+	var victims []victim
+	var nodes []int32
+	if s.policy.Preemption == model.PreemptImmediate {
+		victims, nodes = s.searchVictims(t, mode, all)
+	} else {
+		cheap, dear, dearOthers := s.cheapVictims(t, all)
+		if dear {
+			// A checkpoint makes a victim cheap: it re-evaluates the type.
+			s.markUnpaid(i)
+		}
+		if len(cheap) > 0 {
+			// A cheap victim turns dear as the cost clock ticks.
+			s.wakeAt(s.nextTick())
+			victims, nodes = s.searchVictims(t, mode, cheap)
+			victims = s.unlessUnpaid(t, victims, mode == modeGuaranteed)
+		}
+		if victims == nil && mode == modeGuaranteed && dearOthers {
+			// The guarantee: other teams' borrowed tasks at any cost, once
+			// paid for; own victims still only cheap ones.
+			victims, nodes = s.searchVictims(t, mode, s.reclaimPass(t, all))
+			victims = s.unlessUnpaid(t, victims, true)
+		}
+	}
+	if victims == nil {
+		return fail()
+	}
+	wait := make([]string, 0, len(victims))
+	for _, v := range victims {
+		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
+			Reason: reasons(v), For: t.spec.Name, LostGPUSeconds: s.lostWork(v.t, s.now)})
+		wait = append(wait, v.t.spec.Name)
+		s.afterPreempt(v.t)
+	}
+	s.cc.borrowed[i] = nil
+	s.admit(t, nodes, d)
+	d.Admissions[len(d.Admissions)-1].WaitFor = wait
+	return true
+}
+
+// unlessUnpaid gives victims back, and returns nil, when t's wait has not
+// yet paid their price (paidBack); it then looks again at the next tick of
+// the cost clock.
+func (s *Scheduler) unlessUnpaid(t *task, victims []victim, guaranteed bool) []victim {
+	if victims == nil || s.paidBack(t, victims, guaranteed) {
+		return victims
+	}
+	for k := len(victims) - 1; k >= 0; k-- {
+		s.reassign(victims[k].t)
+	}
+	s.wakeAt(s.nextTick())
+	s.markUnpaid(t.typ.idx)
+	return nil
+}
+
+// searchVictims chooses, among cands, victims that let t start now in this
+// mode, and where it then places. It returns nil (and the state as before)
+// when there are none; otherwise the victims are removed (simulated) and
+// nodes is t's placement without them.
+func (s *Scheduler) searchVictims(t *task, mode preemptMode, cands []victim) ([]victim, []int32) {
+	if len(cands) == 0 {
+		return nil, nil
 	}
 	tm, i := t.team, t.typ.idx
 	var nodes []int32
@@ -175,38 +250,13 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 			s.markUnpaid(i)
 			s.wakeAt(s.nextTick())
 		}
-		s.noteFailed(key, t)
-		return false
-	}
-	if !s.paidBack(t, victims, mode == modeGuaranteed) {
-		for k := len(victims) - 1; k >= 0; k-- {
-			s.reassign(victims[k].t)
-		}
-		// Its wait and the victims' costs change when the cost clock ticks:
-		// look again then.
-		s.wakeAt(s.nextTick())
-		s.markUnpaid(i)
-		// Remembered as a failure for this cycle: a task of the team at least
-		// as large, tried later, has waited no longer in queue order; it
-		// gets its own search next cycle.
-		s.noteFailed(key, t)
-		return false
+		return nil, nil
 	}
 	clear(s.cc.noRoom) // victims freed room: earlier failures no longer hold
 	if !feasible() {   // the final placement, with the victims gone
 		panic("core: victims chosen but the task does not place")
 	}
-	wait := make([]string, 0, len(victims))
-	for _, v := range victims {
-		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
-			Reason: reasons(v), For: t.spec.Name, LostGPUSeconds: s.lostWork(v.t, s.now)})
-		wait = append(wait, v.t.spec.Name)
-		s.afterPreempt(v.t)
-	}
-	s.cc.borrowed[i] = nil
-	s.admit(t, nodes, d)
-	d.Admissions[len(d.Admissions)-1].WaitFor = wait
-	return true
+	return victims, nodes
 }
 
 // afterPreempt requeues a victim that chooseVictims already unassigned.

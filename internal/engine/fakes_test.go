@@ -28,6 +28,9 @@ type fakeStore struct {
 	fatal   error         // every commit and probe fails with it
 	slow    time.Duration
 	failed  atomic.Int64 // commits failed on purpose
+	// onApply, if set, runs at the start of every commit, before the
+	// store's lock is taken (a test holds a commit there).
+	onApply atomic.Pointer[func()]
 }
 
 type fakeState struct {
@@ -69,6 +72,9 @@ func (s *fakeStore) setFull(n int) {
 }
 
 func (s *fakeStore) Apply(ctx context.Context, ws []model.Write) error {
+	if f := s.onApply.Load(); f != nil {
+		(*f)()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.commits++

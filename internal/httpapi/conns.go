@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"container/list"
 	"net"
 	"net/http"
 	"sync"
@@ -15,8 +16,8 @@ import (
 type ConnLimits struct {
 	ReadHeader, Read, Write, Idle time.Duration
 	// MaxConns caps open connections (clamped below the process's file
-	// limit). A connection beyond it closes the longest-idle one, or the
-	// oldest that has not sent a request yet; failing both, itself.
+	// limit). A connection beyond it closes the oldest that has not sent a
+	// request yet, or the longest-idle one; failing both, itself.
 	MaxConns int
 }
 
@@ -47,57 +48,81 @@ func Harden(srv *http.Server, l ConnLimits) {
 	}
 }
 
+// connInfo is one open connection: its state, and its element in the list
+// of connections in that state (idle or new), oldest first.
 type connInfo struct {
 	state http.ConnState
-	since time.Time
+	elem  *list.Element
 }
 
-// connTracker keeps the state of every open connection.
+// connTracker keeps the state of every open connection. Each state change
+// is O(1), and so is choosing the connection to close: idle connections and
+// those that have sent nothing are kept in lists, oldest first (before, a
+// new connection over the cap scanned them all, so a flood of reconnects at
+// the cap cost O(connections) each).
 type connTracker struct {
-	mu    sync.Mutex
-	max   int
-	conns map[net.Conn]*connInfo
+	mu           sync.Mutex
+	max          int
+	conns        map[net.Conn]*connInfo
+	idle, silent list.List // of net.Conn, in the order they entered the state
 }
 
 func (t *connTracker) hook(c net.Conn, st http.ConnState) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	ci := t.conns[c]
+	if ci != nil && ci.elem != nil {
+		t.listOf(ci.state).Remove(ci.elem)
+		ci.elem = nil
+	}
 	switch st {
 	case http.StateNew:
-		t.conns[c] = &connInfo{state: st, since: time.Now()}
+		ci = &connInfo{state: st, elem: t.silent.PushBack(c)}
+		t.conns[c] = ci
 		if len(t.conns) > t.max {
 			victim := t.victim(c)
-			delete(t.conns, victim)
+			t.forget(victim)
 			_ = victim.Close()
 		}
 	case http.StateActive, http.StateIdle:
-		if ci := t.conns[c]; ci != nil {
-			ci.state, ci.since = st, time.Now()
+		if ci != nil {
+			ci.state = st
+			if st == http.StateIdle {
+				ci.elem = t.idle.PushBack(c)
+			}
 		}
 	case http.StateHijacked, http.StateClosed:
 		delete(t.conns, c)
 	}
 }
 
-// victim picks the connection to close for a new one: the longest idle,
-// else the oldest that has sent nothing, else the new one itself.
-func (t *connTracker) victim(fresh net.Conn) net.Conn {
-	var idle, silent net.Conn
-	var idleSince, silentSince time.Time
-	for c, ci := range t.conns {
-		switch {
-		case c == fresh:
-		case ci.state == http.StateIdle && (idle == nil || ci.since.Before(idleSince)):
-			idle, idleSince = c, ci.since
-		case ci.state == http.StateNew && (silent == nil || ci.since.Before(silentSince)):
-			silent, silentSince = c, ci.since
-		}
+func (t *connTracker) listOf(st http.ConnState) *list.List {
+	if st == http.StateIdle {
+		return &t.idle
 	}
-	switch {
-	case idle != nil:
-		return idle
-	case silent != nil:
-		return silent
+	return &t.silent
+}
+
+// forget drops c from the tracker.
+func (t *connTracker) forget(c net.Conn) {
+	if ci := t.conns[c]; ci != nil && ci.elem != nil {
+		t.listOf(ci.state).Remove(ci.elem)
+	}
+	delete(t.conns, c)
+}
+
+// victim picks the connection to close for a new one: the oldest that has
+// sent nothing, else the longest idle, else the new one itself. Silent
+// ones go first: a client that sent a request has shown it is one, and a
+// flood of connections that send nothing must not cost clients their
+// keep-alive connections (with idle ones first, a flood at the cap closed
+// the load tool's own keep-alive connections under its requests).
+func (t *connTracker) victim(fresh net.Conn) net.Conn {
+	if e := t.silent.Front(); e != nil && e.Value.(net.Conn) != fresh {
+		return e.Value.(net.Conn)
+	}
+	if e := t.idle.Front(); e != nil {
+		return e.Value.(net.Conn)
 	}
 	return fresh
 }

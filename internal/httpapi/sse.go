@@ -6,18 +6,15 @@ import (
 	"time"
 )
 
-// sseFlushEvery is the shortest time between two writes to one event
-// stream: events that arrive meanwhile go out together, so that a burst of
-// submissions costs each stream one write, not one per event.
-const sseFlushEvery = 100 * time.Millisecond
-
 // sseWriteTimeout drops a stream whose reader stops reading.
 const sseWriteTimeout = 30 * time.Second
 
 // eventStream streams task events as server-sent events, filtered to the
 // teams the caller may read. Each token may hold Limits.SSEPerToken streams
 // and the server Limits.SSETotal; beyond that the answer is 429 with
-// Retry-After.
+// Retry-After. A stream reads its ring of the hub (ssehub.go) and writes
+// each sealed batch whole: at most one write and flush per sseFlushEvery
+// while events come, one keepalive every 15 s while none do.
 func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal) error {
 	if _, ok := w.(http.Flusher); !ok {
 		return &apiError{Status: http.StatusInternalServerError, Code: "internal", Message: "streaming unsupported"}
@@ -33,9 +30,7 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	ring := s.hub.ringFor(p)
-	cursor := s.hub.head(ring)
-	gather := time.NewTimer(sseFlushEvery)
-	gather.Stop()
+	at := ring.head()
 	flush := func() bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 		return rc.Flush() == nil
@@ -46,34 +41,25 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 	}
 	keepalive := time.NewTicker(15 * time.Second)
 	defer keepalive.Stop()
+	var batches [][]byte
 	for {
 		select {
 		case <-r.Context().Done():
 			return nil
 		case <-keepalive.C:
 			fmt.Fprint(w, ": keepalive\n\n")
-		case <-s.hub.wait(ring, cursor):
-			gather.Reset(sseFlushEvery)
-			select { // gather what else arrives in the next moment
-			case <-r.Context().Done():
-				return nil
-			case <-gather.C:
-			}
-			evs, next, missed := s.hub.since(ring, cursor)
-			cursor = next
+		case <-ring.wait(at):
+			var missed uint64
+			batches, at, missed = ring.since(batches[:0], at)
 			if missed > 0 {
 				fmt.Fprintf(w, ": %d events were dropped: this stream fell behind\n\n", missed)
 			}
-			rd := s.redactor(r.Context(), p)
-			for _, ev := range evs {
-				switch {
-				case !p.canRead(ev.team):
-				case ev.beneficiary != "" && !rd.visible(ev.beneficiary):
-					_, _ = w.Write(ev.redacted)
-				default:
-					_, _ = w.Write(ev.data)
+			for _, b := range batches {
+				if _, err := w.Write(b); err != nil {
+					return nil
 				}
 			}
+			clear(batches) // let sealed batches go once the ring drops them
 		}
 		if !flush() {
 			return nil

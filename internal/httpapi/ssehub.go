@@ -1,143 +1,227 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
-// Ring sizes: how many recent events a stream may fall behind by before it
-// is told how many it missed. One ring holds every event (for callers who
-// read all teams), and one per team holds that team's.
-const (
-	hubSize     = 8192
-	hubTeamSize = 1024
-)
-
 // hub is the one engine subscription behind every event stream. Each event
-// is encoded once, into rings of recent events; a stream reads the ring of
-// the team its caller reads (or the ring of all events), from its own
-// cursor, and is woken only by events of that ring. Before it, a stream was
-// a subscription of its own that encoded every event again: 500 open
-// streams cut submissions by 90% (issue 14, finding 11).
+// is encoded once and appended to the pending batch of two rings: the ring
+// of all events (read by callers who read every team) and its team's ring
+// (read by that team's members and viewers). A ring's pending batch is
+// sealed sseFlushEvery after its first event, or at once when it reaches
+// hubBatchBytes; a stream wakes once per sealed batch and writes it whole.
+// So an event costs one encoding and one append, and a stream costs one
+// write per batch, whatever the event rate: the cost scales with streams ×
+// batches, not streams × events.
+//
+// Everything a team's ring holds may be read by everyone who reads it, so
+// no stream filters: a preemption message that names another team's task
+// is written to the team's ring with that name hidden (and in full to the
+// ring of all events).
+//
+// History: a stream first had an engine subscription of its own that
+// encoded every event again (500 open streams cut submissions by 90%, issue
+// 14, finding 11); then streams read a shared ring of events and copied each
+// into their own response.
 type hub struct {
 	once  sync.Once
-	mu    sync.Mutex
+	eng   *engine.Engine
+	mu    sync.Mutex // guards teams
 	all   *ring
 	teams map[string]*ring
 }
 
-// ring is a window of recent events.
+const (
+	// sseFlushEvery is the longest an event waits in a pending batch.
+	sseFlushEvery = 100 * time.Millisecond
+	// hubBatchBytes seals a pending batch early.
+	hubBatchBytes = 32 << 10
+	// hubBatches is how many sealed batches a ring keeps: how far a stream
+	// may fall behind before it is told how many events it missed.
+	hubBatches = 128
+)
+
+// ring is a window of recent sealed batches, and the batch being filled.
 type ring struct {
-	buf  []hubEvent
-	next uint64        // sequence number of the next event
-	wake chan struct{} // closed when an event arrives, then replaced
+	mu      sync.Mutex
+	batches [hubBatches]batch
+	next    uint64 // sequence number of the next sealed batch
+	events  uint64 // events sealed so far
+	pending []byte // frames not sealed yet
+	pendN   int    // events in pending
+	wake    chan struct{}
 }
 
-type hubEvent struct {
-	team string
-	data []byte // the whole SSE frame
-	// For a preemption: the task it made room for, and the frame with that
-	// name hidden, for streams whose caller may not see it.
-	beneficiary string
-	redacted    []byte
+// batch is a run of whole SSE frames; sealed batches are never changed.
+type batch struct {
+	data  []byte
+	start uint64 // events sealed before this batch
 }
 
-func newRing(n int) *ring { return &ring{buf: make([]hubEvent, n), wake: make(chan struct{})} }
+// cursor is where a stream is: the next batch it reads, and the events
+// sealed before that batch.
+type cursor struct{ batch, events uint64 }
+
+func newRing() *ring { return &ring{wake: make(chan struct{})} }
 
 // start subscribes the hub to the engine, once.
 func (h *hub) start(eng *engine.Engine) {
 	h.once.Do(func() {
 		h.mu.Lock()
-		h.all, h.teams = newRing(hubSize), map[string]*ring{}
+		h.eng, h.all, h.teams = eng, newRing(), map[string]*ring{}
 		h.mu.Unlock()
 		sub := eng.Subscribe(func(string) bool { return true })
-		go func() {
-			frame := func(ev model.Event) []byte {
-				b, _ := json.Marshal(ev)
-				return fmt.Appendf(nil, "event: %s\ndata: %s\n\n", ev.Kind, b)
-			}
-			for ev := range sub.C {
-				he := hubEvent{team: ev.Team, data: frame(ev)}
-				if m := preemptedFor.FindStringSubmatchIndex(ev.Message); m != nil {
-					he.beneficiary = ev.Message[m[4]:m[5]]
-					ev.Message = ev.Message[:m[4]] + otherTeamsTask + ev.Message[m[5]:]
-					he.redacted = frame(ev)
-				}
-				h.add(he)
-			}
-		}()
+		go h.run(sub.C)
 	})
 }
 
-func (h *hub) add(ev hubEvent) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.all.add(ev)
-	t := h.teams[ev.team]
-	if t == nil {
-		t = newRing(hubTeamSize)
-		h.teams[ev.team] = t
+// run encodes each event into the pending batches and seals them on time.
+func (h *hub) run(events <-chan model.Event) {
+	timer := time.NewTimer(sseFlushEvery)
+	timer.Stop()
+	armed := false
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			h.add(ev)
+			if !armed {
+				timer.Reset(sseFlushEvery)
+				armed = true
+			}
+		case <-timer.C:
+			armed = false
+			h.sealAll()
+		}
 	}
-	t.add(ev)
 }
 
-func (r *ring) add(ev hubEvent) {
-	r.buf[r.next%uint64(len(r.buf))] = ev
-	r.next++
-	close(r.wake)
-	r.wake = make(chan struct{})
+func frame(ev model.Event) []byte {
+	b, _ := json.Marshal(ev)
+	return fmt.Appendf(nil, "event: %s\ndata: %s\n\n", ev.Kind, b)
 }
 
-// ringFor is the ring a caller's stream reads: its one team's, or all.
-func (h *hub) ringFor(p principal) *ring {
+// add appends ev to the ring of all events and to its team's ring, hiding
+// from the team's ring the name of another team's task a preemption was
+// for.
+func (h *hub) add(ev model.Event) {
+	data, teamData := frame(ev), []byte(nil)
+	if m := preemptedFor.FindStringSubmatchIndex(ev.Message); m != nil {
+		beneficiary := ev.Message[m[4]:m[5]]
+		if t, err := h.eng.Task(context.Background(), beneficiary); err != nil || t.Team != ev.Team {
+			ev.Message = ev.Message[:m[4]] + otherTeamsTask + ev.Message[m[5]:]
+			teamData = frame(ev)
+		}
+	}
+	if teamData == nil {
+		teamData = data
+	}
+	h.all.append(data)
+	h.teamRing(ev.Team).append(teamData)
+}
+
+// teamRing returns team's ring, made on first use.
+func (h *hub) teamRing(team string) *ring {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if p.readableTeams() == nil {
-		return h.all
-	}
-	r := h.teams[p.Team]
+	r := h.teams[team]
 	if r == nil {
-		r = newRing(hubTeamSize)
-		h.teams[p.Team] = r
+		r = newRing()
+		h.teams[team] = r
 	}
 	return r
 }
 
-// head is the cursor of a stream that starts now.
-func (h *hub) head(r *ring) uint64 {
+// sealAll seals every ring's pending batch.
+func (h *hub) sealAll() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	return r.next
+	rings := make([]*ring, 0, len(h.teams)+1)
+	rings = append(rings, h.all)
+	for _, r := range h.teams {
+		rings = append(rings, r)
+	}
+	h.mu.Unlock()
+	for _, r := range rings {
+		r.mu.Lock()
+		r.seal()
+		r.mu.Unlock()
+	}
 }
 
-// wait returns a channel that is closed once r has events past cursor.
-func (h *hub) wait(r *ring, cursor uint64) <-chan struct{} {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if r.next > cursor {
-		c := make(chan struct{})
-		close(c)
-		return c
+// ringFor is the ring a caller's stream reads: its one team's, or all.
+func (h *hub) ringFor(p principal) *ring {
+	if p.readableTeams() == nil {
+		return h.all
+	}
+	return h.teamRing(p.Team)
+}
+
+func (r *ring) append(frame []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending = append(r.pending, frame...)
+	r.pendN++
+	if len(r.pending) >= hubBatchBytes {
+		r.seal()
+	}
+}
+
+// seal turns the pending frames into a batch and wakes the streams; r.mu
+// is held.
+func (r *ring) seal() {
+	if r.pendN == 0 {
+		return
+	}
+	r.batches[r.next%hubBatches] = batch{data: r.pending, start: r.events}
+	r.next++
+	r.events += uint64(r.pendN)
+	r.pending, r.pendN = nil, 0
+	close(r.wake)
+	r.wake = make(chan struct{})
+}
+
+// head is the cursor of a stream that starts now.
+func (r *ring) head() cursor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return cursor{r.next, r.events}
+}
+
+// wait returns a channel that is closed once r has batches past c.
+func (r *ring) wait(c cursor) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.next > c.batch {
+		return closed
 	}
 	return r.wake
 }
 
-// since returns r's events from cursor on, the next cursor, and how many
-// events were overwritten before the stream read them.
-func (h *hub) since(r *ring, cursor uint64) (evs []hubEvent, next uint64, missed uint64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	size := uint64(len(r.buf))
-	if r.next > size && cursor < r.next-size {
-		missed = r.next - size - cursor
-		cursor = r.next - size
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// since appends to dst the batches from c on and returns them, the next
+// cursor, and how many events were overwritten before the stream read them.
+func (r *ring) since(dst [][]byte, c cursor) ([][]byte, cursor, uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var missed uint64
+	if r.next > hubBatches && c.batch < r.next-hubBatches {
+		c.batch = r.next - hubBatches
+		first := r.batches[c.batch%hubBatches].start
+		missed, c.events = first-c.events, first
 	}
-	for c := cursor; c < r.next; c++ {
-		evs = append(evs, r.buf[c%size])
+	for ; c.batch < r.next; c.batch++ {
+		dst = append(dst, r.batches[c.batch%hubBatches].data)
 	}
-	return evs, r.next, missed
+	c.events = r.events
+	return dst, c, missed
 }

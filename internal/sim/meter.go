@@ -27,7 +27,9 @@ type meter struct {
 	cpuArea   float64
 	jainArea  float64 // ∫ Jain index dt, over time with demand
 	jainTime  float64
-	violation float64 // GPU-seconds below guaranteed quota
+	violation float64 // GPU-seconds of guarantees not honoured (guarantee.go)
+	shortfall float64 // GPU-seconds of min(demand, quota) − allocation, per team
+	guarantee *guaranteeMeter
 
 	preempts map[model.PreemptReason]*preemptStat
 	spreads  map[int]int
@@ -64,19 +66,21 @@ type Sample struct {
 
 func newMeter(o Options, s *core.Scheduler, jobs []*job) *meter {
 	m := &meter{teams: map[string]*teamMeter{}, running: map[string]*job{}, preempts: map[model.PreemptReason]*preemptStat{},
-		spreads: map[int]int{}, samples: o.Samples}
+		spreads: map[int]int{}, samples: o.Samples, guarantee: newGuaranteeMeter()}
 	if m.samples <= 0 {
 		m.samples = 200
 	}
 	for _, n := range s.Nodes() {
 		m.totalGPUs += float64(n.GPUs)
 		m.totalCPU += s.Catalog()[n.Spec.InstanceType].VCPU
+		m.guarantee.addCapacity(n.Spec.InstanceType, float64(n.GPUs))
 	}
 	for _, t := range s.Teams() {
 		tm := &teamMeter{weight: float64(*t.FairShareWeight), first: -1}
 		for _, q := range t.Quotas {
 			v := model.QuotaVector(q, s.Catalog()[q.InstanceType])
 			tm.quota += float64(v.GPUs)
+			m.guarantee.addQuota(q.InstanceType, t.Name, float64(v.GPUs))
 			tm.quotaCPU += float64(v.MilliCPU) / 1000
 		}
 		m.teams[t.Name] = tm
@@ -104,6 +108,7 @@ func (m *meter) touch(team string, now float64) {
 
 func (m *meter) submit(j *job) {
 	m.pending++
+	m.guarantee.pend(j.InstanceType, j.Team, float64(j.gpus), 1)
 	if tm := m.teams[j.Team]; tm != nil {
 		tm.demand += float64(j.gpus)
 	}
@@ -114,6 +119,8 @@ func (m *meter) start(j *job) {}
 
 func (m *meter) admit(j *job, a model.Admission) {
 	m.pending--
+	m.guarantee.pend(j.InstanceType, j.Team, float64(j.gpus), -1)
+	m.guarantee.run(j.InstanceType, j.Team, float64(j.gpus))
 	m.running[j.Name] = j
 	m.allocGPUs += float64(j.gpus)
 	m.allocCPU += j.cpu
@@ -133,6 +140,7 @@ func (m *meter) admit(j *job, a model.Admission) {
 
 func (m *meter) stopRunning(j *job) {
 	delete(m.running, j.Name)
+	m.guarantee.run(j.InstanceType, j.Team, -float64(j.gpus))
 	m.allocGPUs -= float64(j.gpus)
 	m.allocCPU -= j.cpu
 	if tm := m.teams[j.Team]; tm != nil {
@@ -152,6 +160,7 @@ func (m *meter) finish(j *job) {
 func (m *meter) preempt(j *job, reason model.PreemptReason, lostGPUSeconds float64) {
 	m.stopRunning(j)
 	m.pending++
+	m.guarantee.pend(j.InstanceType, j.Team, float64(j.gpus), 1)
 	ps := m.preempts[reason]
 	if ps == nil {
 		ps = &preemptStat{}
@@ -169,12 +178,13 @@ func (m *meter) advance(from, to float64) {
 	}
 	m.gpuArea += m.allocGPUs * dt
 	m.cpuArea += m.allocCPU * dt
+	m.violation += m.guarantee.violated() * dt
 	for _, name := range m.teamOrder {
 		tm := m.teams[name]
 		tm.cpuArea += tm.allocCPU * dt
 		if tm.demand > 0 {
 			if short := math.Min(tm.demand, tm.quota) - tm.alloc; short > 0 {
-				m.violation += short * dt
+				m.shortfall += short * dt
 			}
 		}
 	}

@@ -43,6 +43,7 @@ type Report struct {
 	Fairness struct {
 		JainWeighted              float64 `json:"jain_weighted"`
 		GuaranteeViolationGPUSecs float64 `json:"guarantee_violation_gpu_s"`
+		QuotaShortfallGPUSecs     float64 `json:"quota_shortfall_gpu_s"`
 	} `json:"fairness"`
 	Topology struct {
 		LevelFractions      map[string]float64 `json:"level_fractions"`
@@ -200,6 +201,7 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 		r.Fairness.JainWeighted = m.jainArea / m.jainTime
 	}
 	r.Fairness.GuaranteeViolationGPUSecs = m.violation
+	r.Fairness.QuotaShortfallGPUSecs = m.shortfall
 	r.Topology.LevelFractions = map[string]float64{}
 	r.Topology.MultiNodePlacements = m.multi
 	if m.multi > 0 {

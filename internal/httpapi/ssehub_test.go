@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// TestRingBatchesEvents: events appended between two seals reach a stream
+// as one batch, a full pending batch seals itself, and a stream that falls
+// more than hubBatches behind is told how many events it missed.
+func TestRingBatchesEvents(t *testing.T) {
+	r := newRing()
+	at := r.head()
+	select {
+	case <-r.wait(at):
+		t.Fatal("an empty ring woke its stream")
+	default:
+	}
+	for i := 0; i < 50; i++ {
+		r.append([]byte(fmt.Sprintf("e%d\n", i)))
+	}
+	wake := r.wait(at)
+	select {
+	case <-wake:
+		t.Fatal("a stream woke before the batch was sealed")
+	default:
+	}
+	r.mu.Lock()
+	r.seal()
+	r.mu.Unlock()
+	<-wake
+	got, at, missed := r.since(nil, at)
+	if len(got) != 1 || missed != 0 || !bytes.HasPrefix(got[0], []byte("e0\ne1\n")) || !bytes.HasSuffix(got[0], []byte("e49\n")) {
+		t.Fatalf("50 events: %d batches, missed %d, %q", len(got), missed, got)
+	}
+	if at.events != 50 {
+		t.Fatalf("cursor at %d events, want 50", at.events)
+	}
+
+	// A pending batch seals itself when it reaches hubBatchBytes.
+	big := bytes.Repeat([]byte("x"), hubBatchBytes)
+	r.append(big)
+	if got, _, _ := r.since(nil, at); len(got) != 1 || len(got[0]) != hubBatchBytes {
+		t.Fatalf("a full batch was not sealed at once: %d batches", len(got))
+	}
+
+	// Fall behind: hubBatches+2 more batches of 3 events each.
+	slow := at
+	for b := 0; b < hubBatches+2; b++ {
+		for i := 0; i < 3; i++ {
+			r.append([]byte("y\n"))
+		}
+		r.mu.Lock()
+		r.seal()
+		r.mu.Unlock()
+	}
+	got, slow, missed = r.since(nil, slow)
+	// The big batch and the first 2 small ones (1 + 2×3 events) were
+	// overwritten; the ring keeps the last hubBatches small ones.
+	if len(got) != hubBatches || missed != 1+2*3 {
+		t.Fatalf("behind: %d batches, missed %d; want %d and %d", len(got), missed, hubBatches, 1+2*3)
+	}
+	if slow.events != r.head().events {
+		t.Fatalf("cursor %d events, head %d", slow.events, r.head().events)
+	}
+}
