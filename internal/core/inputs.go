@@ -36,8 +36,10 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 
 func (s *Scheduler) enqueue(t *task) {
 	t.state = pending
-	t.team.pending = append(t.team.pending, t)
-	t.team.queueSorted = false
+	tm := t.team
+	tm.pending = append(tm.pending, t)
+	tm.tailOnly = tm.queueSorted || tm.tailOnly // only appended since the last sort
+	tm.queueSorted = false
 }
 
 func (s *Scheduler) lookup(name string) (*task, error) {
@@ -116,7 +118,7 @@ func (s *Scheduler) forget(t *task) {
 	}
 	s.releaseHold(t)
 	t.state = gone
-	t.team.queueSorted = false
+	t.team.unsort()
 	delete(s.tasks, t.spec.Name)
 	s.touchTask(t, ran)
 }

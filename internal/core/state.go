@@ -92,6 +92,8 @@ type team struct {
 
 	pending     []*task // queue; may hold stale entries until the next sort
 	queueSorted bool
+	tailOnly    bool      // since the last sort only tasks were queued, at pending's end
+	sortedLen   int       // pending's length at the last sort
 	byType      [][]*task // pending split per instance type, rebuilt with each sort
 	cursors     []int     // the cycle's position in each byType list
 }

@@ -40,6 +40,7 @@ type fakeState struct {
 	audit   int
 	runs    []model.Run
 	beat    time.Time
+	revoked []string // teams whose tokens were revoked
 }
 
 func (s fakeState) clone() fakeState {
@@ -47,6 +48,7 @@ func (s fakeState) clone() fakeState {
 	c.tasks = slices.Clone(s.tasks)
 	c.events = slices.Clone(s.events)
 	c.runs = slices.Clone(s.runs)
+	c.revoked = slices.Clone(s.revoked)
 	if s.cluster != nil {
 		cl := *s.cluster
 		c.cluster = &cl
@@ -219,6 +221,11 @@ func (t *fakeTx) EndRun(task string, at time.Time, outcome string) error {
 		}
 	}
 	return nil
+}
+
+func (t *fakeTx) RevokeTeamTokens(team string, at time.Time) ([]string, error) {
+	t.st.revoked = append(t.st.revoked, team)
+	return nil, nil
 }
 
 func (t *fakeTx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (int64, error) {

@@ -132,6 +132,9 @@ func (e *Engine) DeleteTeam(ctx context.Context, actor, name string) error {
 			return nil, err
 		}
 		e.saveCluster(w)
+		// The team's tokens go with it, in the same transaction: a team
+		// re-created under the same name must not give them access again.
+		w.put(model.Write{RevokeTeamTokens: &model.TeamTokens{Team: name, Actor: actor, At: e.now().UTC()}})
 		return nil, nil
 	})
 	return err

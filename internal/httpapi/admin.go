@@ -49,36 +49,13 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request, p principal)
 	if !p.admin() {
 		return s.forbid(r, p, "team.delete", name)
 	}
-	if err := s.eng.DeleteTeam(r.Context(), p.ID, name); err != nil {
-		return err
-	}
-	// The team's tokens go with it: a team re-created under the same name
-	// must not give them access again.
-	err := s.revokeTeamTokens(r.Context(), p.ID, name)
+	// The engine revokes the team's tokens in the deletion's transaction.
+	err := s.eng.DeleteTeam(r.Context(), p.ID, name)
 	s.tokens.clear()
 	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-// revokeTeamTokens revokes every live token of team, each audited.
-func (s *Server) revokeTeamTokens(ctx context.Context, actor, team string) error {
-	toks, err := s.st.Tokens(ctx)
-	if err != nil {
-		return err
-	}
-	for _, t := range toks {
-		if t.Team != team || !t.RevokedAt.IsZero() {
-			continue
-		}
-		now := time.Now().UTC()
-		a := model.AuditEntry{At: now, Actor: actor, Action: "token.revoke", Team: team, Target: t.ID, Result: "team deleted"}
-		if _, err := s.st.RevokeTokenAudited(ctx, t.ID, now, a); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 

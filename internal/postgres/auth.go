@@ -28,6 +28,27 @@ func (t *Tx) RevokeToken(id string, at time.Time) (bool, error) {
 	return tag.RowsAffected() > 0, nil
 }
 
+// RevokeTeamTokens revokes team's live tokens and returns their ids.
+func (t *Tx) RevokeTeamTokens(team string, at time.Time) ([]string, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.Query(t.ctx, `UPDATE tokens SET revoked_at=$1 WHERE team=$2 AND revoked_at=0 RETURNING id`, sqlrow.Nanos(at), team)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
 // TokenByHash finds a live token by the hash of its secret.
 func (s *Store) TokenByHash(ctx context.Context, hash string) (model.Token, error) {
 	return sqlrow.LiveToken(s.pool.QueryRow(ctx, `SELECT `+sqlrow.TokenColumns+` FROM tokens WHERE hash=$1`, hash), pgx.ErrNoRows)

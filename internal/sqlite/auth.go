@@ -26,6 +26,24 @@ func (t *Tx) RevokeToken(id string, at time.Time) (bool, error) {
 	return n > 0, nil
 }
 
+// RevokeTeamTokens revokes team's live tokens and returns their ids.
+func (t *Tx) RevokeTeamTokens(team string, at time.Time) ([]string, error) {
+	rows, err := t.tx.Query(`UPDATE tokens SET revoked_at=? WHERE team=? AND revoked_at=0 RETURNING id`, sqlrow.Nanos(at), team)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
 // TokenByHash finds a live token by the hash of its secret.
 func (s *Store) TokenByHash(ctx context.Context, hash string) (model.Token, error) {
 	return sqlrow.LiveToken(s.r.QueryRowContext(ctx, `SELECT `+sqlrow.TokenColumns+` FROM tokens WHERE hash=?`, hash), sql.ErrNoRows)
