@@ -90,6 +90,13 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		t.wait = model.WaitReason{Code: model.NoNodes, InstanceType: it.spec.Name}
 		return
 	}
+	if t.sel != "" {
+		if m := s.matchingNodes(t); m < t.spec.Nodes {
+			s.releaseHold(t)
+			t.wait = noMatchingNodes(t, m)
+			return
+		}
+	}
 	v := s.checkQuota(tm, it.idx, t.total)
 	if v.ok {
 		if nodes, _ := s.place(t, placeMode{}); nodes != nil {

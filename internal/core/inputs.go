@@ -27,7 +27,8 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 	pod := model.PodVector(spec.PerNode, it.spec)
 	s.seq++
 	t := &task{spec: spec, seq: s.seq, team: s.teams[s.teamIdx[spec.Team]], typ: it, rank: s.rankOf(spec.Priority),
-		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now, reqLevel: s.levelOf(spec.RequiredTopology)}
+		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now, reqLevel: s.levelOf(spec.RequiredTopology),
+		sel: model.SelectorString(spec.NodeSelector)}
 	s.tasks[spec.Name] = t
 	s.enqueue(t)
 	s.touchAdded(t)

@@ -38,6 +38,7 @@ type task struct {
 	notBefore    time.Time // after a failure: no restart before (retry backoff)
 
 	reqLevel  int     // level index of its required topology, -1 if none
+	sel       string  // its nodeSelector (model.SelectorString); "" if none
 	held      []int32 // nodes reserved for it against starvation
 	wait      model.WaitReason
 	touchedIn uint64 // cycle in which it was admitted or preempted
