@@ -28,6 +28,7 @@ func loadtestCmd() *cobra.Command {
 	var clients, tasks, stored, pending, prefill int
 	var storeArg string
 	var maxConns int
+	var leaderElect bool
 	var pressure pressureOptions
 	c := &cobra.Command{
 		Use:   "loadtest",
@@ -55,6 +56,9 @@ the server's resident memory.`,
 				if maxConns > 0 {
 					args = append(args, "--max-connections", strconv.Itoa(maxConns))
 				}
+				if leaderElect && run.postgres {
+					args = append(args, "--leader-elect") // the lease row, and every commit fenced by its term
+				}
 				if pressure.on() {
 					return loadtestPressure(out, clients, tasks, pressure, args...)
 				}
@@ -69,6 +73,7 @@ the server's resident memory.`,
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")
 	c.Flags().IntVar(&maxConns, "max-connections", 0, "the server's --max-connections (0: its default), to measure the cap's eviction under --idle-conns")
+	c.Flags().BoolVar(&leaderElect, "leader-elect", false, "on PostgreSQL, run the server as a replica with --leader-elect, as several replicas run: it takes the lease, and every commit checks its term")
 	c.Flags().StringVar(&storeArg, "store", "sqlite", "the server's store: sqlite (in the temporary directory), "+tempPostgres+
 		" (a throwaway local PostgreSQL cluster; needs its binaries: scripts/install-test-deps.sh), postgres://... (an empty database), or a comma-separated list, run in turns (--rounds times)")
 	pressureFlags(c, &pressure)
