@@ -39,6 +39,9 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 		return kube.TaskStatus{}, false, err
 	}
 	st := kube.TaskStatus{State: string(t.State), Position: t.Position, Why: t.Why, Message: t.Message}
+	if t.Reason != nil {
+		st.Code = string(t.Reason.Code)
+	}
 	if t.State == model.StateRunning && len(t.Placement) > 0 {
 		nodes := make([]string, len(t.Placement))
 		for i, p := range t.Placement {
@@ -53,6 +56,23 @@ func (g engineGovernor) Classes() []string {
 	var out []string
 	for _, c := range g.eng.View().Policy().PriorityClasses {
 		out = append(out, c.Name)
+	}
+	return out
+}
+
+// TeamNamespaces maps each team's namespaces to it: hyperpod-ns-<team>, and
+// the namespace the team configures (which wins should another team's
+// default name be the same).
+func (g engineGovernor) TeamNamespaces() map[string]string {
+	out := map[string]string{}
+	teams := g.eng.View().Teams()
+	for _, t := range teams {
+		out[model.NamespacePrefix+t.Name] = t.Name
+	}
+	for _, t := range teams {
+		if ns := t.WithDefaults().Namespace; ns != "" {
+			out[ns] = t.Name
+		}
 	}
 	return out
 }

@@ -130,6 +130,7 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 	if run.dbPID != 0 {
 		cpu.add("PostgreSQL", func() (time.Duration, error) { return treeCPU(run.dbPID) })
 	}
+	sums, sumsErr := scrapeEngine(srv.base, srv.token)
 	cpu.begin()
 	if profileDir != "" {
 		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // the server starts its profile
@@ -142,11 +143,15 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 		return err
 	}
 	cpuUsed := cpu.report(tasks)
+	loop := "unknown"
+	if after, err := scrapeEngine(srv.base, srv.token); err == nil && sumsErr == nil {
+		loop = after.since(sums)
+	}
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
 	fmt.Fprintf(out, "submissions: %d from %d clients in %.2fs: %.0f acknowledged/s, latency p50 %.1f ms, p99 %.1f ms\n",
 		tasks, clients, elapsed.Seconds(), float64(tasks)/elapsed.Seconds(),
 		ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
-	fmt.Fprintf(out, "CPU used meanwhile: %s\n", cpuUsed)
+	fmt.Fprintf(out, "CPU used meanwhile: %s\nthe server's loop meanwhile: %s\n", cpuUsed, loop)
 	if profileDir != "" {
 		fmt.Fprintf(out, "server CPU profile: %s\n", filepath.Join(profileDir, "server-1.prof"))
 	}

@@ -42,6 +42,9 @@ func TestLoadtestStores(t *testing.T) {
 			t.Errorf("no CPU profile of the %s run: %v", st, err)
 		}
 	}
+	if n := strings.Count(string(out), "inputs on average, a commit"); n != len(strings.Split(stores, ",")) {
+		t.Errorf("%d runs say how their commits went, want one per store:\n%s", n, out)
+	}
 	if n := strings.Count(string(out), "acknowledged/s"); n != len(strings.Split(stores, ",")) {
 		t.Errorf("%d results, want one per store:\n%s", n, out)
 	}

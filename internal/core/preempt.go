@@ -24,6 +24,7 @@ const (
 type attemptKey struct {
 	team, typ int
 	mode      preemptMode
+	sel       string // a selector confines the search: only equal ones compare
 }
 
 // failedAttempt remembers the smallest request whose preemption search failed
@@ -112,7 +113,7 @@ func (s *Scheduler) cycleBorrowed(i int) []*task {
 // their price (paidBack): its guarantee is bounded. Under Immediate the
 // candidates are every task the rules allow (the price still orders them).
 func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) bool {
-	key := attemptKey{t.team.idx, t.typ.idx, mode}
+	key := attemptKey{t.team.idx, t.typ.idx, mode, t.sel}
 	if f, ok := s.cc.failed[key]; ok && f.covers(t) {
 		return false
 	}
