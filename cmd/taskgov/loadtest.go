@@ -41,7 +41,10 @@ phase measures submissions against a deep queue, then reports the server's resid
 With --store sqlite,postgres-temp --rounds 3 it measures SQLite and a throwaway PostgreSQL in turns, in the
 same minutes, and prints the load average before each run and the CPU the server and PostgreSQL used.
 With --stored, it then fills the database to --stored tasks, cancels all but --pending of them, and reports
-the server's resident memory.`,
+the server's resident memory.
+With --idle-conns, --slow-conns or --sse-streams it runs --rounds rounds of phases with and without those
+hostile clients, each phase from an empty queue, and reports each against the same round's no-pressure
+phase, with the server's and its own CPU per submission (docs/BENCHMARKS.md, "Hostile clients").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
