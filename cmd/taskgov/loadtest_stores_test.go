@@ -53,6 +53,14 @@ func TestLoadtestStores(t *testing.T) {
 	}
 	t.Logf("\n%s", out)
 
+	// --leader-elect runs the PostgreSQL server as a fenced replica.
+	if strings.Contains(stores, tempPostgres) {
+		out, err := exec.Command(bin, "loadtest", "--tasks", "100", "--clients", "4", "--store", tempPostgres, "--leader-elect").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "acknowledged/s") {
+			t.Fatalf("a fenced replica: %v\n%s", err, out)
+		}
+	}
+
 	// Rounds need a fresh database each: a given DSN allows one.
 	out, err = exec.Command(bin, "loadtest", "--store", "postgres://u@127.0.0.1:1/db", "--rounds", "2").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--rounds") || !strings.Contains(string(out), tempPostgres) {
