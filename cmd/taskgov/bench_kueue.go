@@ -87,7 +87,7 @@ func benchKueue(ctx context.Context, out io.Writer, delay float64) error {
 		return firstErr
 	}
 	for {
-		page, err := c.TasksPage(ctx, client.TaskQuery{States: []string{"Pending", "Running"}}, 1, 0)
+		page, err := c.TasksPage(ctx, client.TaskQuery{States: []string{string(model.StatePending), string(model.StateRunning)}}, 1, 0)
 		if err != nil {
 			return err
 		}

@@ -33,11 +33,11 @@ func jobConditions(t apitypes.Task) []jobCondition {
 		Message: "PyTorchJob " + t.Name + " is created."}}
 	state := hyperpodState(t)
 	if !t.StartedAt.IsZero() {
-		conds = append(conds, jobCondition{Type: "Running", Status: map[bool]string{true: "True", false: "False"}[state == "Running"],
+		conds = append(conds, jobCondition{Type: hpRunning, Status: map[bool]string{true: "True", false: "False"}[state == hpRunning],
 			LastTransitionTime: ts(t.StartedAt), Reason: "PyTorchJobRunning"})
 	}
 	switch state {
-	case "Suspended":
+	case hpSuspended:
 		at := t.SubmittedAt
 		if t.CheckpointAt.After(at) {
 			at = t.CheckpointAt
@@ -46,8 +46,8 @@ func jobConditions(t apitypes.Task) []jobCondition {
 		if msg == "" {
 			msg = t.Message
 		}
-		conds = append(conds, jobCondition{Type: "Suspended", Status: "True", LastTransitionTime: ts(at), Reason: "Suspended", Message: msg})
-	case "Succeeded", "Failed":
+		conds = append(conds, jobCondition{Type: hpSuspended, Status: "True", LastTransitionTime: ts(at), Reason: hpSuspended, Message: msg})
+	case hpSucceeded, hpFailed:
 		conds = append(conds, jobCondition{Type: state, Status: "True", LastTransitionTime: ts(t.FinishedAt), Reason: "PyTorchJob" + state, Message: t.Message})
 	}
 	return conds

@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/client"
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // The binary speaks HyperPod's CLIs through links: named "hyperpod" it
@@ -63,22 +64,36 @@ func clickBool(s string) (string, bool) {
 	return "", false
 }
 
+// HyperPod's PyTorchJob condition types, as its CLIs show a job's state.
+// Three share a taskgov state's name; they are HyperPod's words all the
+// same, mapped from taskgov's states by hyperpodState.
+const (
+	hpSuspended = "Suspended"
+	hpRunning   = "Running"
+	hpSucceeded = "Succeeded"
+	hpFailed    = "Failed"
+)
+
 // hyperpodState is the state HyperPod shows for a task: its PyTorchJob's
 // latest condition. Kueue keeps a job that is not admitted (queued or
 // preempted) suspended, so taskgov's Pending shows as Suspended.
 func hyperpodState(t apitypes.Task) string {
 	switch t.State {
-	case "Pending", "Interrupted", "Suspended":
-		return "Suspended"
-	case "Cancelled":
-		return "Failed"
+	case model.StatePending, model.StateInterrupted, model.StateSuspended:
+		return hpSuspended
+	case model.StateRunning:
+		return hpRunning
+	case model.StateSucceeded:
+		return hpSucceeded
+	case model.StateCancelled, model.StateFailed:
+		return hpFailed
 	}
 	return string(t.State)
 }
 
 // hyperpodListed reports whether HyperPod would still list the job: its
 // cancel-job deletes the job, so cancelled tasks are gone.
-func hyperpodListed(t apitypes.Task) bool { return t.State != "Cancelled" }
+func hyperpodListed(t apitypes.Task) bool { return t.State != model.StateCancelled }
 
 // hyperpodJob is one entry of HyperPod's list-jobs JSON: CreationTime is
 // the job's start time (null before it starts), priority only when set.

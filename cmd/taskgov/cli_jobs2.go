@@ -186,9 +186,9 @@ type podRow struct {
 // while it holds its placement.
 func jobPods(r *resolver, t apitypes.Task, name func(string, int) string) []podRow {
 	pods := []podRow{}
-	phase := t.State
-	if phase == "Cancelled" {
-		phase = "Failed"
+	phase := t.State // a pod's phase shares the name of its task's state
+	if phase == model.StateCancelled {
+		phase = model.StateFailed
 	}
 	for _, p := range t.Placement {
 		pods = append(pods, podRow{PodName: name(t.Name, p.Rank), Namespace: r.namespaceOf(t.Team), Status: string(phase),

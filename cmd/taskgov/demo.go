@@ -109,11 +109,11 @@ func runDemo(ctx context.Context, out io.Writer, dataDir string, keep bool) erro
 		InstanceType: "ml.p5.48xlarge", Nodes: 2, Command: []string{"sh", "-c", "echo serving; sleep 5; echo done"}}); err != nil {
 		return err
 	}
-	if err := d.waitState("chat-serving", "Succeeded", 60*time.Second); err != nil {
+	if err := d.waitState("chat-serving", model.StateSucceeded, 60*time.Second); err != nil {
 		return err
 	}
 	d.say("4. capacity is free again: the training job resumes from its checkpoint")
-	if err := d.waitState("llama-pretrain", "Succeeded", 90*time.Second); err != nil {
+	if err := d.waitState("llama-pretrain", model.StateSucceeded, 90*time.Second); err != nil {
 		return err
 	}
 	logs, _ := d.cl.TaskLogs(context.Background(), "llama-pretrain", 0)
@@ -163,10 +163,10 @@ func (d *demo) submit(task model.TaskSpec) error {
 	return nil
 }
 
-func (d *demo) waitState(task, state string, within time.Duration) error {
+func (d *demo) waitState(task string, state model.TaskState, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		if t, err := d.cl.Task(context.Background(), task); err == nil && string(t.State) == state {
+		if t, err := d.cl.Task(context.Background(), task); err == nil && t.State == state {
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)

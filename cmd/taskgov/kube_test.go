@@ -81,6 +81,33 @@ func shippedManifest(t *testing.T, kc *kubetest.Cluster) (kubeconfig, clusterYAM
 	return kc.WriteKubeconfig(t, tok.Status.Token), clusterYAML
 }
 
+// applyRBAC creates the ClusterRoles and ClusterRoleBindings of an extra
+// RBAC manifest (deploy/kubernetes/team-namespaces.yaml) as it is.
+func applyRBAC(t *testing.T, kc *kubetest.Cluster, path string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		switch o := obj.(type) {
+		case *rbacv1.ClusterRole:
+			_, err = kc.Client.RbacV1().ClusterRoles().Create(context.Background(), o, metav1.CreateOptions{})
+		case *rbacv1.ClusterRoleBinding:
+			_, err = kc.Client.RbacV1().ClusterRoleBindings().Create(context.Background(), o, metav1.CreateOptions{})
+		default:
+			t.Fatalf("%s: unexpected %T", path, obj)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // taskPods lists a task's pods in its team's namespace.
 func taskPods(t *testing.T, c kubernetes.Interface, task string) []corev1.Pod {
 	t.Helper()

@@ -31,7 +31,7 @@ type kubeBackend struct {
 
 // openKube connects with kubeconfig (or the in-cluster config when it is
 // empty) and waits for the node, pod and managed-pod caches.
-func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt kube.Checkpoints, retention time.Duration, workloads bool, log *slog.Logger) (*kubeBackend, error) {
+func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt kube.Checkpoints, retention time.Duration, workloads, teamNamespaces bool, log *slog.Logger) (*kubeBackend, error) {
 	var cfg *rest.Config
 	var err error
 	if kubeconfig != "" {
@@ -70,6 +70,9 @@ func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt k
 		kinds := kube.ServedKinds(client)
 		b.workloads = kube.NewWorkloads(client, dyn, b.exec, kinds)
 		b.workloads.Log = log
+		if teamNamespaces {
+			b.workloads.GovernTeamNamespaces()
+		}
 		if err := b.workloads.Sync(ctx); err != nil {
 			return nil, fmt.Errorf("kubernetes at %s: %w", cfg.Host, err)
 		}
@@ -77,7 +80,7 @@ func openKube(ctx context.Context, kubeconfig, image string, qps float32, ckpt k
 		for i, k := range kinds {
 			names[i] = k.Name
 		}
-		log.Info("governing Kubernetes workloads with Kueue's queue label", "kinds", names)
+		log.Info("governing Kubernetes workloads with Kueue's queue label", "kinds", names, "teamNamespaces", teamNamespaces)
 	}
 	return b, nil
 }

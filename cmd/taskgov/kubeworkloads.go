@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/model"
@@ -40,7 +39,10 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 		return kube.TaskStatus{}, false, err
 	}
 	st := kube.TaskStatus{State: string(t.State), Position: t.Position, Why: t.Why, Message: t.Message}
-	if t.State == "Running" && len(t.Placement) > 0 {
+	if t.Reason != nil {
+		st.Code = string(t.Reason.Code)
+	}
+	if t.State == model.StateRunning && len(t.Placement) > 0 {
 		nodes := make([]string, len(t.Placement))
 		for i, p := range t.Placement {
 			nodes[i] = p.Node
@@ -52,11 +54,26 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 
 func (g engineGovernor) Classes() []string {
 	var out []string
-	g.eng.Read(func(s *core.Scheduler) {
-		for _, c := range s.Policy().PriorityClasses {
-			out = append(out, c.Name)
+	for _, c := range g.eng.View().Policy().PriorityClasses {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// TeamNamespaces maps each team's namespaces to it: hyperpod-ns-<team>, and
+// the namespace the team configures (which wins should another team's
+// default name be the same).
+func (g engineGovernor) TeamNamespaces() map[string]string {
+	out := map[string]string{}
+	teams := g.eng.View().Teams()
+	for _, t := range teams {
+		out[model.NamespacePrefix+t.Name] = t.Name
+	}
+	for _, t := range teams {
+		if ns := t.WithDefaults().Namespace; ns != "" {
+			out[ns] = t.Name
 		}
-	})
+	}
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,21 +37,30 @@ submits --tasks tasks from --clients concurrent clients, and reports throughput 
 acknowledged submissions (each acknowledged only after an fsynced commit).
 With --prefill N, it first queues N tasks (all stay pending) and reports how long that took, so the timed
 phase measures submissions against a deep queue, then reports the server's resident memory.
+With --store sqlite,postgres-temp --rounds 3 it measures SQLite and a throwaway PostgreSQL in turns, in the
+same minutes, and prints the load average before each run and the CPU the server and PostgreSQL used.
 With --stored, it then fills the database to --stored tasks, cancels all but --pending of them, and reports
 the server's resident memory.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var args []string
-			if storeArg != "" {
-				args = []string{"--store", storeArg}
+			out := cmd.OutOrStdout()
+			// --rounds repeats the pressure phases; without pressure, it
+			// repeats the stores in turns (once unless given).
+			rounds := 1
+			if !pressure.on() && cmd.Flags().Changed("rounds") {
+				rounds = pressure.rounds
 			}
-			if maxConns > 0 {
-				args = append(args, "--max-connections", strconv.Itoa(maxConns))
-			}
-			if pressure.on() {
-				return loadtestPressure(cmd.OutOrStdout(), clients, tasks, pressure, args...)
-			}
-			return loadtest(cmd.OutOrStdout(), clients, tasks, stored, pending, prefill, args...)
+			return loadtestStores(out, storeArg, rounds, func(run storeRun) error {
+				args := run.serverArgs
+				if maxConns > 0 {
+					args = append(args, "--max-connections", strconv.Itoa(maxConns))
+				}
+				if pressure.on() {
+					return loadtestPressure(out, clients, tasks, pressure, args...)
+				}
+				run.serverArgs = args
+				return loadtest(out, clients, tasks, stored, pending, prefill, run, pressure.profileDir)
+			})
 		},
 	}
 	c.Flags().IntVar(&clients, "clients", 16, "concurrent clients")
@@ -59,12 +69,28 @@ the server's resident memory.`,
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")
 	c.Flags().IntVar(&maxConns, "max-connections", 0, "the server's --max-connections (0: its default), to measure the cap's eviction under --idle-conns")
-	c.Flags().StringVar(&storeArg, "store", "", "the server's --store: sqlite (default, in the temporary directory) or postgres://... (an empty database)")
+	c.Flags().StringVar(&storeArg, "store", "sqlite", "the server's store: sqlite (in the temporary directory), "+tempPostgres+
+		" (a throwaway local PostgreSQL cluster; needs its binaries: scripts/install-test-deps.sh), postgres://... (an empty database), or a comma-separated list, run in turns (--rounds times)")
 	pressureFlags(c, &pressure)
 	return c
 }
 
-func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, serverArgs ...string) error {
+// loadtest runs the submission phases against a server started with
+// run.serverArgs; with profileDir, the server's CPU profile of the timed
+// phase goes to profileDir/STORE-ROUND/server-1.prof.
+func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run storeRun, profileDir string) error {
+	serverArgs := run.serverArgs
+	if profileDir != "" {
+		dir, err := filepath.Abs(filepath.Join(profileDir, run.name))
+		if err == nil {
+			err = os.MkdirAll(dir, 0o755)
+		}
+		if err != nil {
+			return err
+		}
+		profileDir = dir
+		serverArgs = append(serverArgs, "--cpu-profile-dir", dir)
+	}
 	// One node and a team with no quota: every task stays pending, so the
 	// figures measure the API, the scheduler cycle and storage, not processes.
 	srv, err := startChildServer("taskgov-loadtest-", []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
@@ -96,14 +122,31 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, serve
 		}
 		fmt.Fprintf(out, "prefill: %d pending tasks queued in %.1fs (%.0f/s)\n", prefill, took.Seconds(), float64(prefill)/took.Seconds())
 	}
+	var cpu cpuMeter
+	cpu.add("server", func() (time.Duration, error) { return cpuTime(srv.cmd.Process.Pid) })
+	if run.dbPID != 0 {
+		cpu.add("PostgreSQL", func() (time.Duration, error) { return treeCPU(run.dbPID) })
+	}
+	cpu.begin()
+	if profileDir != "" {
+		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // the server starts its profile
+	}
 	lat, elapsed, err := parallel(clients, 0, tasks, submit)
+	if profileDir != "" {
+		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // and ends it
+	}
 	if err != nil {
 		return err
 	}
+	cpuUsed := cpu.report(tasks)
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
 	fmt.Fprintf(out, "submissions: %d from %d clients in %.2fs: %.0f acknowledged/s, latency p50 %.1f ms, p99 %.1f ms\n",
 		tasks, clients, elapsed.Seconds(), float64(tasks)/elapsed.Seconds(),
 		ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
+	fmt.Fprintf(out, "CPU used meanwhile: %s\n", cpuUsed)
+	if profileDir != "" {
+		fmt.Fprintf(out, "server CPU profile: %s\n", filepath.Join(profileDir, "server-1.prof"))
+	}
 	if prefill > 0 {
 		rss, err := residentKiB(srv.cmd.Process.Pid)
 		if err != nil {

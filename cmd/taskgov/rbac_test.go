@@ -20,14 +20,19 @@ import (
 )
 
 // manifestGrants lists "verb resource" for every rule of the shipped
-// manifest's ClusterRole and Role.
+// manifests' ClusterRoles and Role: taskgov.yaml, and team-namespaces.yaml
+// (for --govern-team-namespaces).
 func manifestGrants(t *testing.T) []string {
-	raw, err := os.ReadFile("../../deploy/kubernetes/taskgov.yaml")
-	if err != nil {
-		t.Fatal(err)
+	var docs []string
+	for _, f := range []string{"taskgov.yaml", "team-namespaces.yaml"} {
+		raw, err := os.ReadFile("../../deploy/kubernetes/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, strings.Split(string(raw), "\n---\n")...)
 	}
 	var out []string
-	for _, doc := range strings.Split(string(raw), "\n---\n") {
+	for _, doc := range docs {
 		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -56,13 +61,15 @@ func manifestGrants(t *testing.T) []string {
 // discovery, a 2-pod gang (namespace, pods, binding, Service), its logs, a
 // cancel (delete). From the server's own request counter it checks that no
 // request was refused and that every verb the manifest grants was used: the
-// RBAC is exactly what taskgov needs.
+// RBAC is exactly what taskgov needs. --govern-team-namespaces is on, so
+// that team-namespaces.yaml's rules are checked too.
 func TestRBACEachRuleUsed(t *testing.T) {
 	kc, dyn := workloadCluster(t, false)
 	for i := range 2 {
 		kc.CreateNode(t, kubetest.GPUNode("kwok-"+string(rune('a'+i)), "ml.p5.48xlarge", 8, nil, false))
 	}
 	kubeconfig, _ := shippedManifest(t, kc)
+	applyRBAC(t, kc, "../../deploy/kubernetes/team-namespaces.yaml")
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cluster.yaml")
 	if err := os.WriteFile(cfg, []byte(kwokCluster), 0o644); err != nil {
@@ -70,6 +77,7 @@ func TestRBACEachRuleUsed(t *testing.T) {
 	}
 	addr, _ := startKubeServer(t, dir, cfg, kubeconfig, func(o *serverOptions) {
 		o.leader = leaderOptions{enabled: true, namespace: "taskgov-system", lease: 3 * time.Second}
+		o.teamNamespaces = true // namespaces: list, watch, patch (the label on hyperpod-ns-research)
 	})
 	s := &serverProc{t: t, url: "http://" + addr}
 	waitFor(t, 30*time.Second, func() bool { code, _ := s.call("GET", "/readyz", nil, nil); return code == 200 })

@@ -46,6 +46,7 @@ type serverOptions struct {
 	shutdownTimeout                          time.Duration // --shutdown-grace, default 30 s
 	checkpoints                              kube.Checkpoints
 	noWorkloads                              bool          // --no-workloads
+	teamNamespaces                           bool          // --govern-team-namespaces
 	taskUser, taskDir                        string        // local executor: who tasks run as, where their directories live
 	limits                                   *limitOptions // HTTP limits; nil: the defaults
 	cpuProfileDir                            string        // CPU profiles on SIGUSR1 (loadtest --profile-dir)
@@ -89,6 +90,7 @@ The first start needs --config and writes the admin token to DATA_DIR/admin.toke
 	c.Flags().StringVar(&o.checkpoints.Claim, "checkpoint-claim", "", "PersistentVolumeClaim, present in every team namespace, whose TASK subdirectory each pod mounts as TASKGOV_CHECKPOINT_DIR (--executor kubernetes)")
 	c.Flags().StringVar(&o.checkpoints.Root, "checkpoint-root", "", "where taskgov sees the same storage as ROOT/NAMESPACE/TASK, to learn of checkpoints from each task's .taskgov-checkpoint marker (--executor kubernetes)")
 	c.Flags().BoolVar(&o.noWorkloads, "no-workloads", false, "do not govern Jobs, PyTorchJobs, JobSets and HyperPodPyTorchJobs that carry Kueue's queue label (--executor kubernetes; see docs/KUBERNETES.md)")
+	c.Flags().BoolVar(&o.teamNamespaces, "govern-team-namespaces", false, "also govern Jobs, PyTorchJobs, JobSets and HyperPodPyTorchJobs without Kueue's queue label in a team's namespace (hyperpod-ns-TEAM or its configured one) as that team's; taskgov labels those namespaces "+kube.LabelTeam+" (needs deploy/kubernetes/team-namespaces.yaml; --executor kubernetes; see docs/KUBERNETES.md)")
 	c.Flags().BoolVar(&o.leader.enabled, "leader-elect", false, "run as one of several replicas: only the leader decides; the others stand by and forward API calls to it. With --store postgres://, the lease is a row in PostgreSQL and every commit is fenced by the leader's term; else a coordination.k8s.io Lease (--executor kubernetes)")
 	c.Flags().StringVar(&o.leader.namespace, "leader-elect-namespace", "", "namespace of the Lease (default: the service account's namespace, else taskgov-system)")
 	c.Flags().DurationVar(&o.leader.lease, "leader-elect-lease-duration", 0, "how long a standby waits after the leader's last renewal before taking over (default 15s on the Kubernetes Lease, 5s on the PostgreSQL lease)")
@@ -166,7 +168,11 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 			return &model.FieldError{Field: "--checkpoint-root", Problem: "is set without --checkpoint-claim",
 				Fix: "give the claim the pods mount as well, or drop --checkpoint-root"}
 		}
-		if kb, err = openKube(ctx, o.kubeconfig, o.image, o.kubeQPS, o.checkpoints, o.podRetention, !o.noWorkloads, log); err != nil {
+		if o.teamNamespaces && o.noWorkloads {
+			return &model.FieldError{Field: "--govern-team-namespaces", Problem: "is set with --no-workloads",
+				Fix: "drop one of them: team namespaces are governed only when workloads are"}
+		}
+		if kb, err = openKube(ctx, o.kubeconfig, o.image, o.kubeQPS, o.checkpoints, o.podRetention, !o.noWorkloads, o.teamNamespaces, log); err != nil {
 			return err
 		}
 	default:

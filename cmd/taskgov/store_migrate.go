@@ -17,14 +17,18 @@ import (
 func storeCmd() *cobra.Command {
 	c := &cobra.Command{Use: "store", Short: "Manage taskgov's database"}
 	var from, to, toFile string
+	var finish bool
 	migrate := &cobra.Command{
 		Use:   "migrate --from sqlite:PATH --to postgres://...",
 		Short: "Move an installation's SQLite database into an empty PostgreSQL database, with a count check",
 		Long: `Copies every table of the SQLite database (tasks, events, tokens, audit log, runs, sessions,
 samples, the cluster configuration) into an empty PostgreSQL database in one transaction, from one
 consistent snapshot, then checks that each table holds as many rows as the snapshot did.
-The SQLite file is only read. Stop the SQLite server first (or anything it acknowledges after the
-snapshot stays behind), then start the replicas with --store pointing at PostgreSQL.`,
+The SQLite file is only read, so its server may keep running meanwhile (on the same host: WAL lets
+readers share the file). If it does, the move is unfinished: servers refuse the PostgreSQL database
+until you stop the SQLite server and run this again with --finish, which copies what the server
+wrote after the snapshot (in seconds) and checks every table's count against the SQLite file.
+Then start the replicas with --store pointing at PostgreSQL.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			path, ok := strings.CutPrefix(from, "sqlite:")
@@ -43,22 +47,39 @@ snapshot stays behind), then start the replicas with --store pointing at Postgre
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			st, err := postgres.Open(ctx, target.dsn)
+			st, err := postgres.OpenForImport(ctx, target.dsn)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			counts, err := st.ImportSQLite(ctx, path)
+			out := cmd.OutOrStdout()
+			if finish {
+				counts, err := st.FinishSQLiteImport(ctx, path)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "finished moving %s into PostgreSQL; counts match: %s\n", path, counts)
+				return nil
+			}
+			res, err := st.ImportSQLite(ctx, path)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "moved %s into PostgreSQL; counts match: %s\n", path, counts)
+			if res.Holder == 0 {
+				fmt.Fprintf(out, "moved %s into PostgreSQL; counts match: %s\n", path, res.Counts)
+				return nil
+			}
+			fmt.Fprintf(out, "moved a snapshot of %s into PostgreSQL; counts match: %s\n"+
+				"A server (%s) still uses %s: what it acknowledges from now on is not moved yet, and servers refuse the\n"+
+				"PostgreSQL database until the move is finished. Stop that server, then run:\n"+
+				"  taskgov store migrate --finish --from %s --to ...\n", path, res.Counts, postgres.HolderName(res.Holder), path, from)
 			return nil
 		},
 	}
 	migrate.Flags().StringVar(&from, "from", "", "the SQLite database: sqlite:PATH")
 	migrate.Flags().StringVar(&to, "to", "", "the PostgreSQL database: postgres://USER:PASSWORD@HOST:PORT/DB (default: $"+storeEnv+")")
 	migrate.Flags().StringVar(&toFile, "to-dsn-file", "", "file holding the PostgreSQL DSN, instead of --to")
+	migrate.Flags().BoolVar(&finish, "finish", false, "finish a move started while the SQLite server ran: copy what it wrote since (stop it first)")
 	c.AddCommand(migrate, adminTokenCmd())
 	return c
 }

@@ -64,7 +64,7 @@ func (s *Scheduler) Adopt(spec model.TaskSpec, resumes, retries int, checkpointA
 		t.pods[r].gpus = masks[r]
 	}
 	t.startedAt = startedAt
-	t.team.queueSorted = false
+	t.team.unsort()
 	s.touchUsage(t.typ.idx)
 	return nil
 }

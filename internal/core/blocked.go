@@ -141,7 +141,7 @@ func (s *Scheduler) noteFailed(key attemptKey, t *task) {
 // would hold when t's turn came: the last logged write by a task before t.
 func (s *Scheduler) seedMemo(t *task) {
 	for _, m := range []preemptMode{modeGuaranteed, modeBorrow} {
-		key := attemptKey{t.team.idx, t.typ.idx, m}
+		key := attemptKey{t.team.idx, t.typ.idx, m, t.sel}
 		log := s.memoLog[key]
 		k := sort.Search(len(log), func(k int) bool { return !queueLess(log[k].t, t) })
 		if k > 0 {

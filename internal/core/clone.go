@@ -64,7 +64,7 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 		}
 		clear(tm.pending[len(q):])
 		tm.pending = q
-		tm.queueSorted = false
+		tm.unsort()
 	}
 	out.evictions = append([]model.Preemption(nil), s.evictions...)
 	out.limitsDirty = s.limitsDirty

@@ -90,6 +90,13 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		t.wait = model.WaitReason{Code: model.NoNodes, InstanceType: it.spec.Name}
 		return
 	}
+	if t.sel != "" {
+		if m := s.matchingNodes(t); m < t.spec.Nodes {
+			s.releaseHold(t)
+			t.wait = noMatchingNodes(t, m)
+			return
+		}
+	}
 	v := s.checkQuota(tm, it.idx, t.total)
 	if v.ok {
 		if nodes, _ := s.place(t, placeMode{}); nodes != nil {
@@ -189,7 +196,7 @@ func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	t.touchedIn = s.cycle
 	s.noteFresh(t)
 	t.wait = model.WaitReason{}
-	t.team.queueSorted = false
+	t.team.unsort()
 	d.Admissions = append(d.Admissions, model.Admission{Task: t.spec.Name, Team: t.spec.Team,
 		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed, BorrowedGPUs: borrowedGPUs,
 		Spread: s.spreadOf(t.typ, nodes), BestSpread: best})

@@ -15,7 +15,9 @@ import (
 // unallocated overflow. Victim searches look only at running tasks of the
 // same type, and the cycle's memos are keyed by type. The one exception is
 // the weighted share under FairShare, which takes a team's borrowing over
-// all types; when what it reads moves (shareMoved), every type is marked.
+// all types; when what it reads moves (shareMoved), the types where a moved
+// team has pending or running tasks are marked (every type when a type's
+// unallocated capacity moved, which every share reads).
 //
 // A cycle therefore re-evaluates only the instance types marked since their
 // last evaluation: by an input (submission, completion, failure, node change,
@@ -60,38 +62,72 @@ func (s *Scheduler) touchType(i int) {
 // catches that at the next cycle's start.
 func (s *Scheduler) touchUsage(i int) { s.touchType(i) }
 
-// shareMoved reports whether anything a weighted share reads across types
-// (every team's borrowing per type, every type's unallocated capacity open
-// to borrowers) changed since the last call, under FairShare with more than
-// one type; it keeps what it saw for the next call. O(teams × types).
-func (s *Scheduler) shareMoved() bool {
+// shareMoved reports what a weighted share reads across types (every
+// team's borrowing per type, every type's unallocated capacity open to
+// borrowers) changed since the last call, under FairShare with more than one
+// type: all when a type's unallocated capacity moved (every team's share),
+// else the teams whose borrowing moved. It keeps what it saw for the next
+// call. O(teams × types).
+func (s *Scheduler) shareMoved() (all bool, teams []*team) {
 	if s.policy.IdleComputeAllocation != model.FairShare || len(s.types) < 2 {
 		s.shareSnap = s.shareSnap[:0]
-		return false
+		return false, nil
 	}
 	n := len(s.types)
 	want := (len(s.teams) + 1) * n
-	moved := len(s.shareSnap) != want
-	if moved {
+	if len(s.shareSnap) != want {
 		s.shareSnap = make([]resource.Vector, want)
+		all = true
 	}
 	k := 0
-	note := func(v resource.Vector) {
-		if s.shareSnap[k] != v {
+	for i := 0; i < n; i++ {
+		if v := s.unallocatedAllowed(i); s.shareSnap[k] != v {
 			s.shareSnap[k] = v
-			moved = true
+			all = true
 		}
 		k++
 	}
-	for i := 0; i < n; i++ {
-		note(s.unallocatedAllowed(i))
-	}
 	for _, tm := range s.teams {
+		moved := false
 		for i := 0; i < n; i++ {
-			note(tm.borC[i])
+			if s.shareSnap[k] != tm.borC[i] {
+				s.shareSnap[k] = tm.borC[i]
+				moved = true
+			}
+			k++
+		}
+		if moved {
+			teams = append(teams, tm)
 		}
 	}
-	return moved
+	return all, teams
+}
+
+// markShares marks what a moved share can change: every type if all, else,
+// for each team whose share moved, the types where it has pending tasks
+// (ordered among borrowers by its share) or running ones (fair-share
+// victims, allowed by its share). A type where it has neither never reads
+// its share.
+func (s *Scheduler) markShares(all bool, teams []*team) {
+	if s.breakMarks {
+		return
+	}
+	if all {
+		s.touch()
+		return
+	}
+	for _, tm := range teams {
+		for i := range s.types {
+			if len(tm.run[i]) > 0 {
+				s.touchType(i)
+			}
+		}
+		for _, t := range tm.pending {
+			if t.state == pending {
+				s.touchType(t.typ.idx)
+			}
+		}
+	}
 }
 
 // touchTask is touchType or touchUsage for t's type, depending on whether t
@@ -124,8 +160,8 @@ func (s *Scheduler) ensureMarks() {
 func (s *Scheduler) startMarks(now time.Time) {
 	s.ensureMarks()
 	n := len(s.types)
-	moved := s.shareMoved()
-	all := s.fullRescan || s.allDirty || moved || !now.Before(s.typeWake[n])
+	s.markShares(s.shareMoved())
+	all := s.fullRescan || s.allDirty || !now.Before(s.typeWake[n])
 	if cap(s.work) < n {
 		s.work = make([]bool, n)
 	}
@@ -162,9 +198,7 @@ func (s *Scheduler) endMarks(d *model.Decision) {
 	for _, p := range d.Preemptions {
 		mark(p.Task)
 	}
-	if s.shareMoved() && !s.breakMarks {
-		s.touch()
-	}
+	s.markShares(s.shareMoved())
 	s.dirty = s.allDirty
 	for i, m := range s.typeDirty {
 		s.dirty = s.dirty || m || len(s.typeAdded[i]) > 0

@@ -32,7 +32,7 @@ func (s *Scheduler) reserve(t *task) bool {
 	var cands []*node
 	for _, ni := range members {
 		n := s.nodes[ni]
-		if n.schedulable && n.heldFor == nil {
+		if n.schedulable && n.heldFor == nil && (t.sel == "" || selects(n, t)) {
 			cands = append(cands, n)
 		}
 	}
@@ -94,7 +94,7 @@ func (s *Scheduler) holdDomain(t *task) []int32 {
 	for _, d := range t.typ.topo.levels[t.reqLevel] {
 		free, n := 0, 0
 		for _, ni := range d.nodes {
-			if nd := s.nodes[ni]; nd.schedulable && nd.heldFor == nil {
+			if nd := s.nodes[ni]; nd.schedulable && nd.heldFor == nil && (t.sel == "" || selects(nd, t)) {
 				free += t.typ.primary(nd.free)
 				n++
 			}

@@ -27,7 +27,8 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 	pod := model.PodVector(spec.PerNode, it.spec)
 	s.seq++
 	t := &task{spec: spec, seq: s.seq, team: s.teams[s.teamIdx[spec.Team]], typ: it, rank: s.rankOf(spec.Priority),
-		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now, reqLevel: s.levelOf(spec.RequiredTopology)}
+		pod: pod, total: pod.Mul(int64(spec.Nodes)), pendingSince: now, reqLevel: s.levelOf(spec.RequiredTopology),
+		sel: model.SelectorString(spec.NodeSelector)}
 	s.tasks[spec.Name] = t
 	s.enqueue(t)
 	s.touchAdded(t)
@@ -36,8 +37,10 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 
 func (s *Scheduler) enqueue(t *task) {
 	t.state = pending
-	t.team.pending = append(t.team.pending, t)
-	t.team.queueSorted = false
+	tm := t.team
+	tm.pending = append(tm.pending, t)
+	tm.tailOnly = tm.queueSorted || tm.tailOnly // only appended since the last sort
+	tm.queueSorted = false
 }
 
 func (s *Scheduler) lookup(name string) (*task, error) {
@@ -116,7 +119,7 @@ func (s *Scheduler) forget(t *task) {
 	}
 	s.releaseHold(t)
 	t.state = gone
-	t.team.queueSorted = false
+	t.team.unsort()
 	delete(s.tasks, t.spec.Name)
 	s.touchTask(t, ran)
 }

@@ -27,7 +27,7 @@ func (s *Scheduler) Suspend(name string, now time.Time) error {
 	}
 	s.releaseHold(t)
 	t.state = suspended
-	t.team.queueSorted = false
+	t.team.unsort()
 	s.touchTask(t, ran)
 	return nil
 }
@@ -60,7 +60,7 @@ func (s *Scheduler) SetPriority(name, class string) error {
 	}
 	t.spec.Priority = class
 	t.rank = s.rankOf(class)
-	t.team.queueSorted = false
+	t.team.unsort()
 	s.touchType(t.typ.idx)
 	return nil
 }
@@ -107,7 +107,7 @@ func (s *Scheduler) Restore(spec model.TaskSpec, resumes, retries int, checkpoin
 	t.resumes, t.retries, t.checkpointAt = resumes, retries, checkpointAt
 	if isSuspended {
 		t.state = suspended
-		t.team.queueSorted = false
+		t.team.unsort()
 	}
 	return nil
 }

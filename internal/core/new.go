@@ -213,7 +213,7 @@ func (s *Scheduler) SetPolicy(p model.Policy) error {
 		tk.rank = s.rankOf(tk.spec.Priority)
 	}
 	for _, t := range s.teams {
-		t.queueSorted = false
+		t.unsort()
 	}
 	s.limitsDirty = true
 	s.touch()

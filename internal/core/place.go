@@ -20,6 +20,9 @@ func usable(n *node, t *task, ignoreHolds bool) bool {
 	if n.heldFor != nil && n.heldFor != t && !ignoreHolds {
 		return false
 	}
+	if t.sel != "" && !selects(n, t) {
+		return false
+	}
 	if t.spec.PerNode.WholeNode() {
 		return n.free == n.capacity
 	}
@@ -70,7 +73,7 @@ func (s *Scheduler) place(t *task, m placeMode) ([]int32, int) {
 	// A gang that found no room earlier in this cycle finds none now either,
 	// unless something was freed since (a preemption clears the memo).
 	memo := s.cc.noRoom != nil && !ignoreHolds && !m.quick && m.only == nil && len(t.held) == 0
-	key := placeKey{typ: it.idx, pod: t.pod, nodes: need, whole: t.spec.PerNode.WholeNode(), req: t.reqLevel}
+	key := placeKey{typ: it.idx, pod: t.pod, nodes: need, whole: t.spec.PerNode.WholeNode(), req: t.reqLevel, sel: t.sel}
 	if memo && s.cc.noRoom[key] {
 		return nil, ix.atLeast(k0)
 	}
@@ -219,4 +222,5 @@ type placeKey struct {
 	nodes int
 	whole bool
 	req   int
+	sel   string
 }

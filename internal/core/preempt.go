@@ -24,6 +24,7 @@ const (
 type attemptKey struct {
 	team, typ int
 	mode      preemptMode
+	sel       string // a selector confines the search: only equal ones compare
 }
 
 // failedAttempt remembers the smallest request whose preemption search failed
@@ -115,7 +116,7 @@ func (s *Scheduler) cycleBorrowed(i int) []*task {
 // be cheap: without that, borrowers took compute back and forth (at 85%
 // offered load, 6.8 preemptions per job, 42% of GPU time redone).
 func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) bool {
-	key := attemptKey{t.team.idx, t.typ.idx, mode}
+	key := attemptKey{t.team.idx, t.typ.idx, mode, t.sel}
 	if f, ok := s.cc.failed[key]; ok && f.covers(t) {
 		return false
 	}

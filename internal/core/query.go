@@ -58,3 +58,7 @@ func (s *Scheduler) Resumes(name string) int {
 	}
 	return 0
 }
+
+// HoldChanges counts the starvation holds made or dropped so far; the
+// engine republishes its view of the nodes when it moves.
+func (s *Scheduler) HoldChanges() uint64 { return s.holdChanges }

@@ -14,6 +14,11 @@ func sortQueue(tm *team) {
 	if tm.queueSorted {
 		return
 	}
+	if tm.tailOnly && appendSorted(tm) {
+		tm.queueSorted, tm.tailOnly = true, false
+		return
+	}
+	tm.tailOnly = false
 	q := tm.pending[:0]
 	for _, t := range tm.pending {
 		if t.state == pending {
@@ -26,7 +31,40 @@ func sortQueue(tm *team) {
 	tm.pending = q
 	sort.Slice(q, func(a, b int) bool { return queueLess(q[a], q[b]) })
 	tm.queueSorted = true
+	tm.sortedLen = len(q)
 	splitByType(tm)
+}
+
+// unsort records a change of tm's queue other than tasks queued at its end:
+// a task left it, or an order key changed. The next sort is a full one.
+func (tm *team) unsort() {
+	tm.queueSorted, tm.tailOnly = false, false
+}
+
+// appendSorted files the tasks queued since the last sort, when that is all
+// that changed (tailOnly) and, sorted, they all come after the queue's last
+// task: new submissions, usually. It costs the new tasks, not the queue. It
+// reports false, with the queue as it was but its new tail sorted, when a
+// full sort is needed.
+func appendSorted(tm *team) bool {
+	if len(tm.byType) != len(tm.quota) || tm.sortedLen > len(tm.pending) {
+		return false
+	}
+	tail := tm.pending[tm.sortedLen:]
+	for _, t := range tail {
+		if t.state != pending {
+			return false
+		}
+	}
+	sort.Slice(tail, func(a, b int) bool { return queueLess(tail[a], tail[b]) })
+	if len(tail) > 0 && tm.sortedLen > 0 && !queueLess(tm.pending[tm.sortedLen-1], tail[0]) {
+		return false
+	}
+	for _, t := range tail {
+		tm.byType[t.typ.idx] = append(tm.byType[t.typ.idx], t)
+	}
+	tm.sortedLen = len(tm.pending)
+	return true
 }
 
 // splitByType rebuilds tm's per-type queues from its sorted queue.

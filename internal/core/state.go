@@ -38,6 +38,7 @@ type task struct {
 	notBefore    time.Time // after a failure: no restart before (retry backoff)
 
 	reqLevel  int     // level index of its required topology, -1 if none
+	sel       string  // its nodeSelector (model.SelectorString); "" if none
 	held      []int32 // nodes reserved for it against starvation
 	wait      model.WaitReason
 	touchedIn uint64 // cycle in which it was admitted or preempted
@@ -92,6 +93,8 @@ type team struct {
 
 	pending     []*task // queue; may hold stale entries until the next sort
 	queueSorted bool
+	tailOnly    bool      // since the last sort only tasks were queued, at pending's end
+	sortedLen   int       // pending's length at the last sort
 	byType      [][]*task // pending split per instance type, rebuilt with each sort
 	cursors     []int     // the cycle's position in each byType list
 }

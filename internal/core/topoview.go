@@ -12,26 +12,35 @@ import (
 // together, with free and used GPUs per domain and the running tasks on each
 // machine. Domains and machines are in natural name order.
 func (s *Scheduler) TopologyView() model.TopologyView {
-	tasksOn := map[int32][]string{}
+	tasksOn := map[string][]string{}
 	for _, t := range s.sortedTasks() {
 		if t.state != running {
 			continue
 		}
 		for _, p := range t.pods {
-			tasksOn[p.node] = append(tasksOn[p.node], t.spec.Name)
+			node := s.nodes[p.node].spec.Name
+			tasksOn[node] = append(tasksOn[node], t.spec.Name)
 		}
 	}
+	return BuildTopology(s.levels, s.Nodes(), tasksOn)
+}
+
+// BuildTopology is TopologyView's tree from its parts: the topology levels,
+// the nodes (as Nodes returns them) and, per node name, the running tasks
+// on it (one entry per pod, in submission order). The engine's published
+// view builds the same tree from its own copy of these.
+func BuildTopology(levels []string, nodes []NodeInfo, tasksOn map[string][]string) model.TopologyView {
 	type key struct {
 		parent *model.TopoDomain
 		name   string
 	}
 	made := map[key]*model.TopoDomain{}
 	root := &model.TopoDomain{}
-	for _, n := range s.nodes {
+	for _, n := range nodes {
 		parent := root
-		gpus, free := n.capacity.GPUs, n.free.GPUs
-		for _, level := range s.levels {
-			name := n.spec.Labels[level]
+		gpus, free := n.Capacity.GPUs, n.Free.GPUs
+		for _, level := range levels {
+			name := n.Spec.Labels[level]
 			if name == "" {
 				name = model.Unlabelled
 			}
@@ -46,11 +55,8 @@ func (s *Scheduler) TopologyView() model.TopologyView {
 			d.FreeGPUs += free
 			parent = d
 		}
-		leaf := &model.TopoDomain{Level: "node", Name: n.spec.Name, Nodes: 1,
-			GPUs: gpus, FreeGPUs: free, InstanceType: n.typ.spec.Name, Schedulable: n.schedulable, Tasks: tasksOn[n.idx]}
-		if n.heldFor != nil {
-			leaf.HeldFor = n.heldFor.spec.Name
-		}
+		leaf := &model.TopoDomain{Level: "node", Name: n.Spec.Name, Nodes: 1, GPUs: gpus, FreeGPUs: free,
+			InstanceType: n.Spec.InstanceType, Schedulable: n.Schedulable, Tasks: tasksOn[n.Spec.Name], HeldFor: n.HeldFor}
 		parent.Children = append(parent.Children, leaf)
 	}
 	var order func(ds []*model.TopoDomain)
@@ -61,7 +67,7 @@ func (s *Scheduler) TopologyView() model.TopologyView {
 		}
 	}
 	order(root.Children)
-	return model.TopologyView{Levels: append([]string(nil), s.levels...), Roots: root.Children}
+	return model.TopologyView{Levels: append([]string(nil), levels...), Roots: root.Children}
 }
 
 // naturalLess orders names with embedded numbers by value: p5-2 < p5-10.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/core"
@@ -63,15 +64,20 @@ type Engine struct {
 	retryEvery time.Duration
 	undo       undoLog
 
-	mu      sync.RWMutex // guards everything below for readers
+	// view is the last committed step's state, for readers (view.go).
+	view atomic.Pointer[View]
+
+	// mu guards what follows against the few readers that are not on the
+	// loop (Preview, Health, Shutdown, subscriptions). API reads use view.
+	mu      sync.RWMutex
 	sched   *core.Scheduler
 	cluster model.Cluster
 	records map[string]*model.TaskRecord // live (non-terminal) tasks
-	// waiting is the core's waiting list, built on the first read after a
-	// cycle (waitFresh false until then); read it through waitIdx.
+	// waiting is the core's waiting list, built on demand after a cycle
+	// (waitFresh false until then; see serveWaiting in waitindex.go).
 	waiting   []model.Waiting
 	waitFresh bool
-	widx      waitIdxCache // index of waiting for the visibility API
+	wantWait  chan struct{} // a reader needs the current View's list
 	seq       int64
 	runs      map[string]*run // tasks whose pods are running or stopping
 	deferred  []model.Admission
@@ -193,13 +199,14 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		o.RetryEvery = time.Second
 	}
 	e := &Engine{store: o.Store, exec: o.Executor, now: o.Now, log: o.Log, obs: o.Observer,
-		inbox: make(chan *op, 4096), internal: make(chan *op, 1024), quit: make(chan struct{}), stopped: make(chan struct{}),
+		inbox: make(chan *op, 4096), internal: make(chan *op, 1024), wantWait: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
 		records: map[string]*model.TaskRecord{}, runs: map[string]*run{}, subs: map[*Subscription]struct{}{},
 		actors: newActors(actWorkers), retryEvery: o.RetryEvery}
 	if err := e.recover(ctx, o); err != nil {
 		e.actors.close()
 		return nil, err
 	}
+	e.publishAll()
 	go e.loop(o.ProbeEvery)
 	return e, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -185,5 +186,35 @@ func TestStartFailure(t *testing.T) {
 	h.checkRecoveryEqualsLive("end")
 	if got := h.x.running(); len(got) != 1 || got[0] != "good" {
 		t.Fatalf("running: %v", got)
+	}
+}
+
+// TestDeleteTeamRevokesTokensInItsCommit: deleting a team stores the
+// revocation of its tokens in the commit that stores the cluster without
+// it; when that commit fails, neither is stored and the team stays.
+func TestDeleteTeamRevokesTokensInItsCommit(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	stored := func() (revoked []string, hasB bool) {
+		h.st.mu.Lock()
+		defer h.st.mu.Unlock()
+		for _, tm := range h.st.st.cluster.Teams {
+			hasB = hasB || tm.Name == "b"
+		}
+		return slices.Clone(h.st.st.revoked), hasB
+	}
+	h.st.failNext(errDiskFull)
+	if err := h.e.DeleteTeam(ctx, "admin", "b"); err == nil {
+		t.Fatal("a failed commit deleted the team")
+	}
+	if revoked, hasB := stored(); len(revoked) != 0 || !hasB {
+		t.Fatalf("after a failed commit: revoked %v, team stored %v", revoked, hasB)
+	}
+	h.waitReady()
+	if err := h.e.DeleteTeam(ctx, "admin", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if revoked, hasB := stored(); !slices.Equal(revoked, []string{"b"}) || hasB {
+		t.Fatalf("after the delete: revoked %v, team stored %v", revoked, hasB)
 	}
 }

@@ -28,6 +28,9 @@ type fakeStore struct {
 	fatal   error         // every commit and probe fails with it
 	slow    time.Duration
 	failed  atomic.Int64 // commits failed on purpose
+	// onApply, if set, runs at the start of every commit, before the
+	// store's lock is taken (a test holds a commit there).
+	onApply atomic.Pointer[func()]
 }
 
 type fakeState struct {
@@ -37,6 +40,7 @@ type fakeState struct {
 	audit   int
 	runs    []model.Run
 	beat    time.Time
+	revoked []string // teams whose tokens were revoked
 }
 
 func (s fakeState) clone() fakeState {
@@ -44,6 +48,7 @@ func (s fakeState) clone() fakeState {
 	c.tasks = slices.Clone(s.tasks)
 	c.events = slices.Clone(s.events)
 	c.runs = slices.Clone(s.runs)
+	c.revoked = slices.Clone(s.revoked)
 	if s.cluster != nil {
 		cl := *s.cluster
 		c.cluster = &cl
@@ -69,6 +74,9 @@ func (s *fakeStore) setFull(n int) {
 }
 
 func (s *fakeStore) Apply(ctx context.Context, ws []model.Write) error {
+	if f := s.onApply.Load(); f != nil {
+		(*f)()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.commits++
@@ -213,6 +221,11 @@ func (t *fakeTx) EndRun(task string, at time.Time, outcome string) error {
 		}
 	}
 	return nil
+}
+
+func (t *fakeTx) RevokeTeamTokens(team string, at time.Time) ([]string, error) {
+	t.st.revoked = append(t.st.revoked, team)
+	return nil, nil
 }
 
 func (t *fakeTx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (int64, error) {

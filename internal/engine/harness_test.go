@@ -101,10 +101,12 @@ func (h *harness) waitReady() {
 // after a failed commit does, and compares it with the live engine: task
 // records, the core's view of every task, nodes' free capacity, and the
 // submission sequence. It also checks the core's invariants, and that every
-// task whose pods run is known to the engine as running or stopping.
+// task whose pods run is known to the engine as running or stopping, and
+// that the published View equals the live state.
 func (h *harness) checkRecoveryEqualsLive(step string) {
 	h.t.Helper()
 	e := h.e
+	_, _ = e.View().Waiting() // built by the loop, before the lock is taken
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	r := &Engine{store: h.st, now: e.now, sched: e.sched}
@@ -146,6 +148,7 @@ func (h *harness) checkRecoveryEqualsLive(step string) {
 			h.t.Fatalf("%s: %s's pods run but the engine does not know it", step, task)
 		}
 	}
+	h.checkViewEqualsLive(step)
 }
 
 func norm(r model.TaskRecord) model.TaskRecord {

@@ -26,6 +26,9 @@ func (e *Engine) loop(probeEvery time.Duration) {
 			batch = append(batch, o)
 		case ev := <-e.exec.Events():
 			batch = append(batch, e.execOp(ev))
+		case <-e.wantWait:
+			e.serveWaiting()
+			continue
 		case <-probe.C:
 			if err := e.store.Probe(context.Background()); err != nil {
 				f := e.classify(err)
@@ -141,6 +144,7 @@ func (e *Engine) step(batch []*op) error {
 			return e.failed(err, batch)
 		}
 	}
+	e.publishStep(w.ws) // before answering: a caller reads its own write
 	if degraded {
 		e.mu.Lock()
 		e.fault = nil
@@ -173,6 +177,9 @@ func (e *Engine) failed(err error, batch []*op) error {
 	}
 	e.mu.Lock()
 	rerr := e.rollback(context.Background())
+	if rerr == nil {
+		e.publishAll() // the rebuilt core drops what the store does not hold (holds)
+	}
 	if f.Kind == model.FaultTransient {
 		e.fault = f
 		e.retryAt = time.Now().Add(e.retryEvery) // then a heartbeat write tries again

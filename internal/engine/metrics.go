@@ -9,10 +9,10 @@ import (
 )
 
 // MetricsSnapshot reads what the metrics gauges show: pending tasks by team
-// and reason, every team's quota and usage, and capacity by instance type.
+// and reason, every team's quota and usage, and capacity by instance type,
+// from the View.
 func (e *Engine) MetricsSnapshot() metrics.Snapshot {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+	list, v := e.View().Waiting()
 	var s metrics.Snapshot
 	select {
 	case <-e.stopped:
@@ -20,7 +20,7 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 		s.EngineUp = true
 	}
 	counts := map[[2]string]int{}
-	for _, w := range e.waitIdx().list {
+	for _, w := range list {
 		counts[[2]string{w.Team, string(w.Reason.Code)}]++
 	}
 	for k, n := range counts {
@@ -32,13 +32,13 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 		}
 		return s.Pending[a].Reason < s.Pending[b].Reason
 	})
-	for _, u := range e.sched.Usage() {
+	for _, u := range v.Usage() {
 		s.Usage = append(s.Usage, metrics.Usage{Team: u.Team, InstanceType: u.InstanceType, Quota: float64(u.Quota.GPUs),
 			Used: float64(u.Used.GPUs), Borrowed: float64(u.Borrowed.GPUs), Lent: float64(u.Lent.GPUs)})
 	}
 	byType := map[string]*metrics.Capacity{}
 	var order []string
-	for _, n := range e.sched.Nodes() {
+	for _, n := range v.Nodes() {
 		c := byType[n.Spec.InstanceType]
 		if c == nil {
 			c = &metrics.Capacity{InstanceType: n.Spec.InstanceType}
@@ -65,13 +65,11 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 }
 
 // UtilisationSample reads the capacity and use of every instance type, over
-// schedulable nodes, for the trends sampler.
+// schedulable nodes, for the trends sampler, from the View.
 func (e *Engine) UtilisationSample(at time.Time) []model.Sample {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
 	byType := map[string]*model.Sample{}
 	var order []string
-	for _, n := range e.sched.Nodes() {
+	for _, n := range e.View().Nodes() {
 		if !n.Schedulable {
 			continue
 		}

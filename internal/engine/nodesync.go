@@ -16,7 +16,7 @@ type NodeStatus struct {
 }
 
 // SyncNodes brings the core's nodes in line with src: it adds new nodes,
-// applies cordon, health and allocatable changes (the last once the node
+// applies cordon, health, label and allocatable changes (the last once the node
 // is idle: a later sync retries), and marks nodes missing from src
 // unhealthy. It writes only when something changed, and returns how many
 // nodes it changed.
@@ -52,6 +52,11 @@ func (e *Engine) SyncNodes(ctx context.Context, src []NodeStatus) (int, error) {
 			if applied, err := e.sched.SetNodeAllocatable(name, s.Spec.Allocatable); err != nil {
 				e.log.Warn("node allocatable left as it was", "node", name, "err", err)
 			} else if was, had := capacity[name]; had && applied && was != e.sched.NodeCapacity(name) {
+				changed++
+			}
+			if relabelled, err := e.sched.SetNodeLabels(name, s.Spec.Labels); err != nil {
+				return nil, err
+			} else if relabelled {
 				changed++
 			}
 			if healthy[name] != s.Healthy {

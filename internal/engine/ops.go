@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
-	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -58,11 +57,9 @@ const (
 // the class) or checkpoint (the task reports one now).
 func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string) (model.TaskRecord, error) {
 	team := ""
-	e.mu.RLock()
-	if r := e.records[name]; r != nil {
+	if r, ok := e.View().Record(name); ok {
 		team = r.Team
 	}
-	e.mu.RUnlock()
 	v, err := e.do(ctx, auditTeam(actor, "task."+action, team, name), func(w *writes) (any, error) {
 		r := e.records[name]
 		if r == nil {
@@ -135,6 +132,9 @@ func (e *Engine) DeleteTeam(ctx context.Context, actor, name string) error {
 			return nil, err
 		}
 		e.saveCluster(w)
+		// The team's tokens go with it, in the same transaction: a team
+		// re-created under the same name must not give them access again.
+		w.put(model.Write{RevokeTeamTokens: &model.TeamTokens{Team: name, Actor: actor, At: e.now().UTC()}})
 		return nil, nil
 	})
 	return err
@@ -216,58 +216,25 @@ func (e *Engine) saveCluster(w *writes) {
 	w.put(model.Write{Cluster: &c})
 }
 
-// Task returns a live task from memory or a finished one from the store.
+// Task returns a live task from the View or a finished one from the store.
 func (e *Engine) Task(ctx context.Context, name string) (apitypes.Task, error) {
-	e.mu.RLock()
-	r := e.records[name]
-	var v apitypes.Task
-	if r != nil {
-		v.TaskRecord = *r
-		x := e.waitIdx()
-		if i, ok := x.byTask[name]; ok {
-			w := x.list[i]
-			reason := w.Reason
-			v.Position, v.Reason, v.Why = w.Position, &reason, reason.Message()
-		}
-	}
-	e.mu.RUnlock()
-	if r != nil {
+	if v, ok := e.View().Task(name); ok {
 		return v, nil
 	}
 	rec, err := e.store.Task(ctx, name)
 	if errors.Is(err, model.ErrNotFound) {
-		return v, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
+		return apitypes.Task{}, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
 	}
-	v.TaskRecord = rec
-	return v, err
+	return apitypes.Task{TaskRecord: rec}, err
 }
 
 // Queue returns the pending tasks of the given teams (all if empty), team by
-// team in queue order, with position and reason.
-func (e *Engine) Queue(teams map[string]bool) []apitypes.Task {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	var out []apitypes.Task
-	for _, w := range e.waitIdx().list {
-		if len(teams) > 0 && !teams[w.Team] {
-			continue
-		}
-		r := e.records[w.Task]
-		if r == nil {
-			continue
-		}
-		reason := w.Reason
-		out = append(out, apitypes.Task{TaskRecord: *r, Position: w.Position, Reason: &reason, Why: reason.Message()})
-	}
-	return out
-}
+// team in queue order, with position and reason (View.Queue).
+func (e *Engine) Queue(teams map[string]bool) []apitypes.Task { return e.View().Queue(teams) }
 
-// Read runs fn with the core under the read lock, for views (topology,
-// nodes, teams, policy, usage).
-func (e *Engine) Read(fn func(s *core.Scheduler)) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	fn(e.sched)
+// QueuePage returns a page of the queue (View.QueuePage).
+func (e *Engine) QueuePage(teams map[string]bool, offset, limit int) (page []apitypes.Task, total int) {
+	return e.View().QueuePage(teams, offset, limit)
 }
 
 // Store exposes the store (an adapter: SQLite or PostgreSQL) for the
@@ -279,14 +246,12 @@ func (e *Engine) Store() Store { return e.store }
 func (e *Engine) Logs(task string, rank int) (io.ReadCloser, error) { return e.exec.Logs(task, rank) }
 
 // ClusterName is the configured cluster name.
-func (e *Engine) ClusterName() string {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.cluster.Name
-}
+func (e *Engine) ClusterName() string { return e.View().ClusterName() }
 
 // Preview shows what a policy or team change would do now, without doing
 // it: it applies the change to a clone of the scheduler and runs one cycle.
+// It is the one call that reads the live core (under mu, between steps): a
+// clone needs the core's internals, which a View does not hold.
 func (e *Engine) Preview(p *model.Policy, teams []model.Team) (model.Decision, error) {
 	e.mu.RLock()
 	c, err := e.sched.Clone()

@@ -24,9 +24,11 @@ func TestRandomOpsRecoveryEqualsLive(t *testing.T) {
 	}
 }
 
-func randomRun(t *testing.T, seed uint64, steps int) {
+func randomRun(t *testing.T, seed uint64, steps int) { randomSteps(t, newHarness(t), seed, steps) }
+
+// randomSteps drives h with one seed's random inputs and faults.
+func randomSteps(t *testing.T, h *harness, seed uint64, steps int) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	h := newHarness(t)
 	names := []string{"j0", "j1", "j2", "j3", "j4", "j5"}
 	teams := []string{"a", "b"}
 	nodes := []string{"p5-0", "p5-1", "p5-2", "p5-3"}

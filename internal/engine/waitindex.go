@@ -35,29 +35,83 @@ func buildWaitIndex(list []model.Waiting) *waitIndex {
 	return x
 }
 
-// waitIdxCache holds the index of the current list; readers under e.mu's
-// read lock share it.
-type waitIdxCache struct {
-	mu  sync.Mutex
-	idx *waitIndex
+// waitView is a View's waiting list and its index. The core builds the
+// list lazily (a cycle costs what changed; the list costs the whole queue),
+// so a View is published without it, and the loop builds it between two
+// steps, when the core holds exactly that View's state, once a reader asks
+// (serveWaiting). The index is built on the first read, once; Views that
+// share the list share it.
+type waitView struct {
+	built chan struct{} // closed once list is set
+	list  []model.Waiting
+	once  sync.Once
+	idx   *waitIndex
 }
 
-// waitIdx returns the index of the waiting list, asking the core for the
-// list first if a cycle ran since it was built (the core builds it lazily:
-// a cycle costs what changed, a read after it the whole list, once). The
-// caller holds e.mu (read or write); c.mu serialises the build, which only
-// reads the core.
-func (e *Engine) waitIdx() *waitIndex {
-	c := &e.widx
-	c.mu.Lock()
-	defer c.mu.Unlock()
+func newWaitView() *waitView { return &waitView{built: make(chan struct{})} }
+
+func builtWaitView(list []model.Waiting) *waitView {
+	w := &waitView{built: make(chan struct{}), list: list}
+	close(w.built)
+	return w
+}
+
+func (w *waitView) isBuilt() bool {
+	select {
+	case <-w.built:
+		return true
+	default:
+		return false
+	}
+}
+
+func (w *waitView) index() *waitIndex {
+	w.once.Do(func() { w.idx = buildWaitIndex(w.list) })
+	return w.idx
+}
+
+// queue returns a View whose waiting list is built, and its index: v when
+// its list is built or the loop builds it now (it is between steps), else,
+// if the loop is in a step, the View it publishes next. It waits for the
+// loop only in that last case: a list nobody read before the step began.
+// After the engine stopped, an unbuilt list reads as empty.
+func (v *View) queue() (*View, *waitIndex) {
+	for {
+		if v.wait.isBuilt() {
+			return v, v.wait.index()
+		}
+		if v.e == nil {
+			return v, buildWaitIndex(nil)
+		}
+		select {
+		case v.e.wantWait <- struct{}{}:
+		default: // a request is already queued
+		}
+		select {
+		case <-v.wait.built:
+		case <-v.next:
+			v = v.e.View()
+		case <-v.e.stopped:
+			return v, buildWaitIndex(nil)
+		}
+	}
+}
+
+// serveWaiting builds the current View's waiting list, on the loop between
+// steps, when the core holds that View's state.
+func (e *Engine) serveWaiting() {
+	v := e.view.Load()
+	if v.wait.isBuilt() {
+		return
+	}
+	e.mu.Lock() // Waiting caches the list in the core; Preview reads it
 	if !e.waitFresh {
 		e.waiting, e.waitFresh = e.sched.Waiting(), true
 	}
-	if c.idx == nil || !sameList(c.idx.list, e.waiting) {
-		c.idx = buildWaitIndex(e.waiting)
-	}
-	return c.idx
+	list := e.waiting
+	e.mu.Unlock()
+	v.wait.list = list
+	close(v.wait.built)
 }
 
 func sameList(a, b []model.Waiting) bool {
@@ -67,10 +121,8 @@ func sameList(a, b []model.Waiting) bool {
 // QueuePage returns up to limit pending tasks of the given teams (all if
 // empty), team by team in queue order, starting at offset in that order,
 // and the total count. It costs O(teams + limit), not a walk of the queue.
-func (e *Engine) QueuePage(teams map[string]bool, offset, limit int) (page []apitypes.Task, total int) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	x := e.waitIdx()
+func (v *View) QueuePage(teams map[string]bool, offset, limit int) (page []apitypes.Task, total int) {
+	v, x := v.queue()
 	var spans [][2]int
 	if len(teams) == 0 {
 		spans = [][2]int{{0, len(x.list)}}
@@ -88,10 +140,8 @@ func (e *Engine) QueuePage(teams map[string]bool, offset, limit int) (page []api
 	}
 	for _, sp := range spans {
 		for i := max(sp[0], sp[0]+offset-total); i < sp[1] && len(page) < limit; i++ {
-			w := x.list[i]
-			if r := e.records[w.Task]; r != nil {
-				reason := w.Reason
-				page = append(page, apitypes.Task{TaskRecord: *r, Position: w.Position, Reason: &reason, Why: reason.Message()})
+			if t, ok := v.waitingTask(x.list[i]); ok {
+				page = append(page, t)
 			}
 		}
 		total += sp[1] - sp[0]

@@ -7,16 +7,13 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
-	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/trends"
 )
 
 func (s *Server) listTeams(w http.ResponseWriter, r *http.Request, p principal) error {
-	var teams []model.Team
-	s.eng.Read(func(c *core.Scheduler) { teams = c.Teams() })
 	out := []model.Team{}
-	for _, t := range teams {
+	for _, t := range s.eng.View().Teams() {
 		if p.canRead(t.Name) {
 			out = append(out, t)
 		}
@@ -52,12 +49,8 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request, p principal)
 	if !p.admin() {
 		return s.forbid(r, p, "team.delete", name)
 	}
-	if err := s.eng.DeleteTeam(r.Context(), p.ID, name); err != nil {
-		return err
-	}
-	// The team's tokens go with it: a team re-created under the same name
-	// must not give them access again.
-	err := s.revokeTeamTokens(r.Context(), p.ID, name)
+	// The engine revokes the team's tokens in the deletion's transaction.
+	err := s.eng.DeleteTeam(r.Context(), p.ID, name)
 	s.tokens.clear()
 	if err != nil {
 		return err
@@ -66,42 +59,19 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request, p principal)
 	return nil
 }
 
-// revokeTeamTokens revokes every live token of team, each audited.
-func (s *Server) revokeTeamTokens(ctx context.Context, actor, team string) error {
-	toks, err := s.st.Tokens(ctx)
-	if err != nil {
-		return err
-	}
-	for _, t := range toks {
-		if t.Team != team || !t.RevokedAt.IsZero() {
-			continue
-		}
-		now := time.Now().UTC()
-		a := model.AuditEntry{At: now, Actor: actor, Action: "token.revoke", Team: team, Target: t.ID, Result: "team deleted"}
-		if _, err := s.st.RevokeTokenAudited(ctx, t.ID, now, a); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func (s *Server) usage(w http.ResponseWriter, r *http.Request, p principal) error {
 	var rows []apitypes.Usage
-	s.eng.Read(func(c *core.Scheduler) {
-		for _, u := range c.Usage() {
-			if p.canRead(u.Team) {
-				rows = append(rows, usageRow(u))
-			}
+	for _, u := range s.eng.View().Usage() {
+		if p.canRead(u.Team) {
+			rows = append(rows, usageRow(u))
 		}
-	})
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"usage": rows})
 	return nil
 }
 
 func (s *Server) getPolicy(w http.ResponseWriter, r *http.Request, p principal) error {
-	var pol model.Policy
-	s.eng.Read(func(c *core.Scheduler) { pol = c.Policy() })
-	writeJSON(w, http.StatusOK, pol)
+	writeJSON(w, http.StatusOK, s.eng.View().Policy())
 	return nil
 }
 
@@ -121,13 +91,11 @@ func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, p principal) 
 
 func (s *Server) listNodes(w http.ResponseWriter, r *http.Request, p principal) error {
 	var rows []apitypes.Node
-	s.eng.Read(func(c *core.Scheduler) {
-		for _, n := range c.Nodes() {
-			rows = append(rows, apitypes.Node{Name: n.Spec.Name, InstanceType: n.Spec.InstanceType, Labels: n.Spec.Labels,
-				Healthy: n.Healthy, Schedulable: n.Schedulable, Cordoned: n.Spec.Unschedulable, GPUs: n.GPUs, FreeGPUs: n.FreeGPUs,
-				VCPU: vcpu(n.Capacity), FreeVCPU: vcpu(n.Free), MemGiB: gib(n.Capacity), FreeMemGiB: gib(n.Free), HeldFor: n.HeldFor})
-		}
-	})
+	for _, n := range s.eng.View().Nodes() {
+		rows = append(rows, apitypes.Node{Name: n.Spec.Name, InstanceType: n.Spec.InstanceType, Labels: n.Spec.Labels,
+			Healthy: n.Healthy, Schedulable: n.Schedulable, Cordoned: n.Spec.Unschedulable, GPUs: n.GPUs, FreeGPUs: n.FreeGPUs,
+			VCPU: vcpu(n.Capacity), FreeVCPU: vcpu(n.Free), MemGiB: gib(n.Capacity), FreeMemGiB: gib(n.Free), HeldFor: n.HeldFor})
+	}
 	rd := s.redactor(r.Context(), p)
 	for i := range rows {
 		if rows[i].HeldFor != "" {
@@ -151,8 +119,7 @@ func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request, p principal)
 }
 
 func (s *Server) topology(w http.ResponseWriter, r *http.Request, p principal) error {
-	var view model.TopologyView
-	s.eng.Read(func(c *core.Scheduler) { view = c.TopologyView() })
+	view := s.eng.View().Topology() // built for this call: redaction may change it
 	s.redactor(r.Context(), p).topology(view.Roots)
 	if r.URL.Query().Get("format") == "text" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -182,13 +149,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p principal
 		return &model.FieldError{Field: "team", Problem: "a member token needs a team", Fix: "name the team the member belongs to"}
 	}
 	if body.Team != "" {
-		exists := false
-		s.eng.Read(func(c *core.Scheduler) {
-			for _, t := range c.Teams() {
-				exists = exists || t.Name == body.Team
-			}
-		})
-		if !exists {
+		if !s.eng.View().HasTeam(body.Team) {
 			return &model.FieldError{Field: "team", Problem: "unknown team " + strconv.Quote(body.Team), Fix: "create the team first"}
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -116,14 +115,5 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (principal, 
 }
 
 func (s *Server) teamExists(team string) bool {
-	found := false
-	s.eng.Read(func(c *core.Scheduler) {
-		for _, t := range c.Teams() {
-			if t.Name == team {
-				found = true
-				return
-			}
-		}
-	})
-	return found
+	return s.eng.View().HasTeam(team)
 }

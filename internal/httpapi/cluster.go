@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"sort"
 
-	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -18,19 +18,19 @@ func (s *Server) getCluster(w http.ResponseWriter, r *http.Request, p principal)
 	if !p.admin() {
 		return errForbidden
 	}
-	var c model.Cluster
-	s.eng.Read(func(sc *core.Scheduler) { c = liveCluster(sc) })
-	c.Name = s.eng.ClusterName()
+	v := s.eng.View()
+	c := liveCluster(v)
+	c.Name = v.ClusterName()
 	writeJSON(w, http.StatusOK, c)
 	return nil
 }
 
 // liveCluster renders the scheduler's current nodes, teams and policy as a
 // cluster file.
-func liveCluster(sc *core.Scheduler) model.Cluster {
-	c := model.Cluster{TopologyLevels: sc.Levels(), Policy: sc.Policy(), Teams: sc.Teams()}
+func liveCluster(v *engine.View) model.Cluster {
+	c := model.Cluster{TopologyLevels: v.Levels(), Policy: v.Policy(), Teams: v.Teams()}
 	used := map[string]bool{}
-	for _, n := range sc.Nodes() {
+	for _, n := range v.Nodes() {
 		c.Nodes = append(c.Nodes, model.Node{Name: n.Spec.Name, InstanceType: n.Spec.InstanceType,
 			Labels: n.Spec.Labels, Unschedulable: n.Spec.Unschedulable})
 		used[n.Spec.InstanceType] = true
@@ -40,7 +40,7 @@ func liveCluster(sc *core.Scheduler) model.Cluster {
 			used[q.InstanceType] = true
 		}
 	}
-	cat := sc.Catalog()
+	cat := v.Catalog()
 	for name := range used {
 		if it, ok := cat[name]; ok {
 			c.InstanceTypes = append(c.InstanceTypes, it)

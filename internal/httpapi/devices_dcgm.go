@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/dcgm"
 	"github.com/taskgov/taskgov/internal/model"
 )
@@ -83,11 +82,9 @@ func (s *Server) dcgmUse(w http.ResponseWriter, r *http.Request, p principal) er
 		}
 	}
 	teamOf := map[string]string{}
-	s.eng.Read(func(c *core.Scheduler) {
-		for _, t := range c.Teams() {
-			teamOf[t.Namespace] = t.Name
-		}
-	})
+	for _, t := range s.eng.View().Teams() {
+		teamOf[t.Namespace] = t.Name
+	}
 	sum := map[*dcgmTaskUse]int{}
 	shown := make([]dcgm.GPU, len(gpus))
 	for i, g := range gpus {

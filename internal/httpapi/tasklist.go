@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
-	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -125,9 +124,8 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 			}
 		}
 	}
-	var cat model.Catalog
-	var pol model.Policy
-	s.eng.Read(func(c *core.Scheduler) { cat, pol = c.Catalog(), c.Policy() })
+	v := s.eng.View()
+	cat, pol := v.Catalog(), v.Policy()
 	states := map[string]bool{}
 	for _, st := range pq.states {
 		states[st] = true

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/usage"
 )
@@ -44,9 +43,8 @@ func (s *Server) usageReport(w http.ResponseWriter, r *http.Request, p principal
 	if err != nil {
 		return err
 	}
-	var cat model.Catalog
-	s.eng.Read(func(c *core.Scheduler) { cat = c.Catalog() })
-	rep, err := usage.Build(kind, s.eng.ClusterName(), cat, runs, sessions, from, to, time.Now().UTC(), p.readableTeams())
+	v := s.eng.View()
+	rep, err := usage.Build(kind, v.ClusterName(), v.Catalog(), runs, sessions, from, to, time.Now().UTC(), p.readableTeams())
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,9 @@
 //     HyperPodPyTorchJobs users apply, mapped to tasks (workload_map.go),
 //     held until admitted, placed pod by pod on the admitted nodes and
 //     stopped on preemption (workload_ctl.go, workload_reconcile.go,
-//     workload_exec.go). Workloads wraps the pod executor, so the engine
+//     workload_exec.go); with GovernTeamNamespaces, also those without
+//     the label in a team's namespace, which it labels taskgov.io/team
+//     (namespaces.go). Workloads wraps the pod executor, so the engine
 //     sees one executor.Executor; it reaches the engine only through the
 //     Governor interface it declares.
 //

@@ -22,9 +22,6 @@ const (
 	ManagedByValue = "taskgov"
 )
 
-// topologyLabels are copied from the Kubernetes node onto model.Node.
-var topologyLabels = []string{model.LabelLayer1, model.LabelLayer2, model.LabelLayer3, model.LabelUltraServer}
-
 // Healthy reports whether n can run pods: Ready, and not marked otherwise
 // by HyperPod's health label. An unhealthy node's tasks are requeued.
 func Healthy(n *corev1.Node) bool {
@@ -67,9 +64,12 @@ func NodeFromAPI(n *corev1.Node, others resource.Vector) (Observed, error) {
 		return Observed{}, &model.FieldError{Field: "node " + n.Name, Problem: "has no " + LabelInstanceType + " label",
 			Fix: fmt.Sprintf("label it: kubectl label node %s %s=<type>", n.Name, LabelInstanceType)}
 	}
-	labels := map[string]string{}
-	for _, k := range topologyLabels {
-		if v, ok := n.Labels[k]; ok {
+	// Every label but the instance type (a field of its own): the topology
+	// labels place the node in the tree, and a workload's nodeSelector
+	// (the deep health check's, or any) is matched against the rest.
+	labels := make(map[string]string, len(n.Labels))
+	for k, v := range n.Labels {
+		if k != LabelInstanceType {
 			labels[k] = v
 		}
 	}

@@ -37,6 +37,9 @@ type Governor interface {
 	Status(ctx context.Context, task string) (st TaskStatus, found bool, err error)
 	// Classes lists the policy's priority classes.
 	Classes() []string
+	// TeamNamespaces maps each team's namespaces (hyperpod-ns-<team>, and
+	// its configured one) to the team.
+	TeamNamespaces() map[string]string
 }
 
 // TaskStatus is a task as the object's status annotation shows it.
@@ -44,6 +47,7 @@ type TaskStatus struct {
 	State    string // Pending, Running, Succeeded, Failed, Cancelled, Suspended
 	Position int
 	Why      string // wait reason with the fix, when pending
+	Code     string // the wait reason's code (model.WaitCode), when pending
 	Message  string
 	Nodes    []string
 }
@@ -84,12 +88,18 @@ type Workloads struct {
 	gov     Governor
 	events  chan executor.Event
 
+	// Per object, pruned when it is deleted (gone) or its task has ended
+	// (forgetObject), so that they hold only what the cluster holds.
 	mu       sync.Mutex
 	byTask   map[string]wkey
+	uids     map[string]types.UID // task -> its object's UID
 	runs     map[string]*wrun
 	rejected map[types.UID]string    // the last bad-input message evented
+	warned   map[types.UID]string    // the last wait warning evented
 	statusAt map[types.UID]time.Time // the last status annotation write
 	retry    map[types.UID]refused   // refused objects: when last tried
+
+	teamNS *teamNamespaces // nil unless GovernTeamNamespaces
 }
 
 // NewWorkloads watches the given kinds (those the API server serves; see
@@ -98,7 +108,7 @@ func NewWorkloads(client kubernetes.Interface, dyn dynamic.Interface, pods *Exec
 	w := &Workloads{Executor: pods, client: client, dyn: dyn, kinds: kinds, Log: slog.Default(),
 		factory: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 10*time.Second), objects: map[*Kind]cache.GenericLister{},
 		queue:  workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[wkey]()),
-		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}, retry: map[types.UID]refused{}}
+		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, uids: map[string]types.UID{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, warned: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}, retry: map[types.UID]refused{}}
 	for _, k := range kinds {
 		gi := w.factory.ForResource(k.GVR)
 		w.objects[k] = gi.Lister()
@@ -165,6 +175,9 @@ func ServedKinds(client kubernetes.Interface) []*Kind {
 func (w *Workloads) Sync(ctx context.Context) error {
 	w.factory.Start(ctx.Done())
 	w.pf.Start(ctx.Done())
+	if w.teamNS != nil {
+		w.teamNS.factory.Start(ctx.Done())
+	}
 	if err := waitSynced(ctx, "workload", w.synced...); err != nil {
 		return err
 	}
@@ -196,6 +209,9 @@ func (w *Workloads) Run(ctx context.Context, gov Governor) {
 		w.Mapping.Classes = gov.Classes
 	}
 	go func() { <-ctx.Done(); w.queue.ShutDown() }()
+	if w.teamNS != nil {
+		go w.teamNS.run(ctx, gov.TeamNamespaces, w.Log.Warn)
+	}
 	for range workers {
 		go func() {
 			for {

@@ -17,9 +17,11 @@ import (
 // and HyperPod name things: the local queue "hyperpod-ns-<team>-localqueue"
 // is the team, the priority class "<class>-priority" is the class.
 type Mapping struct {
-	// TeamNamespaces governs objects without a queue-name label too when
-	// they are in a team's namespace, hyperpod-ns-<team>.
-	TeamNamespaces bool
+	// TeamOfNamespace, when set (--govern-team-namespaces), governs objects
+	// without a queue-name label too when they are in a team's namespace
+	// (hyperpod-ns-<team>, or the team's configured namespace): it names
+	// the namespace's team.
+	TeamOfNamespace func(namespace string) (team string, ok bool)
 	// Classes are the policy's priority classes, so that "training-priority"
 	// can mean the class "training" (and a class literally named
 	// "training-priority" still means itself).
@@ -39,8 +41,8 @@ func (m Mapping) Team(u *unstructured.Unstructured) (string, bool) {
 	if q, ok := u.GetLabels()[LabelQueueName]; ok {
 		return TeamOfQueue(q), true
 	}
-	if m.TeamNamespaces && strings.HasPrefix(u.GetNamespace(), "hyperpod-ns-") {
-		return strings.TrimPrefix(u.GetNamespace(), "hyperpod-ns-"), true
+	if m.TeamOfNamespace != nil {
+		return m.TeamOfNamespace(u.GetNamespace())
 	}
 	return "", false
 }
@@ -112,6 +114,21 @@ func (m Mapping) TaskSpec(k *Kind, u *unstructured.Unstructured) (model.TaskSpec
 		default:
 			spec.InstanceType = it
 		}
+		for _, key := range sortedNames(ps.Template.Spec.NodeSelector) {
+			v := ps.Template.Spec.NodeSelector[key]
+			if key == LabelInstanceType {
+				continue
+			}
+			if have, ok := spec.NodeSelector[key]; ok && have != v {
+				errs = append(errs, &model.FieldError{Field: "nodeSelector[" + key + "] (" + ps.Name + ")", Problem: fmt.Sprintf("is %q while another pod set asks for %q", v, have),
+					Fix: "give every pod set the same nodeSelector; taskgov places the job as one gang"})
+				continue
+			}
+			if spec.NodeSelector == nil {
+				spec.NodeSelector = map[string]string{}
+			}
+			spec.NodeSelector[key] = v
+		}
 		if g := ps.Template.Spec.TerminationGracePeriodSeconds; g != nil && *g > grace {
 			grace = *g
 		}
@@ -167,6 +184,7 @@ func ManifestError(err error) error {
 		"instanceType":      "nodeSelector[" + LabelInstanceType + "]",
 		"nodes":             "replicas/parallelism",
 		"perNode":           "resources.requests",
+		"nodeSelector":      "nodeSelector",
 	}
 	fix := func(fe *model.FieldError) *model.FieldError {
 		c := *fe

@@ -45,7 +45,8 @@ func TestMappingManifests(t *testing.T) {
 		{"job.yaml", model.TaskSpec{Team: "research", Priority: "training", InstanceType: "ml.p5.48xlarge", Nodes: 2,
 			PerNode: model.Request{GPUs: 8, VCPU: 0.001, MemoryGiB: 1.0 / 1024}, RequiredTopology: model.LabelLayer3, GracePeriodSeconds: 45}},
 		{"hyperpodpytorchjob.yaml", model.TaskSpec{Team: "research", Priority: "training", InstanceType: "ml.p5.48xlarge", Nodes: 4,
-			PerNode: model.Request{GPUs: 8, VCPU: 0.001, MemoryGiB: 1.0 / 1024}, RequiredTopology: model.LabelLayer3}},
+			PerNode: model.Request{GPUs: 8, VCPU: 0.001, MemoryGiB: 1.0 / 1024}, RequiredTopology: model.LabelLayer3,
+			NodeSelector: map[string]string{LabelDeepHealth: "Passed"}}},
 		{"pytorchjob.yaml", model.TaskSpec{Team: "research", Priority: "fine-tuning", InstanceType: "ml.p5.48xlarge", Nodes: 3,
 			PerNode: model.Request{GPUs: 4, VCPU: 0.001, MemoryGiB: 1.0 / 1024}, PreferredTopology: model.LabelLayer2}},
 		{"jobset.yaml", model.TaskSpec{Team: "research", InstanceType: "ml.g5.12xlarge", Nodes: 4,
@@ -59,7 +60,8 @@ func TestMappingManifests(t *testing.T) {
 		tc.want.Name, tc.want.Type = TaskName(u), model.Training
 		if got.Name != tc.want.Name || got.Team != tc.want.Team || got.Priority != tc.want.Priority || got.InstanceType != tc.want.InstanceType ||
 			got.Nodes != tc.want.Nodes || got.PerNode != tc.want.PerNode || got.RequiredTopology != tc.want.RequiredTopology ||
-			got.PreferredTopology != tc.want.PreferredTopology || got.GracePeriodSeconds != tc.want.GracePeriodSeconds {
+			got.PreferredTopology != tc.want.PreferredTopology || got.GracePeriodSeconds != tc.want.GracePeriodSeconds ||
+			model.SelectorString(got.NodeSelector) != model.SelectorString(tc.want.NodeSelector) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.file, got, tc.want)
 		}
 		if !model.ValidName(got.Name) || !strings.HasPrefix(got.Name, u.GetName()+"-") {
@@ -103,10 +105,17 @@ func TestMappingGoverned(t *testing.T) {
 	bare := u.DeepCopy()
 	bare.SetLabels(nil)
 	if _, ok := testMapping.Team(bare); ok {
-		t.Error("a Job without a queue label is governed without TeamNamespaces")
+		t.Error("a Job without a queue label is governed without TeamOfNamespace")
 	}
-	if team, ok := (Mapping{TeamNamespaces: true}).Team(bare); !ok || team != "research" {
-		t.Errorf("TeamNamespaces: team %q, governed %v", team, ok)
+	byNS := Mapping{TeamOfNamespace: func(ns string) (string, bool) {
+		return map[string]string{"hyperpod-ns-research": "research"}[ns], ns == "hyperpod-ns-research"
+	}}
+	if team, ok := byNS.Team(bare); !ok || team != "research" {
+		t.Errorf("TeamOfNamespace: team %q, governed %v", team, ok)
+	}
+	bare.SetNamespace("default")
+	if _, ok := byNS.Team(bare); ok {
+		t.Error("an unlabelled Job outside team namespaces is governed")
 	}
 	child := u.DeepCopy()
 	yes := true

@@ -28,12 +28,16 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 	if u == nil {
 		return w.gone(ctx, k)
 	}
-	if _, gov := w.Mapping.Team(u); !gov {
+	team, gov := w.Mapping.Team(u)
+	if !gov {
 		return nil
+	}
+	if wrote, err := w.label(ctx, k, u, team); wrote || err != nil {
+		return err // its next change continues
 	}
 	task := TaskName(u)
 	w.mu.Lock()
-	w.byTask[task] = k
+	w.byTask[task], w.uids[task] = k, u.GetUID()
 	r := w.runs[task]
 	w.mu.Unlock()
 	st, found, err := w.gov.Status(ctx, task)
@@ -127,11 +131,32 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 			w.end(task, r, 0)
 		}
 	}
+	if st.State == "Pending" && st.Code == string(model.NoMatchingNodes) {
+		// It cannot start until nodes are labelled: say so where
+		// kubectl describe and kubectl get events show it, once.
+		w.mu.Lock()
+		seen := w.warned[u.GetUID()] == st.Why
+		w.warned[u.GetUID()] = st.Why
+		w.mu.Unlock()
+		if !seen {
+			w.event(ctx, u, corev1.EventTypeWarning, "NoMatchingNodes", st.Why)
+		}
+	}
 	text := statusText(st)
 	if failed && st.State == "Failed" && why != "" {
 		text = "Failed: " + k.kind.Name + " failed: " + why // the workload's own reason
 	}
-	return w.setStatus(ctx, k, u, text, st.State != "Pending")
+	if err := w.setStatus(ctx, k, u, text, st.State != "Pending"); err != nil {
+		return err
+	}
+	if ended(st.State) {
+		w.mu.Lock()
+		if w.runs[task] == nil {
+			w.forgetObject(u.GetUID())
+		}
+		w.mu.Unlock()
+	}
+	return nil
 }
 
 // gone handles a deleted object: its task is cancelled, and once no placed
@@ -157,7 +182,7 @@ func (w *Workloads) gone(ctx context.Context, k wkey) error {
 	if r == nil {
 		if len(live) == 0 {
 			w.mu.Lock()
-			delete(w.byTask, task)
+			w.forgetTask(task)
 			w.mu.Unlock()
 		}
 		return nil
@@ -170,6 +195,11 @@ func (w *Workloads) gone(ctx context.Context, k wkey) error {
 	}
 	if len(live) == 0 && r.stopping {
 		w.end(task, r, -1)
+		w.mu.Lock()
+		if w.runs[task] == nil && w.byTask[task] == k {
+			w.forgetTask(task)
+		}
+		w.mu.Unlock()
 	}
 	return nil
 }
@@ -299,7 +329,11 @@ func (w *Workloads) setStatus(ctx context.Context, k wkey, u *unstructured.Unstr
 		}
 	}
 	w.mu.Lock()
-	w.statusAt[u.GetUID()] = time.Now()
+	if strings.HasPrefix(text, "Pending: ") { // only a pending one's writes are spaced
+		w.statusAt[u.GetUID()] = time.Now()
+	} else {
+		delete(w.statusAt, u.GetUID())
+	}
 	w.mu.Unlock()
 	body := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q,%q:%q}}}`, AnnStatus, text, AnnTask, TaskName(u))
 	return w.patch(ctx, k, []byte(body))

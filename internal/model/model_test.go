@@ -46,12 +46,14 @@ func TestValidateTaskRefusals(t *testing.T) {
 	}
 	p := Policy{PriorityClasses: []PriorityClass{{Name: "training", Weight: 50}}}
 	cases := map[string]TaskSpec{
-		"instanceType: unknown instance type":    {Name: "x", Team: "a", InstanceType: "ml.nope"},
-		"priority: unknown priority class":       {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", Priority: "urgent"},
-		"team: unknown team":                     {Name: "x", Team: "b", InstanceType: "ml.p5.48xlarge"},
-		"nodes: the gang needs 5":                {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 5},
-		"perNode: needs more GPUs than one node": {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", PerNode: Request{GPUs: 9}},
-		"type: unknown task type":                {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", Type: "batch"},
+		"instanceType: unknown instance type":          {Name: "x", Team: "a", InstanceType: "ml.nope"},
+		"priority: unknown priority class":             {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", Priority: "urgent"},
+		"team: unknown team":                           {Name: "x", Team: "b", InstanceType: "ml.p5.48xlarge"},
+		"nodes: the gang needs 5":                      {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 5},
+		"perNode: needs more GPUs than one node":       {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", PerNode: Request{GPUs: 9}},
+		"type: unknown task type":                      {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", Type: "batch"},
+		"nodeSelector: key \"a b\" is not a label key": {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", NodeSelector: map[string]string{"a b": "c"}},
+		"nodeSelector: value \"x=y\" of k":             {Name: "x", Team: "a", InstanceType: "ml.p5.48xlarge", NodeSelector: map[string]string{"k": "x=y"}},
 	}
 	for want, spec := range cases {
 		err := ValidateTask(spec.WithDefaults(), cat, teams, p, nodes, DefaultTopologyLevels)
@@ -70,7 +72,7 @@ func TestWaitMessagesAreSentences(t *testing.T) {
 	if got := r.Message(); got != "waiting: team quota for ml.p5.48xlarge is used (16/16 GPUs) and no idle compute can be borrowed" {
 		t.Fatalf("message: %q", got)
 	}
-	for _, c := range []WaitCode{QuotaExhausted, BorrowLimit, NoIdleCompute, NoNodes, NoCapacity, HeldForOther, Draining, QueuedForHold, Preempted, NoTopologyFit} {
+	for _, c := range []WaitCode{QuotaExhausted, BorrowLimit, NoIdleCompute, NoNodes, NoCapacity, HeldForOther, Draining, QueuedForHold, Preempted, NoTopologyFit, NoMatchingNodes} {
 		if m := (WaitReason{Code: c, InstanceType: "x"}).Message(); !strings.HasPrefix(m, "waiting: ") || len(m) < 30 {
 			t.Errorf("%s: %q is not a sentence", c, m)
 		}

@@ -44,6 +44,11 @@ type TaskSpec struct {
 	// PreferredTopology is a topology label key: the tightest level that fits
 	// is tried first, climbing one layer at a time, then anywhere.
 	PreferredTopology string `yaml:"preferredTopology,omitempty" json:"preferredTopology,omitempty"`
+	// NodeSelector confines every pod to nodes carrying each of these
+	// labels with these values (a Kubernetes workload's nodeSelector beyond
+	// its instance type, e.g. HyperPod's deep-health-check-status: Passed).
+	// Empty: any node of the type.
+	NodeSelector map[string]string `yaml:"nodeSelector,omitempty" json:"nodeSelector,omitempty"`
 
 	// What runs (the executor's business; the core ignores these).
 	Command []string          `yaml:"command,omitempty" json:"command,omitempty"`

@@ -39,6 +39,7 @@ func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Polic
 			errs = append(errs, fieldErr("priority", "use one of the policy's priority classes: "+strings.Join(names, ", "), "unknown priority class %q", s.Priority))
 		}
 	}
+	errs = append(errs, validateSelector(s.NodeSelector)...)
 	if s.GracePeriodSeconds < 0 || s.GracePeriodSeconds > 3600 {
 		errs = append(errs, fieldErr("gracePeriodSeconds", "use 0 (the default, 30 s) to 3600 seconds", "is %d", s.GracePeriodSeconds))
 	}
@@ -108,4 +109,41 @@ func ValidName(s string) bool {
 		}
 	}
 	return true
+}
+
+// MaxSelectorLabels bounds a task's nodeSelector.
+const MaxSelectorLabels = 16
+
+// validateSelector checks a nodeSelector's size and that each key and value
+// could be a Kubernetes label's (keys up to 317 characters with a prefix,
+// values up to 63).
+func validateSelector(sel map[string]string) Errors {
+	var errs Errors
+	if len(sel) > MaxSelectorLabels {
+		errs = append(errs, fieldErr("nodeSelector", fmt.Sprintf("select on at most %d labels", MaxSelectorLabels), "has %d labels", len(sel)))
+		return errs
+	}
+	for _, k := range sortedKeys(sel) {
+		v := sel[k]
+		if k == "" || len(k) > 317 || strings.ContainsAny(k, " =,\t\n") {
+			errs = append(errs, fieldErr("nodeSelector", "use Kubernetes label keys ([prefix/]name)", "key %q is not a label key", k))
+		}
+		if len(v) > 63 || strings.ContainsAny(v, " =,/\t\n") {
+			errs = append(errs, fieldErr("nodeSelector", "use Kubernetes label values (up to 63 letters, digits, '-', '_' and '.')", "value %q of %s is not a label value", v, k))
+		}
+	}
+	return errs
+}
+
+// SelectorString renders a nodeSelector as key=value pairs in key order
+// ("" when empty): how wait reasons and placement memos name it.
+func SelectorString(sel map[string]string) string {
+	var b strings.Builder
+	for i, k := range sortedKeys(sel) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k + "=" + sel[k])
+	}
+	return b.String()
 }

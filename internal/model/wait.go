@@ -34,6 +34,10 @@ const (
 	// NoTopologyFit: quota allows it, but no single domain of the required
 	// topology level has room for the whole gang.
 	NoTopologyFit WaitCode = "NoTopologyFit"
+	// NoMatchingNodes: fewer schedulable nodes of the type than the gang
+	// needs carry the labels its nodeSelector asks for (Used of Need; Detail
+	// is the selector).
+	NoMatchingNodes WaitCode = "NoMatchingNodes"
 	// BackingOff: the task failed and waits out its retry backoff (Need
 	// seconds from the failure, after Used retries) before it may start again.
 	BackingOff WaitCode = "BackingOff"
@@ -97,6 +101,9 @@ func (r WaitReason) Message() string {
 			f(r.Need), r.InstanceType, f(r.Limit-r.Used), ratio(r.Used, r.Limit))
 	case NoNodes:
 		return fmt.Sprintf("waiting: the cluster has no schedulable %s nodes", r.InstanceType)
+	case NoMatchingNodes:
+		return fmt.Sprintf("waiting: %d schedulable %s nodes carry the labels its nodeSelector asks for (%s) and it needs %d; label nodes that qualify (kubectl label node NODE KEY=VALUE), or change the nodeSelector",
+			r.Used, r.InstanceType, r.Detail, r.Need)
 	case NoCapacity:
 		return fmt.Sprintf("waiting: quota allows it, but only %d of the %d %s nodes it needs have room now",
 			r.Used, r.Need, r.InstanceType)

@@ -15,7 +15,10 @@ type Write struct {
 	StartRun      *Run
 	EndRun        *RunEnd
 	CloseOpenRuns *RunEnd // Task is empty; Keep lists tasks whose runs go on
-	Heartbeat     time.Time
+	// RevokeTeamTokens revokes a deleted team's live tokens, each audited,
+	// in the same transaction as the deletion.
+	RevokeTeamTokens *TeamTokens
+	Heartbeat        time.Time
 }
 
 // RunEnd closes a task's open run (EndRun) or every open run but those of
@@ -25,6 +28,12 @@ type RunEnd struct {
 	At      time.Time
 	Outcome string
 	Keep    map[string]bool
+}
+
+// TeamTokens names the tokens of Team, revoked At by Actor.
+type TeamTokens struct {
+	Team, Actor string
+	At          time.Time
 }
 
 // TxWriter is an adapter's open write transaction.
@@ -37,6 +46,8 @@ type TxWriter interface {
 	StartRun(Run) error
 	EndRun(task string, at time.Time, outcome string) error
 	CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (int64, error)
+	// RevokeTeamTokens revokes team's live tokens and returns their ids.
+	RevokeTeamTokens(team string, at time.Time) ([]string, error)
 	Heartbeat(at time.Time) error
 }
 
@@ -69,6 +80,15 @@ func applyOne(t TxWriter, w *Write) error {
 		return t.EndRun(w.EndRun.Task, w.EndRun.At, w.EndRun.Outcome)
 	case w.CloseOpenRuns != nil:
 		_, err := t.CloseOpenRuns(w.CloseOpenRuns.At, w.CloseOpenRuns.Outcome, w.CloseOpenRuns.Keep)
+		return err
+	case w.RevokeTeamTokens != nil:
+		r := w.RevokeTeamTokens
+		ids, err := t.RevokeTeamTokens(r.Team, r.At)
+		for _, id := range ids {
+			if err == nil {
+				err = t.Audit(AuditEntry{At: r.At, Actor: r.Actor, Action: "token.revoke", Team: r.Team, Target: id, Result: "team deleted"})
+			}
+		}
 		return err
 	case !w.Heartbeat.IsZero():
 		return t.Heartbeat(w.Heartbeat)

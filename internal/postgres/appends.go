@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlrow"
 )
 
 // appends gathers a transaction's new rows column by column, so that a
@@ -22,17 +23,17 @@ type appends struct {
 
 func (a *appends) addTask(r model.TaskRecord, spec string) {
 	a.tName, a.tTeam, a.tSpec, a.tState = append(a.tName, r.Name), append(a.tTeam, r.Team), append(a.tSpec, spec), append(a.tState, string(r.State))
-	a.tSeq, a.tAt = append(a.tSeq, r.Seq), append(a.tAt, nanos(r.SubmittedAt))
+	a.tSeq, a.tAt = append(a.tSeq, r.Seq), append(a.tAt, sqlrow.Nanos(r.SubmittedAt))
 }
 
 func (a *appends) addEvent(e model.Event) {
 	a.eTask, a.eTeam, a.eKind, a.eMsg = append(a.eTask, e.Task), append(a.eTeam, e.Team), append(a.eKind, e.Kind), append(a.eMsg, e.Message)
-	a.eSeq, a.eAt = append(a.eSeq, e.TaskSeq), append(a.eAt, nanos(e.At))
+	a.eSeq, a.eAt = append(a.eSeq, e.TaskSeq), append(a.eAt, sqlrow.Nanos(e.At))
 }
 
 func (a *appends) addAudit(e model.AuditEntry) {
 	a.aActor, a.aAction, a.aTeam = append(a.aActor, e.Actor), append(a.aAction, e.Action), append(a.aTeam, e.Team)
-	a.aTarget, a.aResult, a.aAt = append(a.aTarget, e.Target), append(a.aResult, e.Result), append(a.aAt, nanos(e.At))
+	a.aTarget, a.aResult, a.aAt = append(a.aTarget, e.Target), append(a.aResult, e.Result), append(a.aAt, sqlrow.Nanos(e.At))
 }
 
 // queueTasks queues the gathered tasks as one insert; it runs before any

@@ -2,19 +2,18 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlrow"
 )
 
 // InsertToken stores a token by its hash.
 func (t *Tx) InsertToken(tok model.Token, hash string) error {
 	t.exec(`INSERT INTO tokens(id, hash, role, team, note, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		tok.ID, hash, tok.Role, tok.Team, tok.Note, nanos(tok.CreatedAt))
+		tok.ID, hash, tok.Role, tok.Team, tok.Note, sqlrow.Nanos(tok.CreatedAt))
 	return nil
 }
 
@@ -23,44 +22,47 @@ func (t *Tx) RevokeToken(id string, at time.Time) (bool, error) {
 	if err := t.flush(); err != nil {
 		return false, err
 	}
-	tag, err := t.tx.Exec(t.ctx, `UPDATE tokens SET revoked_at=$1 WHERE id=$2 AND revoked_at=0`, nanos(at), id)
+	tag, err := t.tx.Exec(t.ctx, `UPDATE tokens SET revoked_at=$1 WHERE id=$2 AND revoked_at=0`, sqlrow.Nanos(at), id)
 	if err != nil {
 		return false, err
 	}
 	return tag.RowsAffected() > 0, nil
 }
 
-// TokenByHash finds a live token by the hash of its secret.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (model.Token, error) {
-	var tok model.Token
-	var created, revoked int64
-	err := s.pool.QueryRow(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens WHERE hash=$1`, hash).
-		Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && revoked != 0) {
-		return tok, fmt.Errorf("token: %w", model.ErrNotFound)
+// RevokeTeamTokens revokes team's live tokens and returns their ids.
+func (t *Tx) RevokeTeamTokens(team string, at time.Time) ([]string, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
 	}
-	tok.CreatedAt = fromNanos(created)
-	return tok, err
-}
-
-// Tokens lists all tokens (never their secrets).
-func (s *Store) Tokens(ctx context.Context) ([]model.Token, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens ORDER BY created_at, id`)
+	rows, err := t.tx.Query(t.ctx, `UPDATE tokens SET revoked_at=$1 WHERE team=$2 AND revoked_at=0 RETURNING id`, sqlrow.Nanos(at), team)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.Token
+	var ids []string
 	for rows.Next() {
-		var tok model.Token
-		var created, revoked int64
-		if err := rows.Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked); err != nil {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		tok.CreatedAt, tok.RevokedAt = fromNanos(created), fromNanos(revoked)
-		out = append(out, tok)
+		ids = append(ids, id)
 	}
-	return out, rows.Err()
+	return ids, rows.Err()
+}
+
+// TokenByHash finds a live token by the hash of its secret.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (model.Token, error) {
+	return sqlrow.LiveToken(s.pool.QueryRow(ctx, `SELECT `+sqlrow.TokenColumns+` FROM tokens WHERE hash=$1`, hash), pgx.ErrNoRows)
+}
+
+// Tokens lists all tokens (never their secrets).
+func (s *Store) Tokens(ctx context.Context) ([]model.Token, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlrow.TokenColumns+` FROM tokens ORDER BY created_at, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return sqlrow.All(rows, sqlrow.Token)
 }
 
 // Audit appends an audit entry.
@@ -71,7 +73,7 @@ func (t *Tx) Audit(e model.AuditEntry) error {
 
 // AuditLog returns matching audit entries, oldest first.
 func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error) {
-	q := `SELECT id, at, actor, action, team, target, result FROM audit WHERE id > $1`
+	q := `SELECT ` + sqlrow.AuditColumns + ` FROM audit WHERE id > $1`
 	args := []any{f.AfterID}
 	add := func(cond string, v any) {
 		args = append(args, v)
@@ -87,10 +89,10 @@ func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.Audi
 		add("actor =", f.Actor)
 	}
 	if !f.From.IsZero() {
-		add("at >=", nanos(f.From))
+		add("at >=", sqlrow.Nanos(f.From))
 	}
 	if !f.To.IsZero() {
-		add("at <", nanos(f.To))
+		add("at <", sqlrow.Nanos(f.To))
 	}
 	if f.Limit <= 0 {
 		f.Limit = 1000
@@ -102,17 +104,7 @@ func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.Audi
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.AuditEntry
-	for rows.Next() {
-		var e model.AuditEntry
-		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Team, &e.Target, &e.Result); err != nil {
-			return nil, err
-		}
-		e.At = fromNanos(at)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return sqlrow.All(rows, sqlrow.Audit)
 }
 
 // PruneAudit deletes audit entries and task events older than before; it
@@ -123,12 +115,12 @@ func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error)
 		if err := tx.flush(); err != nil {
 			return err
 		}
-		tag, err := tx.tx.Exec(tx.ctx, `DELETE FROM audit WHERE at < $1`, nanos(before))
+		tag, err := tx.tx.Exec(tx.ctx, `DELETE FROM audit WHERE at < $1`, sqlrow.Nanos(before))
 		if err != nil {
 			return err
 		}
 		n = tag.RowsAffected()
-		tx.exec(`DELETE FROM events WHERE at < $1`, nanos(before))
+		tx.exec(`DELETE FROM events WHERE at < $1`, sqlrow.Nanos(before))
 		return nil
 	})
 	return n, err

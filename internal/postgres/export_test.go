@@ -8,3 +8,10 @@ func (s *Store) Show(ctx context.Context, name string) (string, error) {
 	err := s.pool.QueryRow(ctx, "SHOW "+name).Scan(&v)
 	return v, err
 }
+
+// FakeSQLiteHolder makes the import see pid as a server holding the SQLite
+// file (0: none) until the returned func is called.
+func FakeSQLiteHolder(pid *int) func() {
+	fakeHolder = func() int { return *pid }
+	return func() { fakeHolder = nil }
+}

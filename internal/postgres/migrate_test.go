@@ -43,8 +43,12 @@ func TestImportSQLite(t *testing.T) {
 
 	dst := open()
 	defer dst.Close()
-	counts, err := dst.ImportSQLite(ctx, path)
+	res, err := dst.ImportSQLite(ctx, path)
 	must(t, err)
+	counts := res.Counts
+	if res.Holder != 0 {
+		t.Fatalf("no server had the file open, yet the import says pid %d had", res.Holder)
+	}
 	if counts["tasks"] != 250 || counts["events"] != 250 || counts["audit"] != 250 || counts["tokens"] != 1 || counts["runs"] != 1 ||
 		counts["sessions"] != 1 || counts["samples"] != 1 || counts["cluster"] != 1 {
 		t.Fatalf("counts: %v", counts)

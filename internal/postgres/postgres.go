@@ -49,8 +49,29 @@ const CommitTimeout = 10 * time.Second
 // long, so that it cannot hold the term row's lock and block a takeover.
 const IdleInTransactionTimeout = 2 * time.Second
 
-// Open connects to the database named by dsn and migrates it.
+// Open connects to the database named by dsn and migrates it. It refuses a
+// database that holds an unfinished move from SQLite (ErrImportUnfinished).
 func Open(ctx context.Context, dsn string) (*Store, error) {
+	s, err := OpenForImport(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	var holder int
+	err = s.pool.QueryRow(ctx, `SELECT holder FROM sqlite_import WHERE id = 1 AND NOT finished`).Scan(&holder)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, nil
+	}
+	s.Close()
+	if err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%w: a snapshot was copied while the server on SQLite (%s) still ran; stop that server, then run `taskgov store migrate --finish --from sqlite:PATH --to ...` to copy what it wrote since (until then no server may use this database)",
+		ErrImportUnfinished, HolderName(holder))
+}
+
+// OpenForImport is Open for `taskgov store migrate`, which may open a
+// database whose import is unfinished.
+func OpenForImport(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("the PostgreSQL DSN is not valid: %w (use postgres://USER:PASSWORD@HOST:PORT/DATABASE)", redact(err))
@@ -258,18 +279,4 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 	}
 	s.names.Committed(t.names)
 	return nil
-}
-
-func nanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
 }

@@ -5,18 +5,19 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlrow"
 )
 
 // StartRun opens a run.
 func (t *Tx) StartRun(r model.Run) error {
 	t.exec(`INSERT INTO runs(task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		r.Task, r.Team, r.InstanceType, r.Priority, r.GPUs, r.VCPU, r.BorrowedGPUs, nanos(r.StartedAt))
+		r.Task, r.Team, r.InstanceType, r.Priority, r.GPUs, r.VCPU, r.BorrowedGPUs, sqlrow.Nanos(r.StartedAt))
 	return nil
 }
 
 // EndRun closes a task's open run, if any.
 func (t *Tx) EndRun(task string, at time.Time, outcome string) error {
-	t.exec(`UPDATE runs SET ended_at=$1, outcome=$2 WHERE task=$3 AND ended_at=0`, nanos(at), outcome, task)
+	t.exec(`UPDATE runs SET ended_at=$1, outcome=$2 WHERE task=$3 AND ended_at=0`, sqlrow.Nanos(at), outcome, task)
 	return nil
 }
 
@@ -34,7 +35,7 @@ func (t *Tx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (
 		}
 	}
 	tag, err := t.tx.Exec(t.ctx, `UPDATE runs SET ended_at=$1, outcome=$2 WHERE ended_at=0 AND NOT (task = ANY($3))`,
-		nanos(at), outcome, kept)
+		sqlrow.Nanos(at), outcome, kept)
 	if err != nil {
 		return 0, err
 	}
@@ -43,23 +44,13 @@ func (t *Tx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (
 
 // Runs returns the runs that overlap [from, to), oldest first.
 func (s *Store) Runs(ctx context.Context, from, to time.Time) ([]model.Run, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at, ended_at, outcome
-		FROM runs WHERE started_at < $1 AND (ended_at = 0 OR ended_at > $2) ORDER BY started_at, id`, nanos(to), nanos(from))
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlrow.RunColumns+`
+		FROM runs WHERE started_at < $1 AND (ended_at = 0 OR ended_at > $2) ORDER BY started_at, id`, sqlrow.Nanos(to), sqlrow.Nanos(from))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.Run
-	for rows.Next() {
-		var r model.Run
-		var st, en int64
-		if err := rows.Scan(&r.ID, &r.Task, &r.Team, &r.InstanceType, &r.Priority, &r.GPUs, &r.VCPU, &r.BorrowedGPUs, &st, &en, &r.Outcome); err != nil {
-			return nil, err
-		}
-		r.StartedAt, r.EndedAt = fromNanos(st), fromNanos(en)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlrow.All(rows, sqlrow.Run)
 }
 
 // StartSession records a server start and returns its id.
@@ -69,7 +60,7 @@ func (s *Store) StartSession(ctx context.Context, at time.Time) (int64, error) {
 		if err := tx.flush(); err != nil {
 			return err
 		}
-		return tx.tx.QueryRow(tx.ctx, `INSERT INTO sessions(started_at) VALUES ($1) RETURNING id`, nanos(at)).Scan(&id)
+		return tx.tx.QueryRow(tx.ctx, `INSERT INTO sessions(started_at) VALUES ($1) RETURNING id`, sqlrow.Nanos(at)).Scan(&id)
 	})
 	return id, err
 }
@@ -77,7 +68,7 @@ func (s *Store) StartSession(ctx context.Context, at time.Time) (int64, error) {
 // StopSession records a clean stop.
 func (s *Store) StopSession(ctx context.Context, id int64, at time.Time) error {
 	return s.Commit(ctx, func(tx *Tx) error {
-		tx.exec(`UPDATE sessions SET stopped_at=$1 WHERE id=$2`, nanos(at), id)
+		tx.exec(`UPDATE sessions SET stopped_at=$1 WHERE id=$2`, sqlrow.Nanos(at), id)
 		return nil
 	})
 }
@@ -95,7 +86,7 @@ func (s *Store) Sessions(ctx context.Context) ([]model.Session, error) {
 		if err := rows.Scan(&a, &b); err != nil {
 			return nil, err
 		}
-		out = append(out, model.Session{StartedAt: fromNanos(a), StoppedAt: fromNanos(b)})
+		out = append(out, model.Session{StartedAt: sqlrow.Time(a), StoppedAt: sqlrow.Time(b)})
 	}
 	return out, rows.Err()
 }

@@ -102,4 +102,18 @@ var migrations = []string{
 	BEGIN
 		RAISE EXCEPTION USING MESSAGE = msg, DETAIL = detail;
 	END $$;`,
+	// 4: a move from SQLite (migrate.go). While the server on SQLite still
+	// ran, the copy is of a snapshot, and the row keeps where it ended, so
+	// that FinishSQLiteImport copies what came after; until then, servers
+	// refuse the database.
+	`CREATE TABLE sqlite_import(
+		id INTEGER PRIMARY KEY CHECK (id = 1),
+		finished BOOLEAN NOT NULL,
+		holder INTEGER NOT NULL,
+		max_seq BIGINT NOT NULL,
+		seq_name TEXT NOT NULL,
+		events_id BIGINT NOT NULL,
+		audit_id BIGINT NOT NULL,
+		runs_id BIGINT NOT NULL,
+		sessions_id BIGINT NOT NULL);`,
 }

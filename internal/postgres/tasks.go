@@ -11,36 +11,32 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlrow"
 )
 
 // InsertTask stores a new task. It enforces model.CheckNameReuse, as the
 // SQLite store does, inside the (multi-row) insert: a refused task writes
 // nothing and the commit fails with the rule's conflict error.
 func (t *Tx) InsertTask(r model.TaskRecord) error {
-	spec, err := json.Marshal(r.Spec)
+	spec, err := sqlrow.TaskSpec(r)
 	if err != nil {
 		return err
 	}
-	t.rows.addTask(r, string(spec))
+	t.rows.addTask(r, spec)
 	t.names = append(t.names, model.RowOf(r))
 	return nil
 }
 
+var updateTask = `UPDATE tasks SET ` + sqlrow.Assign(sqlrow.TaskUpdateColumns, func(i int) string { return "$" + strconv.Itoa(i) }) +
+	` WHERE seq=$` + strconv.Itoa(len(sqlrow.TaskUpdateColumns)+1)
+
 // UpdateTask writes a task's mutable fields; the task is the one with r.Seq.
 func (t *Tx) UpdateTask(r model.TaskRecord) error {
-	spec, err := json.Marshal(r.Spec)
+	vals, err := sqlrow.TaskUpdateValues(r)
 	if err != nil {
 		return err
 	}
-	var placement []byte
-	if len(r.Placement) > 0 {
-		placement, _ = json.Marshal(r.Placement)
-	}
-	pg, _ := json.Marshal(r.PGIDs)
-	t.exec(`UPDATE tasks SET spec=$1, state=$2, started_at=$3, finished_at=$4, checkpoint_at=$5, resumes=$6,
-		retries=$7, placement=$8, pgids=$9, message=$10 WHERE seq=$11`,
-		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
-		string(placement), string(pg), r.Message, r.Seq)
+	t.exec(updateTask, append(vals, r.Seq)...)
 	t.names = append(t.names, model.RowOf(r))
 	return nil
 }
@@ -61,32 +57,9 @@ func (t *Tx) PutCluster(c model.Cluster) error {
 	return nil
 }
 
-const taskCols = `name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message`
-
-func scanTask(row pgx.Row) (model.TaskRecord, error) {
-	var r model.TaskRecord
-	var spec, placement, pgids string
-	var sub, start, fin, ckpt int64
-	if err := row.Scan(&r.Name, &r.Team, &r.Seq, &spec, &r.State, &sub, &start, &fin, &ckpt, &r.Resumes, &r.Retries,
-		&placement, &pgids, &r.Message); err != nil {
-		return r, err
-	}
-	if err := json.Unmarshal([]byte(spec), &r.Spec); err != nil {
-		return r, fmt.Errorf("task %s: stored spec unreadable: %w", r.Name, err)
-	}
-	if placement != "" {
-		_ = json.Unmarshal([]byte(placement), &r.Placement)
-	}
-	if pgids != "" {
-		_ = json.Unmarshal([]byte(pgids), &r.PGIDs)
-	}
-	r.SubmittedAt, r.StartedAt, r.FinishedAt, r.CheckpointAt = fromNanos(sub), fromNanos(start), fromNanos(fin), fromNanos(ckpt)
-	return r, nil
-}
-
 // Task reads the newest task with a name.
 func (s *Store) Task(ctx context.Context, name string) (model.TaskRecord, error) {
-	r, err := scanTask(s.pool.QueryRow(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=$1 ORDER BY seq DESC LIMIT 1`, name))
+	r, err := sqlrow.Task(s.pool.QueryRow(ctx, `SELECT `+sqlrow.TaskColumns+` FROM tasks WHERE name=$1 ORDER BY seq DESC LIMIT 1`, name))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
 	}
@@ -95,7 +68,7 @@ func (s *Store) Task(ctx context.Context, name string) (model.TaskRecord, error)
 
 // ListTasks returns tasks in submission order.
 func (s *Store) ListTasks(ctx context.Context, f model.TaskFilter) ([]model.TaskRecord, error) {
-	q := `SELECT ` + taskCols + ` FROM tasks WHERE seq > $1`
+	q := `SELECT ` + sqlrow.TaskColumns + ` FROM tasks WHERE seq > $1`
 	args := []any{f.AfterSeq}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -108,7 +81,7 @@ func (s *Store) ListTasks(ctx context.Context, f model.TaskFilter) ([]model.Task
 		q += ` AND state = ANY(` + arg(f.States) + `)`
 	}
 	if !f.Since.IsZero() {
-		q += ` AND submitted_at >= ` + arg(nanos(f.Since))
+		q += ` AND submitted_at >= ` + arg(sqlrow.Nanos(f.Since))
 	}
 	q += ` ORDER BY seq LIMIT ` + arg(f.Limit)
 	return s.queryTasks(ctx, q, args...)
@@ -120,21 +93,13 @@ func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]model.
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.TaskRecord
-	for rows.Next() {
-		r, err := scanTask(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlrow.All(rows, sqlrow.Task)
 }
 
 // LiveTasks returns every task not in a terminal state, in submission order,
 // for recovery.
 func (s *Store) LiveTasks(ctx context.Context) ([]model.TaskRecord, error) {
-	return s.queryTasks(ctx, `SELECT `+taskCols+` FROM tasks WHERE state NOT IN ($1, $2, $3) ORDER BY seq`,
+	return s.queryTasks(ctx, `SELECT `+sqlrow.TaskColumns+` FROM tasks WHERE state NOT IN ($1, $2, $3) ORDER BY seq`,
 		model.StateSucceeded, model.StateFailed, model.StateCancelled)
 }
 
@@ -148,24 +113,14 @@ func (s *Store) MaxSeq(ctx context.Context) (int64, error) {
 // Events returns the events after id afterID, oldest first, of the newest
 // task with a name.
 func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]model.Event, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, task, task_seq, team, at, kind, message FROM events
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlrow.EventColumns+` FROM events
 		WHERE task_seq=(SELECT COALESCE(MAX(seq), -1) FROM tasks WHERE name=$1) AND task=$1 AND id > $2 ORDER BY id LIMIT $3`,
 		task, afterID, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.Event
-	for rows.Next() {
-		var e model.Event
-		var at int64
-		if err := rows.Scan(&e.ID, &e.Task, &e.TaskSeq, &e.Team, &at, &e.Kind, &e.Message); err != nil {
-			return nil, err
-		}
-		e.At = fromNanos(at)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return sqlrow.All(rows, sqlrow.Event)
 }
 
 // Cluster reads the stored cluster configuration; ok is false if none.
@@ -185,7 +140,7 @@ func (s *Store) Cluster(ctx context.Context) (c model.Cluster, ok bool, err erro
 func (s *Store) LastEventAt(ctx context.Context) (time.Time, error) {
 	var n int64
 	err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(at), 0) FROM events`).Scan(&n)
-	return fromNanos(n), err
+	return sqlrow.Time(n), err
 }
 
 const priorUseQuery = `SELECT team, state FROM tasks WHERE name=$1 ORDER BY seq DESC LIMIT 1`
@@ -204,7 +159,7 @@ func priorUse(row pgx.Row) (*model.PriorUse, error) {
 
 // Heartbeat rewrites the heartbeat row: a write that proves writes work.
 func (t *Tx) Heartbeat(at time.Time) error {
-	t.exec(`INSERT INTO heartbeat(id, at) VALUES (1, $1) ON CONFLICT(id) DO UPDATE SET at=excluded.at`, nanos(at))
+	t.exec(`INSERT INTO heartbeat(id, at) VALUES (1, $1) ON CONFLICT(id) DO UPDATE SET at=excluded.at`, sqlrow.Nanos(at))
 	return nil
 }
 

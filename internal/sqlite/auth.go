@@ -3,23 +3,22 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlrow"
 )
 
 // InsertToken stores a token by its hash.
 func (t *Tx) InsertToken(tok model.Token, hash string) error {
 	_, err := t.tx.Exec(`INSERT INTO tokens(id, hash, role, team, note, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		tok.ID, hash, tok.Role, tok.Team, tok.Note, nanos(tok.CreatedAt))
+		tok.ID, hash, tok.Role, tok.Team, tok.Note, sqlrow.Nanos(tok.CreatedAt))
 	return err
 }
 
 // RevokeToken marks a token revoked; it reports whether it existed.
 func (t *Tx) RevokeToken(id string, at time.Time) (bool, error) {
-	res, err := t.tx.Exec(`UPDATE tokens SET revoked_at=? WHERE id=? AND revoked_at=0`, nanos(at), id)
+	res, err := t.tx.Exec(`UPDATE tokens SET revoked_at=? WHERE id=? AND revoked_at=0`, sqlrow.Nanos(at), id)
 	if err != nil {
 		return false, err
 	}
@@ -27,49 +26,49 @@ func (t *Tx) RevokeToken(id string, at time.Time) (bool, error) {
 	return n > 0, nil
 }
 
-// TokenByHash finds a live token by the hash of its secret.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (model.Token, error) {
-	var tok model.Token
-	var created, revoked int64
-	err := s.r.QueryRowContext(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens WHERE hash=?`, hash).
-		Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && revoked != 0) {
-		return tok, fmt.Errorf("token: %w", model.ErrNotFound)
-	}
-	tok.CreatedAt = fromNanos(created)
-	return tok, err
-}
-
-// Tokens lists all tokens (never their secrets).
-func (s *Store) Tokens(ctx context.Context) ([]model.Token, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, role, team, note, created_at, revoked_at FROM tokens ORDER BY created_at, id`)
+// RevokeTeamTokens revokes team's live tokens and returns their ids.
+func (t *Tx) RevokeTeamTokens(team string, at time.Time) ([]string, error) {
+	rows, err := t.tx.Query(`UPDATE tokens SET revoked_at=? WHERE team=? AND revoked_at=0 RETURNING id`, sqlrow.Nanos(at), team)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.Token
+	var ids []string
 	for rows.Next() {
-		var tok model.Token
-		var created, revoked int64
-		if err := rows.Scan(&tok.ID, &tok.Role, &tok.Team, &tok.Note, &created, &revoked); err != nil {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		tok.CreatedAt, tok.RevokedAt = fromNanos(created), fromNanos(revoked)
-		out = append(out, tok)
+		ids = append(ids, id)
 	}
-	return out, rows.Err()
+	return ids, rows.Err()
+}
+
+// TokenByHash finds a live token by the hash of its secret.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (model.Token, error) {
+	return sqlrow.LiveToken(s.r.QueryRowContext(ctx, `SELECT `+sqlrow.TokenColumns+` FROM tokens WHERE hash=?`, hash), sql.ErrNoRows)
+}
+
+// Tokens lists all tokens (never their secrets).
+func (s *Store) Tokens(ctx context.Context) ([]model.Token, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+sqlrow.TokenColumns+` FROM tokens ORDER BY created_at, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return sqlrow.All(rows, sqlrow.Token)
 }
 
 // Audit appends an audit entry.
 func (t *Tx) Audit(e model.AuditEntry) error {
 	_, err := t.tx.Exec(`INSERT INTO audit(at, actor, action, team, target, result) VALUES (?, ?, ?, ?, ?, ?)`,
-		nanos(e.At), e.Actor, e.Action, e.Team, e.Target, e.Result)
+		sqlrow.Nanos(e.At), e.Actor, e.Action, e.Team, e.Target, e.Result)
 	return err
 }
 
 // AuditLog returns matching audit entries, oldest first.
 func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error) {
-	q := `SELECT id, at, actor, action, team, target, result FROM audit WHERE id > ?`
+	q := `SELECT ` + sqlrow.AuditColumns + ` FROM audit WHERE id > ?`
 	args := []any{f.AfterID}
 	add := func(cond string, v any) {
 		q += " AND " + cond
@@ -85,10 +84,10 @@ func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.Audi
 		add("actor = ?", f.Actor)
 	}
 	if !f.From.IsZero() {
-		add("at >= ?", nanos(f.From))
+		add("at >= ?", sqlrow.Nanos(f.From))
 	}
 	if !f.To.IsZero() {
-		add("at < ?", nanos(f.To))
+		add("at < ?", sqlrow.Nanos(f.To))
 	}
 	if f.Limit <= 0 {
 		f.Limit = 1000
@@ -100,17 +99,7 @@ func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.Audi
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.AuditEntry
-	for rows.Next() {
-		var e model.AuditEntry
-		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Team, &e.Target, &e.Result); err != nil {
-			return nil, err
-		}
-		e.At = fromNanos(at)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return sqlrow.All(rows, sqlrow.Audit)
 }
 
 // PruneAudit deletes audit entries and task events older than before; it
@@ -118,12 +107,12 @@ func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.Audi
 func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := s.Commit(ctx, func(tx *Tx) error {
-		res, err := tx.tx.Exec(`DELETE FROM audit WHERE at < ?`, nanos(before))
+		res, err := tx.tx.Exec(`DELETE FROM audit WHERE at < ?`, sqlrow.Nanos(before))
 		if err != nil {
 			return err
 		}
 		n, _ = res.RowsAffected()
-		_, err = tx.tx.Exec(`DELETE FROM events WHERE at < ?`, nanos(before))
+		_, err = tx.tx.Exec(`DELETE FROM events WHERE at < ?`, sqlrow.Nanos(before))
 		return err
 	})
 	return n, err

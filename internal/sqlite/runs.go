@@ -5,18 +5,19 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlrow"
 )
 
 // StartRun opens a run.
 func (t *Tx) StartRun(r model.Run) error {
 	_, err := t.tx.Exec(`INSERT INTO runs(task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Task, r.Team, r.InstanceType, r.Priority, r.GPUs, r.VCPU, r.BorrowedGPUs, nanos(r.StartedAt))
+		r.Task, r.Team, r.InstanceType, r.Priority, r.GPUs, r.VCPU, r.BorrowedGPUs, sqlrow.Nanos(r.StartedAt))
 	return err
 }
 
 // EndRun closes a task's open run, if any.
 func (t *Tx) EndRun(task string, at time.Time, outcome string) error {
-	_, err := t.tx.Exec(`UPDATE runs SET ended_at=?, outcome=? WHERE task=? AND ended_at=0`, nanos(at), outcome, task)
+	_, err := t.tx.Exec(`UPDATE runs SET ended_at=?, outcome=? WHERE task=? AND ended_at=0`, sqlrow.Nanos(at), outcome, task)
 	return err
 }
 
@@ -45,7 +46,7 @@ func (t *Tx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (
 		return 0, err
 	}
 	for _, id := range ids {
-		if _, err := t.tx.Exec(`UPDATE runs SET ended_at=?, outcome=? WHERE id=?`, nanos(at), outcome, id); err != nil {
+		if _, err := t.tx.Exec(`UPDATE runs SET ended_at=?, outcome=? WHERE id=?`, sqlrow.Nanos(at), outcome, id); err != nil {
 			return 0, err
 		}
 	}
@@ -54,30 +55,20 @@ func (t *Tx) CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (
 
 // Runs returns the runs that overlap [from, to), oldest first.
 func (s *Store) Runs(ctx context.Context, from, to time.Time) ([]model.Run, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at, ended_at, outcome
-		FROM runs WHERE started_at < ? AND (ended_at = 0 OR ended_at > ?) ORDER BY started_at, id`, nanos(to), nanos(from))
+	rows, err := s.r.QueryContext(ctx, `SELECT `+sqlrow.RunColumns+`
+		FROM runs WHERE started_at < ? AND (ended_at = 0 OR ended_at > ?) ORDER BY started_at, id`, sqlrow.Nanos(to), sqlrow.Nanos(from))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.Run
-	for rows.Next() {
-		var r model.Run
-		var st, en int64
-		if err := rows.Scan(&r.ID, &r.Task, &r.Team, &r.InstanceType, &r.Priority, &r.GPUs, &r.VCPU, &r.BorrowedGPUs, &st, &en, &r.Outcome); err != nil {
-			return nil, err
-		}
-		r.StartedAt, r.EndedAt = fromNanos(st), fromNanos(en)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlrow.All(rows, sqlrow.Run)
 }
 
 // StartSession records a server start and returns its id.
 func (s *Store) StartSession(ctx context.Context, at time.Time) (int64, error) {
 	var id int64
 	err := s.Commit(ctx, func(tx *Tx) error {
-		res, err := tx.tx.Exec(`INSERT INTO sessions(started_at) VALUES (?)`, nanos(at))
+		res, err := tx.tx.Exec(`INSERT INTO sessions(started_at) VALUES (?)`, sqlrow.Nanos(at))
 		if err != nil {
 			return err
 		}
@@ -90,7 +81,7 @@ func (s *Store) StartSession(ctx context.Context, at time.Time) (int64, error) {
 // StopSession records a clean stop.
 func (s *Store) StopSession(ctx context.Context, id int64, at time.Time) error {
 	return s.Commit(ctx, func(tx *Tx) error {
-		_, err := tx.tx.Exec(`UPDATE sessions SET stopped_at=? WHERE id=?`, nanos(at), id)
+		_, err := tx.tx.Exec(`UPDATE sessions SET stopped_at=? WHERE id=?`, sqlrow.Nanos(at), id)
 		return err
 	})
 }
@@ -108,7 +99,7 @@ func (s *Store) Sessions(ctx context.Context) ([]model.Session, error) {
 		if err := rows.Scan(&a, &b); err != nil {
 			return nil, err
 		}
-		out = append(out, model.Session{StartedAt: fromNanos(a), StoppedAt: fromNanos(b)})
+		out = append(out, model.Session{StartedAt: sqlrow.Time(a), StoppedAt: sqlrow.Time(b)})
 	}
 	return out, rows.Err()
 }

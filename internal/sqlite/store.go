@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"sync/atomic"
-	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -232,20 +231,6 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 		return s.checkFile()
 	}
 	return nil
-}
-
-func nanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
 }
 
 func nameRows(rs []model.TaskRecord) []model.NameRow {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlrow"
 )
 
 // InsertTask stores a new task. It enforces model.CheckNameReuse: a name
@@ -23,34 +24,28 @@ func (t *Tx) InsertTask(r model.TaskRecord) error {
 	if err := model.CheckNameReuse(r.Name, r.Team, prior); err != nil {
 		return err
 	}
-	spec, err := json.Marshal(r.Spec)
+	spec, err := sqlrow.TaskSpec(r)
 	if err != nil {
 		return err
 	}
 	_, err = t.tx.Exec(`INSERT INTO tasks(name, team, seq, spec, state, submitted_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		r.Name, r.Team, r.Seq, string(spec), r.State, nanos(r.SubmittedAt))
+		r.Name, r.Team, r.Seq, spec, r.State, sqlrow.Nanos(r.SubmittedAt))
 	if err == nil {
 		t.tasks = append(t.tasks, r)
 	}
 	return err
 }
 
+var updateTask = `UPDATE tasks SET ` + sqlrow.Assign(sqlrow.TaskUpdateColumns, func(int) string { return "?" }) + ` WHERE seq=?`
+
 // UpdateTask writes a task's mutable fields; the task is the one with r.Seq
 // (a name may be reused once its task has finished).
 func (t *Tx) UpdateTask(r model.TaskRecord) error {
-	spec, err := json.Marshal(r.Spec)
+	vals, err := sqlrow.TaskUpdateValues(r)
 	if err != nil {
 		return err
 	}
-	var placement []byte
-	if len(r.Placement) > 0 {
-		placement, _ = json.Marshal(r.Placement)
-	}
-	pg, _ := json.Marshal(r.PGIDs)
-	_, err = t.tx.Exec(`UPDATE tasks SET spec=?, state=?, started_at=?, finished_at=?, checkpoint_at=?, resumes=?,
-		retries=?, placement=?, pgids=?, message=? WHERE seq=?`,
-		string(spec), r.State, nanos(r.StartedAt), nanos(r.FinishedAt), nanos(r.CheckpointAt), r.Resumes, r.Retries,
-		string(placement), string(pg), r.Message, r.Seq)
+	_, err = t.tx.Exec(updateTask, append(vals, r.Seq)...)
 	if err == nil {
 		t.tasks = append(t.tasks, r)
 	}
@@ -60,7 +55,7 @@ func (t *Tx) UpdateTask(r model.TaskRecord) error {
 // AddEvent appends to a task's event history.
 func (t *Tx) AddEvent(e model.Event) error {
 	_, err := t.tx.Exec(`INSERT INTO events(task, task_seq, team, at, kind, message) VALUES (?, ?, ?, ?, ?, ?)`,
-		e.Task, e.TaskSeq, e.Team, nanos(e.At), e.Kind, e.Message)
+		e.Task, e.TaskSeq, e.Team, sqlrow.Nanos(e.At), e.Kind, e.Message)
 	return err
 }
 
@@ -74,32 +69,9 @@ func (t *Tx) PutCluster(c model.Cluster) error {
 	return err
 }
 
-const taskCols = `name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message`
-
-func scanTask(row interface{ Scan(...any) error }) (model.TaskRecord, error) {
-	var r model.TaskRecord
-	var spec, placement, pgids string
-	var sub, start, fin, ckpt int64
-	if err := row.Scan(&r.Name, &r.Team, &r.Seq, &spec, &r.State, &sub, &start, &fin, &ckpt, &r.Resumes, &r.Retries,
-		&placement, &pgids, &r.Message); err != nil {
-		return r, err
-	}
-	if err := json.Unmarshal([]byte(spec), &r.Spec); err != nil {
-		return r, fmt.Errorf("task %s: stored spec unreadable: %w", r.Name, err)
-	}
-	if placement != "" {
-		_ = json.Unmarshal([]byte(placement), &r.Placement)
-	}
-	if pgids != "" {
-		_ = json.Unmarshal([]byte(pgids), &r.PGIDs)
-	}
-	r.SubmittedAt, r.StartedAt, r.FinishedAt, r.CheckpointAt = fromNanos(sub), fromNanos(start), fromNanos(fin), fromNanos(ckpt)
-	return r, nil
-}
-
 // Task reads the newest task with a name.
 func (s *Store) Task(ctx context.Context, name string) (model.TaskRecord, error) {
-	r, err := scanTask(s.r.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE name=? ORDER BY seq DESC LIMIT 1`, name))
+	r, err := sqlrow.Task(s.r.QueryRowContext(ctx, `SELECT `+sqlrow.TaskColumns+` FROM tasks WHERE name=? ORDER BY seq DESC LIMIT 1`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
 	}
@@ -108,7 +80,7 @@ func (s *Store) Task(ctx context.Context, name string) (model.TaskRecord, error)
 
 // ListTasks returns tasks in submission order.
 func (s *Store) ListTasks(ctx context.Context, f model.TaskFilter) ([]model.TaskRecord, error) {
-	q := `SELECT ` + taskCols + ` FROM tasks WHERE seq > ?`
+	q := `SELECT ` + sqlrow.TaskColumns + ` FROM tasks WHERE seq > ?`
 	args := []any{f.AfterSeq}
 	if len(f.Teams) > 0 {
 		q += ` AND team IN (?` + strings.Repeat(",?", len(f.Teams)-1) + `)`
@@ -124,7 +96,7 @@ func (s *Store) ListTasks(ctx context.Context, f model.TaskFilter) ([]model.Task
 	}
 	if !f.Since.IsZero() {
 		q += ` AND submitted_at >= ?`
-		args = append(args, nanos(f.Since))
+		args = append(args, sqlrow.Nanos(f.Since))
 	}
 	q += ` ORDER BY seq LIMIT ?`
 	args = append(args, f.Limit)
@@ -137,21 +109,14 @@ func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]model.
 		return nil, s.note(err)
 	}
 	defer rows.Close()
-	var out []model.TaskRecord
-	for rows.Next() {
-		r, err := scanTask(rows)
-		if err != nil {
-			return nil, s.note(err)
-		}
-		out = append(out, r)
-	}
-	return out, s.note(rows.Err())
+	out, err := sqlrow.All(rows, sqlrow.Task)
+	return out, s.note(err)
 }
 
 // LiveTasks returns every task not in a terminal state, in submission order,
 // for recovery.
 func (s *Store) LiveTasks(ctx context.Context) ([]model.TaskRecord, error) {
-	return s.queryTasks(ctx, `SELECT `+taskCols+` FROM tasks WHERE state NOT IN (?, ?, ?) ORDER BY seq`, model.StateSucceeded, model.StateFailed, model.StateCancelled)
+	return s.queryTasks(ctx, `SELECT `+sqlrow.TaskColumns+` FROM tasks WHERE state NOT IN (?, ?, ?) ORDER BY seq`, model.StateSucceeded, model.StateFailed, model.StateCancelled)
 }
 
 // MaxSeq is the highest submission sequence stored (0 if none).
@@ -164,24 +129,15 @@ func (s *Store) MaxSeq(ctx context.Context) (int64, error) {
 // Events returns the events after id afterID, oldest first, of the newest
 // task with a name.
 func (s *Store) Events(ctx context.Context, task string, afterID int64, limit int) ([]model.Event, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, task, task_seq, team, at, kind, message FROM events
+	rows, err := s.r.QueryContext(ctx, `SELECT `+sqlrow.EventColumns+` FROM events
 		WHERE task_seq=(SELECT COALESCE(MAX(seq), -1) FROM tasks WHERE name=?) AND task=? AND id > ? ORDER BY id LIMIT ?`,
 		task, task, afterID, limit)
 	if err != nil {
 		return nil, s.note(err)
 	}
 	defer rows.Close()
-	var out []model.Event
-	for rows.Next() {
-		var e model.Event
-		var at int64
-		if err := rows.Scan(&e.ID, &e.Task, &e.TaskSeq, &e.Team, &at, &e.Kind, &e.Message); err != nil {
-			return nil, s.note(err)
-		}
-		e.At = fromNanos(at)
-		out = append(out, e)
-	}
-	return out, s.note(rows.Err())
+	out, err := sqlrow.All(rows, sqlrow.Event)
+	return out, s.note(err)
 }
 
 // Cluster reads the stored cluster configuration; ok is false if none.
@@ -201,5 +157,5 @@ func (s *Store) Cluster(ctx context.Context) (c model.Cluster, ok bool, err erro
 func (s *Store) LastEventAt(ctx context.Context) (time.Time, error) {
 	var n int64
 	err := s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(at), 0) FROM events`).Scan(&n)
-	return fromNanos(n), err
+	return sqlrow.Time(n), err
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlrow"
 )
 
 // Apply commits a batch of writes in one durable transaction: all or none.
@@ -14,6 +15,6 @@ func (s *Store) Apply(ctx context.Context, ws []model.Write) error {
 
 // Heartbeat rewrites the heartbeat row: a write that proves writes work.
 func (t *Tx) Heartbeat(at time.Time) error {
-	_, err := t.tx.Exec(`INSERT INTO heartbeat(id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at=excluded.at`, nanos(at))
+	_, err := t.tx.Exec(`INSERT INTO heartbeat(id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at=excluded.at`, sqlrow.Nanos(at))
 	return err
 }

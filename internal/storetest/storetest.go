@@ -26,6 +26,7 @@ type Tx interface {
 	CloseOpenRuns(at time.Time, outcome string, keep map[string]bool) (int64, error)
 	InsertToken(tok model.Token, hash string) error
 	RevokeToken(id string, at time.Time) (bool, error)
+	RevokeTeamTokens(team string, at time.Time) ([]string, error)
 	Audit(model.AuditEntry) error
 }
 

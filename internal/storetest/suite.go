@@ -22,6 +22,7 @@ func Run[S Store[T], T Tx](t *testing.T, fresh Opener[S, T]) {
 		{"RunsAndSessions", runsAndSessions[S, T]},
 		{"Samples", samples[S, T]},
 		{"TokensAndAudit", tokensAndAudit[S, T]},
+		{"TeamTokensRevoked", teamTokensRevoked[S, T]},
 		{"PruneAudit", pruneAudit[S, T]},
 		{"ConcurrentReadsAndCommits", concurrent[S, T]},
 		{"NameReuse", nameReuse[S, T]},
@@ -305,6 +306,49 @@ func tokensAndAudit[S Store[T], T Tx](t *testing.T, open func() S) {
 	check(model.AuditFilter{From: t0.Add(time.Minute), To: t0.Add(3 * time.Minute)}, "job1", "job2")
 	check(model.AuditFilter{AfterID: all[1].ID, Limit: 2}, "job2", "job3")
 	check(model.AuditFilter{Team: "y", Actor: "u0"}, "job3")
+}
+
+// teamTokensRevoked: revoking a team's tokens (as deleting the team does)
+// revokes its live tokens only, and audits each, in the batch's
+// transaction.
+func teamTokensRevoked[S Store[T], T Tx](t *testing.T, open func() S) {
+	ctx := context.Background()
+	s := open()
+	defer s.Close()
+	t0 := time.Unix(1700000000, 0).UTC()
+	must(t, s.Commit(ctx, func(tx T) error {
+		for i, tok := range []model.Token{{ID: "d", Team: "gone"}, {ID: "e", Team: "gone"}, {ID: "f", Team: "kept"}, {ID: "g", Team: "gone"}} {
+			tok.Role, tok.CreatedAt = model.RoleMember, t0
+			if err := tx.InsertToken(tok, fmt.Sprint("h", i)); err != nil {
+				return err
+			}
+		}
+		_, err := tx.RevokeToken("g", t0)
+		return err
+	}))
+	revoke := []model.Write{{RevokeTeamTokens: &model.TeamTokens{Team: "gone", Actor: "adm", At: t0.Add(time.Hour)}}}
+	must(t, s.Commit(ctx, func(tx T) error { return model.ApplyTo(any(tx).(model.TxWriter), revoke) }))
+	toks, err := s.Tokens(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range toks {
+		want := map[string]time.Time{"d": t0.Add(time.Hour), "e": t0.Add(time.Hour), "f": {}, "g": t0}[tok.ID]
+		if !tok.RevokedAt.Equal(want) {
+			t.Errorf("token %s revoked at %v, want %v", tok.ID, tok.RevokedAt, want)
+		}
+	}
+	audit, _ := s.AuditLog(ctx, model.AuditFilter{Actor: "adm"})
+	var targets []string
+	for _, a := range audit {
+		if a.Action != "token.revoke" || a.Team != "gone" || a.Result != "team deleted" {
+			t.Errorf("audit entry %+v", a)
+		}
+		targets = append(targets, a.Target)
+	}
+	if fmt.Sprint(targets) != "[d e]" && fmt.Sprint(targets) != "[e d]" {
+		t.Errorf("audited revocations of %v, want d and e", targets)
+	}
 }
 
 // pruneAudit deletes only entries and events older than the retention cut.

@@ -179,6 +179,9 @@ func (s *Server) startPostgres() error {
 	return fmt.Errorf("postgres did not accept connections within 30 s")
 }
 
+// PID is the postmaster's process id (its backends are its children).
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
 // DSN is the URL of database db.
 func (s *Server) DSN(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.Port, db)
@@ -189,13 +192,22 @@ var createMu sync.Mutex
 // NewDatabase creates an empty database and returns its DSN.
 func (s *Server) NewDatabase(t testing.TB) string {
 	t.Helper()
+	dsn, err := s.CreateDatabase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
+// CreateDatabase creates an empty database and returns its DSN.
+func (s *Server) CreateDatabase() (string, error) {
 	name := fmt.Sprintf("t%d", s.dbs.Add(1))
 	createMu.Lock()
 	defer createMu.Unlock()
 	if err := s.Exec("postgres", "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	return s.DSN(name)
+	return s.DSN(name), nil
 }
 
 // Exec runs one SQL statement as the superuser in database db.

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clockTick is Linux's USER_HZ, the unit of /proc/PID/stat's CPU times (100
+// on every Linux architecture Go supports).
+const clockTick = 10 * time.Millisecond
+
+// reapedCPU is the CPU time (user and system) a process has used, with that
+// of its children it has waited for (cpuTime leaves those out).
+func reapedCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: fields start after it.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 15 {
+		return 0, fmt.Errorf("/proc/%d/stat is short", pid)
+	}
+	var ticks int64
+	for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * clockTick, nil
+}
+
+// treeCPU is reapedCPU of pid and of its living children (a postmaster and
+// its backends; a backend that exited counts in its parent's figure).
+func treeCPU(pid int) (time.Duration, error) {
+	total, err := reapedCPU(pid)
+	if err != nil {
+		return 0, err
+	}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) < 2 || f[1] != strconv.Itoa(pid) {
+			continue
+		}
+		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if d, err := reapedCPU(child); err == nil {
+			total += d
+		}
+	}
+	return total, nil
+}
+
+// cpuMeter reports the CPU time processes used during a phase.
+type cpuMeter struct {
+	names []string
+	read  []func() (time.Duration, error)
+	start []time.Duration
+}
+
+func (m *cpuMeter) add(name string, read func() (time.Duration, error)) {
+	m.names, m.read = append(m.names, name), append(m.read, read)
+}
+
+func (m *cpuMeter) begin() {
+	m.start = make([]time.Duration, len(m.read))
+	for i, r := range m.read {
+		m.start[i], _ = r()
+	}
+}
+
+// report says how much CPU each used since begin, per 1,000 operations.
+func (m *cpuMeter) report(ops int) string {
+	var parts []string
+	for i, r := range m.read {
+		d, err := r()
+		if err != nil {
+			parts = append(parts, m.names[i]+" unknown")
+			continue
+		}
+		d -= m.start[i]
+		parts = append(parts, fmt.Sprintf("%s %.2f s (%.0f ms per 1,000)", m.names[i], d.Seconds(), float64(d.Milliseconds())*1000/float64(ops)))
+	}
+	return strings.Join(parts, ", ")
+}

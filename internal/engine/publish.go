@@ -1,0 +1,111 @@
+package engine
+
+import (
+	iradix "github.com/hashicorp/go-immutable-radix/v2"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Publishing a View (see view.go). The loop calls publishStep after each
+// committed step and publishAll after recovery and after a failed commit's
+// rollback; both run on the loop goroutine, the only writer of the state
+// they read.
+//
+// publishStep costs O(k log n) for k task records written by the step (a
+// radix-tree path copy each), plus O(nodes + teams) only when the step
+// changed the cluster part: a cluster write (teams, policy, cordons, node
+// health or size), a task entering or leaving Running (allocations), or a
+// starvation hold made or dropped. Anything else, the queue included, is
+// shared with the previous View.
+
+// publishStep publishes the state after a committed step whose writes are
+// ws. Records are taken from the writes (the copies just stored), so a View
+// holds exactly what is durable.
+func (e *Engine) publishStep(ws []model.Write) {
+	prev := e.view.Load()
+	next := &View{e: e, next: make(chan struct{}), step: prev.step + 1, tasks: prev.tasks, running: prev.running,
+		wait: e.waitFor(prev), cl: prev.cl}
+	last := map[string]*model.TaskRecord{} // the step's last write of each task
+	clusterChanged := false
+	for _, w := range ws {
+		switch {
+		case w.InsertTask != nil:
+			last[w.InsertTask.Name] = w.InsertTask
+		case w.UpdateTask != nil:
+			last[w.UpdateTask.Name] = w.UpdateTask
+		case w.Cluster != nil:
+			clusterChanged = true
+		}
+	}
+	if len(last) > 0 {
+		tasks, running := prev.tasks.Txn(), prev.running.Txn()
+		for name, r := range last {
+			key := []byte(name)
+			var was *model.TaskRecord
+			live := e.records[name] != nil
+			if live {
+				was, _ = tasks.Insert(key, r)
+			} else {
+				was, _ = tasks.Delete(key)
+			}
+			wasRunning := was != nil && was.State == model.StateRunning
+			isRunning := live && r.State == model.StateRunning
+			if isRunning {
+				running.Insert(key, r)
+			} else if wasRunning {
+				running.Delete(key)
+			}
+			clusterChanged = clusterChanged || isRunning != wasRunning // allocations moved
+		}
+		next.tasks, next.running = tasks.CommitOnly(), running.CommitOnly()
+	}
+	if clusterChanged || e.sched.HoldChanges() != prev.cl.holds {
+		next.cl = e.readCluster()
+	}
+	e.view.Store(next)
+	close(prev.next)
+}
+
+// waitFor is the waiting list of the View that follows prev: prev's when
+// the list was built and the core's is still that one (a step without a
+// cycle), the core's when it is built (a core that lists it in each
+// decision), else one the loop builds when a reader asks.
+func (e *Engine) waitFor(prev *View) *waitView {
+	switch {
+	case !e.waitFresh:
+		return newWaitView()
+	case prev != nil && prev.wait.isBuilt() && sameList(prev.wait.list, e.waiting):
+		return prev.wait
+	default:
+		return builtWaitView(e.waiting)
+	}
+}
+
+// publishAll publishes a View built from the whole state, as after
+// recovery or a rollback: O(n log n) in live tasks, so only for those.
+func (e *Engine) publishAll() {
+	tasks, running := iradix.New[*model.TaskRecord]().Txn(), iradix.New[*model.TaskRecord]().Txn()
+	for name, r := range e.records {
+		cp := *r
+		tasks.Insert([]byte(name), &cp)
+		if cp.State == model.StateRunning {
+			running.Insert([]byte(name), &cp)
+		}
+	}
+	prev := e.view.Load()
+	var step uint64
+	if prev != nil {
+		step = prev.step + 1
+	}
+	e.view.Store(&View{e: e, next: make(chan struct{}), step: step, tasks: tasks.CommitOnly(), running: running.CommitOnly(),
+		wait: e.waitFor(prev), cl: e.readCluster()})
+	if prev != nil {
+		close(prev.next)
+	}
+}
+
+// readCluster reads the cluster part of a View from the core.
+func (e *Engine) readCluster() *clusterView {
+	return &clusterView{name: e.cluster.Name, levels: e.sched.Levels(), policy: e.sched.Policy(), teams: e.sched.Teams(),
+		catalog: e.sched.Catalog(), nodes: e.sched.Nodes(), usage: e.sched.Usage(), holds: e.sched.HoldChanges()}
+}

@@ -1,0 +1,64 @@
+package sqlrow
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// row is one stored row, as a database gives it back.
+type row []any
+
+func (r row) Scan(dest ...any) error {
+	for i, d := range dest {
+		reflect.ValueOf(d).Elem().Set(reflect.ValueOf(r[i]).Convert(reflect.TypeOf(d).Elem()))
+	}
+	return nil
+}
+
+// TestTaskRoundTrip: a task written with TaskSpec and TaskUpdateValues reads
+// back the same through Task, times in UTC to the nanosecond, an empty
+// placement as none.
+func TestTaskRoundTrip(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 123, time.UTC)
+	want := model.TaskRecord{Name: "a", Team: "t", Seq: 7, State: model.StateRunning, SubmittedAt: at, StartedAt: at.Add(time.Second),
+		Resumes: 1, Retries: 2, Message: "m", Spec: model.TaskSpec{Name: "a", Team: "t", Nodes: 2},
+		Placement: []model.PodPlacement{{Node: "n1"}}, PGIDs: []int{11, 12}}
+	spec, err := TaskSpec(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := TaskUpdateValues(want)
+	if err != nil || len(v) != len(TaskUpdateColumns) || v[0] != spec {
+		t.Fatalf("update values %v %v", v, err)
+	}
+	// name, team, seq, spec, state, submitted_at, then the update's columns from started_at on, as TaskColumns orders them.
+	got, err := Task(row{want.Name, want.Team, want.Seq, v[0], v[1], Nanos(want.SubmittedAt), v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("read back\n%+v\nwant\n%+v", got, want)
+	}
+	want.Placement = nil
+	v, _ = TaskUpdateValues(want)
+	if v[7] != "" {
+		t.Fatalf("no placement is stored as %q", v[7])
+	}
+	if !Time(0).IsZero() || Nanos(time.Time{}) != 0 {
+		t.Fatal("the zero time is not stored as 0")
+	}
+}
+
+// TestLiveToken: a revoked token and a missing one are both not found.
+func TestLiveToken(t *testing.T) {
+	if _, err := LiveToken(row{"id", "admin", "", "", int64(1), int64(2)}, nil); err == nil {
+		t.Fatal("a revoked token authenticated")
+	}
+	tok, err := LiveToken(row{"id", "admin", "", "n", int64(1), int64(0)}, nil)
+	if err != nil || tok.ID != "id" || tok.CreatedAt.UnixNano() != 1 {
+		t.Fatalf("a live token: %+v %v", tok, err)
+	}
+}
