@@ -28,6 +28,7 @@ func loadtestCmd() *cobra.Command {
 	var clients, tasks, stored, pending, prefill int
 	var storeArg string
 	var maxConns int
+	var leaderElect bool
 	var pressure pressureOptions
 	c := &cobra.Command{
 		Use:   "loadtest",
@@ -40,7 +41,10 @@ phase measures submissions against a deep queue, then reports the server's resid
 With --store sqlite,postgres-temp --rounds 3 it measures SQLite and a throwaway PostgreSQL in turns, in the
 same minutes, and prints the load average before each run and the CPU the server and PostgreSQL used.
 With --stored, it then fills the database to --stored tasks, cancels all but --pending of them, and reports
-the server's resident memory.`,
+the server's resident memory.
+With --idle-conns, --slow-conns or --sse-streams it runs --rounds rounds of phases with and without those
+hostile clients, each phase from an empty queue, and reports each against the same round's no-pressure
+phase, with the server's and its own CPU per submission (docs/BENCHMARKS.md, "Hostile clients").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
@@ -54,6 +58,9 @@ the server's resident memory.`,
 				args := run.serverArgs
 				if maxConns > 0 {
 					args = append(args, "--max-connections", strconv.Itoa(maxConns))
+				}
+				if leaderElect && run.postgres {
+					args = append(args, "--leader-elect") // the lease row, and every commit fenced by its term
 				}
 				if pressure.on() {
 					return loadtestPressure(out, clients, tasks, pressure, args...)
@@ -69,6 +76,7 @@ the server's resident memory.`,
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")
 	c.Flags().IntVar(&maxConns, "max-connections", 0, "the server's --max-connections (0: its default), to measure the cap's eviction under --idle-conns")
+	c.Flags().BoolVar(&leaderElect, "leader-elect", false, "on PostgreSQL, run the server as a replica with --leader-elect, as several replicas run: it takes the lease, and every commit checks its term")
 	c.Flags().StringVar(&storeArg, "store", "sqlite", "the server's store: sqlite (in the temporary directory), "+tempPostgres+
 		" (a throwaway local PostgreSQL cluster; needs its binaries: scripts/install-test-deps.sh), postgres://... (an empty database), or a comma-separated list, run in turns (--rounds times)")
 	pressureFlags(c, &pressure)
@@ -127,6 +135,7 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 	if run.dbPID != 0 {
 		cpu.add("PostgreSQL", func() (time.Duration, error) { return treeCPU(run.dbPID) })
 	}
+	sums, sumsErr := scrapeEngine(srv.base, srv.token)
 	cpu.begin()
 	if profileDir != "" {
 		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // the server starts its profile
@@ -139,11 +148,15 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 		return err
 	}
 	cpuUsed := cpu.report(tasks)
+	loop := "unknown"
+	if after, err := scrapeEngine(srv.base, srv.token); err == nil && sumsErr == nil {
+		loop = after.since(sums)
+	}
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
 	fmt.Fprintf(out, "submissions: %d from %d clients in %.2fs: %.0f acknowledged/s, latency p50 %.1f ms, p99 %.1f ms\n",
 		tasks, clients, elapsed.Seconds(), float64(tasks)/elapsed.Seconds(),
 		ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
-	fmt.Fprintf(out, "CPU used meanwhile: %s\n", cpuUsed)
+	fmt.Fprintf(out, "CPU used meanwhile: %s\nthe server's loop meanwhile: %s\n", cpuUsed, loop)
 	if profileDir != "" {
 		fmt.Fprintf(out, "server CPU profile: %s\n", filepath.Join(profileDir, "server-1.prof"))
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,4 +96,62 @@ func (m *cpuMeter) report(ops int) string {
 		parts = append(parts, fmt.Sprintf("%s %.2f s (%.0f ms per 1,000)", m.names[i], d.Seconds(), float64(d.Milliseconds())*1000/float64(ops)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// engineSums are the server's counts and sums of its commit and cycle
+// histograms (from /metrics), to say where a phase's time went.
+type engineSums struct {
+	commits, commitSec, ops, cycles, cycleSec float64
+}
+
+func scrapeEngine(base, token string) (engineSums, error) {
+	req, err := http.NewRequest("GET", base+"/metrics", nil)
+	if err != nil {
+		return engineSums{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return engineSums{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return engineSums{}, err
+	}
+	var s engineSums
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			continue
+		}
+		switch f[0] {
+		case "taskgov_store_commit_seconds_count":
+			s.commits = v
+		case "taskgov_store_commit_seconds_sum":
+			s.commitSec = v
+		case "taskgov_commit_batch_ops_sum":
+			s.ops = v
+		case "taskgov_scheduling_cycle_seconds_count":
+			s.cycles = v
+		case "taskgov_scheduling_cycle_seconds_sum":
+			s.cycleSec = v
+		}
+	}
+	return s, nil
+}
+
+// since says what the server's loop did between two scrapes.
+func (s engineSums) since(before engineSums) string {
+	n := s.commits - before.commits
+	if n <= 0 {
+		return "no commits"
+	}
+	cycles := max(s.cycles-before.cycles, 1)
+	return fmt.Sprintf("%.0f commits of %.1f inputs on average, a commit %.2f ms and a cycle %.2f ms on average",
+		n, (s.ops-before.ops)/n, (s.commitSec-before.commitSec)*1000/n, (s.cycleSec-before.cycleSec)*1000/cycles)
 }

@@ -69,7 +69,7 @@ func loadtestStores(out io.Writer, list string, rounds int, run func(storeRun) e
 				args, name = append(args, "--store", dsn), "postgres"
 			}
 			fmt.Fprintf(out, "round %d, store %s, load average %s\n", r, label, loadAverage())
-			if err := run(storeRun{fmt.Sprintf("%s-%d", name, r), args, dbPID}); err != nil {
+			if err := run(storeRun{fmt.Sprintf("%s-%d", name, r), args, dbPID, dsn != ""}); err != nil {
 				return fmt.Errorf("%s, round %d: %w", label, r, err)
 			}
 		}
@@ -82,6 +82,7 @@ type storeRun struct {
 	name       string // STORE-ROUND: sqlite-1, postgres-2
 	serverArgs []string
 	dbPID      int // the PostgreSQL cluster's postmaster, if the loadtest started it
+	postgres   bool
 }
 
 // loadAverage is /proc/loadavg's 1, 5 and 15 minute figures.

@@ -42,6 +42,9 @@ func TestLoadtestStores(t *testing.T) {
 			t.Errorf("no CPU profile of the %s run: %v", st, err)
 		}
 	}
+	if n := strings.Count(string(out), "inputs on average, a commit"); n != len(strings.Split(stores, ",")) {
+		t.Errorf("%d runs say how their commits went, want one per store:\n%s", n, out)
+	}
 	if n := strings.Count(string(out), "acknowledged/s"); n != len(strings.Split(stores, ",")) {
 		t.Errorf("%d results, want one per store:\n%s", n, out)
 	}
@@ -49,6 +52,14 @@ func TestLoadtestStores(t *testing.T) {
 		t.Errorf("the PostgreSQL run does not report the database's CPU:\n%s", out)
 	}
 	t.Logf("\n%s", out)
+
+	// --leader-elect runs the PostgreSQL server as a fenced replica.
+	if strings.Contains(stores, tempPostgres) {
+		out, err := exec.Command(bin, "loadtest", "--tasks", "100", "--clients", "4", "--store", tempPostgres, "--leader-elect").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "acknowledged/s") {
+			t.Fatalf("a fenced replica: %v\n%s", err, out)
+		}
+	}
 
 	// Rounds need a fresh database each: a given DSN allows one.
 	out, err = exec.Command(bin, "loadtest", "--store", "postgres://u@127.0.0.1:1/db", "--rounds", "2").CombinedOutput()

@@ -93,6 +93,11 @@ func TestMetricsMatchTheAPI(t *testing.T) {
 	if !strings.Contains(text, "taskgov_scheduling_cycle_seconds_count") || !strings.Contains(text, "taskgov_admission_wait_seconds_count 1") {
 		t.Errorf("histograms missing:\n%s", text)
 	}
+	// Every commit is counted with the inputs that shared it.
+	if commits, ops := metricValue(t, text, "taskgov_store_commit_seconds_count"), metricValue(t, text, "taskgov_commit_batch_ops_sum"); commits < 1 ||
+		ops < commits || metricValue(t, text, "taskgov_commit_batch_ops_count") != commits {
+		t.Errorf("commits %v carrying %v inputs:\n%s", commits, ops, text)
+	}
 	member := strings.TrimSpace(mustCLI(t, "token", "create", "--role", "member", "--team", "product"))
 	if code, _ := scrape(t, member); code != 403 {
 		t.Fatalf("a member scraped metrics: %d", code)

@@ -169,6 +169,8 @@ type Observer interface {
 	Admitted(team string, borrowed bool, firstWait time.Duration)
 	Preempted(reason string, lostGPUSeconds float64)
 	Cycle(d time.Duration)
+	// Commit: a batch of ops took d to commit durably (one store commit).
+	Commit(d time.Duration, ops int)
 	// StoreFault counts a failed write or probe by model.FaultKind.
 	StoreFault(kind string)
 }
@@ -178,6 +180,7 @@ type noObserver struct{}
 func (noObserver) Admitted(string, bool, time.Duration) {}
 func (noObserver) Preempted(string, float64)            {}
 func (noObserver) Cycle(time.Duration)                  {}
+func (noObserver) Commit(time.Duration, int)            {}
 func (noObserver) StoreFault(string)                    {}
 
 // Open recovers state from the store, requeues tasks that were running when

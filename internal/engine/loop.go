@@ -140,9 +140,11 @@ func (e *Engine) step(batch []*op) error {
 		w.put(model.Write{Heartbeat: e.now()})
 	}
 	if len(w.ws) > 0 {
+		started := time.Now()
 		if err := e.store.Apply(context.Background(), w.ws); err != nil {
 			return e.failed(err, batch)
 		}
+		e.obs.Commit(time.Since(started), len(batch))
 	}
 	e.publishStep(w.ws) // before answering: a caller reads its own write
 	if degraded {

@@ -73,12 +73,19 @@ func (v *View) Record(name string) (r model.TaskRecord, ok bool) {
 }
 
 // Task returns a live task with its queue position and reason when it
-// waits; ok is false for a finished task or an unknown name. Like every
-// read of the queue, it may answer from a later View (see queue).
+// waits; ok is false for a finished task or an unknown name. For a pending
+// task it reads the queue, so it may answer from a later View (see queue).
 func (v *View) Task(name string) (apitypes.Task, bool) {
+	key := []byte(name)
+	p, ok := v.tasks.Get(key)
+	if !ok || p.State != model.StatePending {
+		if !ok {
+			return apitypes.Task{}, false
+		}
+		return apitypes.Task{TaskRecord: *p}, true
+	}
 	v, x := v.queue()
-	p, ok := v.tasks.Get([]byte(name))
-	if !ok {
+	if p, ok = v.tasks.Get(key); !ok {
 		return apitypes.Task{}, false
 	}
 	t := apitypes.Task{TaskRecord: *p}

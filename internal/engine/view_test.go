@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -94,6 +95,73 @@ func TestReadsDuringLongStepSeePreviousStep(t *testing.T) {
 	}
 	if err := expectPriority(h, "training"); err != nil { // the caller reads its own write
 		t.Fatalf("right after the call returned: %v", err)
+	}
+}
+
+// TestQueueReadOfUnbuiltListWaitsForTheStep: a View is published without
+// its waiting list (the core builds it on demand, from the state of the
+// View's step). A queue read of a View nobody read the queue of yet, made
+// while the next step is in progress, cannot have the list built from the
+// core, which is mid-step: it waits for that step and answers from the View
+// the step publishes, consistent with it.
+func TestQueueReadOfUnbuiltListWaitsForTheStep(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	if err := h.submit("small", "a", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.submit("big", "b", 4); err != nil {
+		t.Fatal(err)
+	}
+	h.quiesce()
+	entered, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.e.do(ctx, nil, func(w *writes) (any, error) {
+			if err := h.e.sched.SetPriority("big", "inference"); err != nil {
+				return nil, err
+			}
+			r := h.e.records["big"]
+			r.Spec.Priority = "inference"
+			h.e.persist(r, w)
+			close(entered)
+			<-release
+			return nil, nil
+		})
+		done <- err
+	}()
+	<-entered
+	before := h.e.View()
+	if before.wait.isBuilt() {
+		t.Fatal("the View's list was built before anyone read it")
+	}
+	if tk, ok := before.Task("small"); !ok || tk.State != model.StateRunning { // no queue needed: at once
+		t.Fatalf("small: %+v %v", tk, ok)
+	}
+	got := make(chan []apitypes.Task, 1)
+	go func() { got <- before.Queue(nil) }()
+	time.Sleep(50 * time.Millisecond)
+	select {
+	case q := <-got:
+		t.Fatalf("the queue read answered mid-step: %+v", q)
+	default:
+	}
+	releaseOnce.Do(func() { close(release) })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case q := <-got:
+		if len(q) != 1 || q[0].Name != "big" || q[0].Spec.Priority != "inference" {
+			t.Fatalf("queue after the step: %+v", q)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the queue read did not answer after the step")
+	}
+	if err := checkView(h.e.View()); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -74,6 +75,26 @@ func TestOtherTeamsNamesDoNotLeak(t *testing.T) {
 			}
 			close(stream)
 		}()
+		// The admin's stream reads the ring of all events, where names are
+		// not hidden.
+		areq, _ := http.NewRequest("GET", e.url+"/api/v1/events", nil)
+		areq.Header.Set("Authorization", "Bearer "+e.admin)
+		aresp, err := http.DefaultClient.Do(areq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer aresp.Body.Close()
+		adminSaw := make(chan struct{})
+		go func() {
+			sc := bufio.NewScanner(aresp.Body)
+			for sc.Scan() {
+				if strings.Contains(sc.Text(), "preempted (Reclaim) for b-topsecret-project") {
+					close(adminSaw)
+					break
+				}
+			}
+			_, _ = io.Copy(io.Discard, aresp.Body)
+		}()
 		for _, name := range []string{"a1", "a2", "a3"} {
 			s := spec(name, "alpha", "sleep", "60")
 			s.GracePeriodSeconds = 1
@@ -120,6 +141,11 @@ func TestOtherTeamsNamesDoNotLeak(t *testing.T) {
 		}
 		if !sawPreempt {
 			t.Error("alpha's event stream carried no preemption event")
+		}
+		select {
+		case <-adminSaw:
+		case <-time.After(3 * time.Second):
+			t.Error("the admin's event stream did not name the task the preemption was for")
 		}
 	})
 }

@@ -27,7 +27,7 @@ type wrun struct {
 	run      int
 	nodes    []string
 	assigned map[types.UID]string
-	stopping bool
+	stopping bool // stopping and grace: guarded by Workloads.mu
 	grace    int64
 }
 

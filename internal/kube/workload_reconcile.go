@@ -90,9 +90,14 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 		}
 		st = TaskStatus{State: "Pending"}
 	}
-	if r != nil && !r.stopping && st.State != "Running" {
+	var stopping bool // r's stop state, read under w.mu (Stop writes it)
+	var grace int64
+	if r != nil {
 		w.mu.Lock()
-		r.stopping, r.grace = true, model.DefaultGracePeriodSeconds // taskgov no longer runs it
+		if !r.stopping && st.State != "Running" {
+			r.stopping, r.grace = true, model.DefaultGracePeriodSeconds // taskgov no longer runs it
+		}
+		stopping, grace = r.stopping, r.grace
 		w.mu.Unlock()
 	}
 	switch {
@@ -104,8 +109,8 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 				return err
 			}
 		}
-	case r.stopping:
-		if err := w.hold(ctx, k, u, r.grace); err != nil {
+	case stopping:
+		if err := w.hold(ctx, k, u, grace); err != nil {
 			return err
 		}
 		if len(w.live(k)) == 0 {
@@ -187,13 +192,16 @@ func (w *Workloads) gone(ctx context.Context, k wkey) error {
 		}
 		return nil
 	}
+	w.mu.Lock()
+	stopping, grace := r.stopping, r.grace // Stop writes them
+	w.mu.Unlock()
 	for _, p := range live {
 		if p.DeletionTimestamp == nil && metav1.GetControllerOf(p) == nil {
-			secs := w.deleteGrace(p.Spec.NodeName, r.grace)
+			secs := w.deleteGrace(p.Spec.NodeName, grace)
 			_ = w.client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &secs})
 		}
 	}
-	if len(live) == 0 && r.stopping {
+	if len(live) == 0 && stopping {
 		w.end(task, r, -1)
 		w.mu.Lock()
 		if w.runs[task] == nil && w.byTask[task] == k {

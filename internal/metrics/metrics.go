@@ -48,6 +48,8 @@ type Metrics struct {
 	lostGPUHours  *prometheus.CounterVec
 	admissionWait prometheus.Histogram
 	cycle         prometheus.Histogram
+	commit        prometheus.Histogram
+	batchOps      prometheus.Histogram
 	storeErrors   *prometheus.CounterVec
 }
 
@@ -67,6 +69,12 @@ func New(snapshot func() Snapshot) *Metrics {
 		cycle: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "taskgov_scheduling_cycle_seconds",
 			Help:    "Duration of one scheduling decision (a cycle of the core).",
 			Buckets: prometheus.ExponentialBuckets(0.00001, 4, 10)}),
+		commit: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "taskgov_store_commit_seconds",
+			Help:    "Duration of one durable commit of a batch of changes (SQLite: the transaction and its fsync; PostgreSQL: the round trip and the WAL flush).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 14)}),
+		batchOps: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "taskgov_commit_batch_ops",
+			Help:    "Inputs (API calls, pod events) that shared one commit.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 11)}),
 		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "taskgov_store_errors_total",
 			Help: "Failed database writes and probes, by kind: transient (disk full, busy, I/O; writes are refused and retried), fatal (corrupt, file removed; the server stops), rejected (a constraint)."},
 			[]string{"kind"}),
@@ -74,7 +82,7 @@ func New(snapshot func() Snapshot) *Metrics {
 	for _, k := range []string{"transient", "fatal", "rejected"} {
 		m.storeErrors.WithLabelValues(k)
 	}
-	m.Registry.MustRegister(m.admissions, m.preemptions, m.lostGPUHours, m.admissionWait, m.cycle, m.storeErrors, &stateCollector{snapshot: snapshot})
+	m.Registry.MustRegister(m.admissions, m.preemptions, m.lostGPUHours, m.admissionWait, m.cycle, m.commit, m.batchOps, m.storeErrors, &stateCollector{snapshot: snapshot})
 	return m
 }
 
@@ -102,6 +110,13 @@ func (m *Metrics) StoreFault(kind string) { m.storeErrors.WithLabelValues(kind).
 
 // Cycle records one scheduling decision's duration.
 func (m *Metrics) Cycle(d time.Duration) { m.cycle.Observe(d.Seconds()) }
+
+// Commit records one durable commit: how long it took and how many inputs
+// shared it.
+func (m *Metrics) Commit(d time.Duration, ops int) {
+	m.commit.Observe(d.Seconds())
+	m.batchOps.Observe(float64(ops))
+}
 
 var (
 	pendingDesc = prometheus.NewDesc("taskgov_pending_tasks", "Pending tasks by team and wait reason.", []string{"team", "reason"}, nil)

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -73,32 +72,7 @@ func (t *Tx) Audit(e model.AuditEntry) error {
 
 // AuditLog returns matching audit entries, oldest first.
 func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error) {
-	q := `SELECT ` + sqlrow.AuditColumns + ` FROM audit WHERE id > $1`
-	args := []any{f.AfterID}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		q += " AND " + cond + " $" + strconv.Itoa(len(args))
-	}
-	if f.Team != "" {
-		add("team =", f.Team)
-	}
-	if f.Target != "" {
-		add("target =", f.Target)
-	}
-	if f.Actor != "" {
-		add("actor =", f.Actor)
-	}
-	if !f.From.IsZero() {
-		add("at >=", sqlrow.Nanos(f.From))
-	}
-	if !f.To.IsZero() {
-		add("at <", sqlrow.Nanos(f.To))
-	}
-	if f.Limit <= 0 {
-		f.Limit = 1000
-	}
-	args = append(args, f.Limit)
-	q += " ORDER BY id LIMIT $" + strconv.Itoa(len(args))
+	q, args := sqlrow.AuditQuery(f, sqlrow.Dollar)
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err

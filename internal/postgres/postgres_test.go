@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/postgres"
 	"github.com/taskgov/taskgov/internal/postgres/pgtest"
@@ -62,5 +63,25 @@ func BenchmarkCommit16(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
+	storetest.BenchCommit[*postgres.Store, *postgres.Tx](b, s, 16)
+}
+
+// BenchmarkCommit16Fenced is BenchmarkCommit16 for a leader with
+// --leader-elect: every commit also checks its term under a share lock, in
+// the same round trip (compare the two to see what fencing costs).
+func BenchmarkCommit16Fenced(b *testing.B) {
+	if server == nil {
+		b.Skip(pgtest.HowTo)
+	}
+	s, err := postgres.Open(context.Background(), server.NewDatabase(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	term, ok, err := s.Acquire(context.Background(), "bench", time.Hour)
+	if err != nil || !ok {
+		b.Fatal(ok, err)
+	}
+	s.Fence(term)
 	storetest.BenchCommit[*postgres.Store, *postgres.Tx](b, s, 16)
 }

@@ -27,8 +27,8 @@ func (t *Tx) InsertTask(r model.TaskRecord) error {
 	return nil
 }
 
-var updateTask = `UPDATE tasks SET ` + sqlrow.Assign(sqlrow.TaskUpdateColumns, func(i int) string { return "$" + strconv.Itoa(i) }) +
-	` WHERE seq=$` + strconv.Itoa(len(sqlrow.TaskUpdateColumns)+1)
+var updateTask = `UPDATE tasks SET ` + sqlrow.Assign(sqlrow.TaskUpdateColumns, sqlrow.Dollar) +
+	` WHERE seq=` + sqlrow.Dollar(len(sqlrow.TaskUpdateColumns)+1)
 
 // UpdateTask writes a task's mutable fields; the task is the one with r.Seq.
 func (t *Tx) UpdateTask(r model.TaskRecord) error {

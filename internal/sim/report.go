@@ -57,8 +57,10 @@ type Report struct {
 	} `json:"topology"`
 	Scheduler struct {
 		Decisions int `json:"decisions"`
-		// TasksTried: pending tasks tried over all cycles (each cycle tries
-		// every pending task), the work that grows with the backlog.
+		// TasksTried: pending tasks tried over all cycles (a cycle tries
+		// the pending tasks of the instance types it evaluates, or only
+		// newly queued ones when their type was settled), the work that
+		// grows with the backlog.
 		TasksTried uint64  `json:"tasks_tried"`
 		WallS      float64 `json:"wall_s"`
 	} `json:"scheduler"`

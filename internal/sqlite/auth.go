@@ -68,32 +68,7 @@ func (t *Tx) Audit(e model.AuditEntry) error {
 
 // AuditLog returns matching audit entries, oldest first.
 func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error) {
-	q := `SELECT ` + sqlrow.AuditColumns + ` FROM audit WHERE id > ?`
-	args := []any{f.AfterID}
-	add := func(cond string, v any) {
-		q += " AND " + cond
-		args = append(args, v)
-	}
-	if f.Team != "" {
-		add("team = ?", f.Team)
-	}
-	if f.Target != "" {
-		add("target = ?", f.Target)
-	}
-	if f.Actor != "" {
-		add("actor = ?", f.Actor)
-	}
-	if !f.From.IsZero() {
-		add("at >= ?", sqlrow.Nanos(f.From))
-	}
-	if !f.To.IsZero() {
-		add("at < ?", sqlrow.Nanos(f.To))
-	}
-	if f.Limit <= 0 {
-		f.Limit = 1000
-	}
-	q += " ORDER BY id LIMIT ?"
-	args = append(args, f.Limit)
+	q, args := sqlrow.AuditQuery(f, sqlrow.Question)
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func (t *Tx) InsertTask(r model.TaskRecord) error {
 	return err
 }
 
-var updateTask = `UPDATE tasks SET ` + sqlrow.Assign(sqlrow.TaskUpdateColumns, func(int) string { return "?" }) + ` WHERE seq=?`
+var updateTask = `UPDATE tasks SET ` + sqlrow.Assign(sqlrow.TaskUpdateColumns, sqlrow.Question) + ` WHERE seq=?`
 
 // UpdateTask writes a task's mutable fields; the task is the one with r.Seq
 // (a name may be reused once its task has finished).

@@ -109,7 +109,7 @@ func TaskUpdateValues(r model.TaskRecord) ([]any, error) {
 
 // Assign is the SET list "col = placeholder, ..." of cols, with the
 // adapter's placeholder for the i-th parameter (from 1).
-func Assign(cols []string, placeholder func(i int) string) string {
+func Assign(cols []string, placeholder Placeholder) string {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		parts[i] = c + "=" + placeholder(i+1)

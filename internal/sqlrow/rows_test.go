@@ -62,3 +62,19 @@ func TestLiveToken(t *testing.T) {
 		t.Fatalf("a live token: %+v %v", tok, err)
 	}
 }
+
+// TestAuditQuery: each filter field adds its condition with the adapter's
+// placeholders, numbered in order, and the limit defaults to 1000.
+func TestAuditQuery(t *testing.T) {
+	f := model.AuditFilter{AfterID: 5, Team: "t", To: time.Unix(0, 9)}
+	q, args := AuditQuery(f, Dollar)
+	if want := `SELECT ` + AuditColumns + ` FROM audit WHERE id > $1 AND team = $2 AND at < $3 ORDER BY id LIMIT $4`; q != want {
+		t.Fatalf("query\n%s\nwant\n%s", q, want)
+	}
+	if !reflect.DeepEqual(args, []any{int64(5), "t", int64(9), 1000}) {
+		t.Fatalf("args %#v", args)
+	}
+	if q, _ := AuditQuery(model.AuditFilter{Actor: "a"}, Question); q != `SELECT `+AuditColumns+` FROM audit WHERE id > ? AND actor = ? ORDER BY id LIMIT ?` {
+		t.Fatalf("SQLite query %s", q)
+	}
+}
