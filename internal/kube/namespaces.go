@@ -143,7 +143,16 @@ func (w *Workloads) label(ctx context.Context, k wkey, u *unstructured.Unstructu
 	if k.kind.Name == "Job" && k.kind.Suspended(u) {
 		if tl, _, _ := unstructured.NestedString(u.Object, "spec", "template", "metadata", "labels", LabelQueueName); tl == "" {
 			body := fmt.Sprintf(`{"spec":{"template":{"metadata":{"labels":{%q:%q}}}}}`, LabelQueueName, q)
-			return true, w.patch(ctx, k, []byte(body))
+			err := w.patch(ctx, k, []byte(body))
+			if apierrors.IsInvalid(err) {
+				// A Job that ran before its namespace was labelled keeps
+				// its template immutable until the Job controller has
+				// seen the suspend (and reset status.startTime).
+				w.Log.Debug("kubernetes workload: pod template not yet mutable", "object", k.String(), "err", err)
+				w.queue.AddAfter(k, 2*time.Second)
+				return true, nil
+			}
+			return true, err
 		}
 	}
 	return false, nil
