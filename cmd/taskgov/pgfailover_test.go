@@ -158,10 +158,10 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 
 	// The burst: 8 clients submit through either replica (the standby
 	// forwards), retrying on another when one fails; a name counts as
-	// acknowledged only on a 201.
+	// acknowledged only on a 201, which names the record (its seq).
 	const clients, perClient = 8, 40
 	var mu sync.Mutex
-	acked := map[string]bool{}
+	acked := map[string]int64{} // name: the acknowledged record's seq
 	var killedAt time.Time
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -175,10 +175,11 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 					"perNode": map[string]int{"gpus": 1}, "command": beatScript(beats, 6)}
 				for try := 0; try < 200; try++ {
 					via := []*replica{a, b}[(c+try)%2]
-					code, err := via.call("POST", "/api/v1/tasks", body, nil)
+					var got struct{ Seq int64 }
+					code, err := via.call("POST", "/api/v1/tasks", body, &got)
 					if err == nil && code == 201 {
 						mu.Lock()
-						acked[name] = true
+						acked[name] = got.Seq
 						mu.Unlock()
 						break
 					}
@@ -205,23 +206,34 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		var list struct {
-			Tasks []struct{ Name, State string } `json:"tasks"`
+			Tasks []struct {
+				Name, State string
+				Seq         int64
+			} `json:"tasks"`
 		}
 		code, err := b.call("GET", "/api/v1/tasks?limit=1000", nil, &list)
 		if err != nil || code != 200 {
 			t.Fatalf("listing: %d %v", code, err)
 		}
-		count := map[string]int{}
+		// A try whose answer was lost may be stored too; once it has
+		// finished, a later try reuses its name as a new task (a finished
+		// task's name may be reused). So the acknowledged record must be
+		// stored exactly once, and any other of its name must be an
+		// earlier record that had finished.
+		count := map[int64]int{}
 		done := 0
 		for _, x := range list.Tasks {
-			count[x.Name]++
+			count[x.Seq]++
 			if x.State == "Succeeded" {
 				done++
 			}
+			if seq, ok := acked[x.Name]; ok && x.Seq != seq && (x.Seq > seq || x.State != "Succeeded") {
+				t.Fatalf("task %s: record %d (%s) beside the acknowledged record %d", x.Name, x.Seq, x.State, seq)
+			}
 		}
-		for name := range acked {
-			if count[name] != 1 {
-				t.Fatalf("acknowledged task %s is stored %d times", name, count[name])
+		for name, seq := range acked {
+			if count[seq] != 1 {
+				t.Fatalf("acknowledged task %s (record %d) is stored %d times", name, seq, count[seq])
 			}
 		}
 		if done == len(list.Tasks) {

@@ -269,6 +269,28 @@ func TestKubernetesWorkloads(t *testing.T) {
 		t.Errorf("the rejected Job has pods: %s", podsWide(ps))
 	}
 
+	// 5b. A team's queue named from outside its namespaces (Kueue's
+	// LocalQueues bind the same way): refused, with the fix, and held.
+	stray := jobVariant(t, "stray", "training-priority", 1, nil)
+	stray.SetNamespace("default")
+	stray = create(t, dyn, stray)
+	waitFor(t, 30*time.Second, func() bool {
+		evs, _ := c.CoreV1().Events("default").List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=stray"})
+		for _, e := range evs.Items {
+			if e.Reason == "Rejected" && strings.Contains(e.Message, "metadata.namespace") && strings.Contains(e.Message, "create the Job in hyperpod-ns-research") {
+				t.Logf("Event on Job default/stray: %s %s: %s", e.Type, e.Reason, e.Message)
+				return true
+			}
+		}
+		return false
+	})
+	if sus, _, _ := unstructured.NestedBool(getObj(t, dyn, stray).Object, "spec", "suspend"); !sus {
+		t.Error("a Job naming another namespace's queue is not held")
+	}
+	if ps := podsOwnedBy(t, kc, stray); len(ps) != 0 {
+		t.Errorf("a Job naming another namespace's queue has pods: %s", podsWide(ps))
+	}
+
 	// 6. A restart adopts the running workloads: same pods, still running.
 	before := map[string]bool{}
 	for _, u := range []*unstructured.Unstructured{sft, hp, low} {

@@ -95,6 +95,24 @@ func (s *Scheduler) reclaimPass(t *task, all []victim) []victim {
 	return out
 }
 
+// ownOrCheap keeps t's own team's candidates and the other teams' cheap
+// ones (preemption Immediate's fair-share victims); dear reports whether it
+// left any out.
+func (s *Scheduler) ownOrCheap(t *task, all []victim) (out []victim, dear bool) {
+	out = s.cc.pass[:0]
+	at := s.costClock()
+	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
+	for _, v := range all {
+		if v.t.team == t.team || victimCost(v.t, s.lostWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
+			out = append(out, v)
+		} else {
+			dear = true
+		}
+	}
+	s.cc.pass = out
+	return out, dear
+}
+
 // costQuantum is the tick of the clock victim costs and the payback are
 // evaluated on (costClock).
 const costQuantum = 60 // seconds

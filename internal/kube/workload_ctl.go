@@ -205,6 +205,9 @@ func (w *Workloads) Sync(ctx context.Context) error {
 // ctx ends. Only the leader calls it.
 func (w *Workloads) Run(ctx context.Context, gov Governor) {
 	w.gov = gov
+	if w.Mapping.NamespaceTeams == nil {
+		w.Mapping.NamespaceTeams = gov.TeamNamespaces
+	}
 	if w.Mapping.Classes == nil {
 		w.Mapping.Classes = gov.Classes
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +23,11 @@ type Mapping struct {
 	// (hyperpod-ns-<team>, or the team's configured namespace): it names
 	// the namespace's team.
 	TeamOfNamespace func(namespace string) (team string, ok bool)
+	// NamespaceTeams maps each team's namespaces to the team
+	// (Governor.TeamNamespaces). When set, a queue label binds as a Kueue
+	// LocalQueue does, only inside its team's namespaces: a Job in another
+	// namespace cannot spend the team's quota by naming its queue.
+	NamespaceTeams func() map[string]string
 	// Classes are the policy's priority classes, so that "training-priority"
 	// can mean the class "training" (and a class literally named
 	// "training-priority" still means itself).
@@ -45,6 +51,32 @@ func (m Mapping) Team(u *unstructured.Unstructured) (string, bool) {
 		return m.TeamOfNamespace(u.GetNamespace())
 	}
 	return "", false
+}
+
+// queueInNamespace refuses a queue label used outside its team's
+// namespaces (nsTeams: namespace to team). A queue of no known team passes:
+// the engine refuses the unknown team, with its own fix.
+func queueInNamespace(queue, team, namespace, kind string, nsTeams map[string]string) error {
+	if nsTeams[namespace] == team {
+		return nil
+	}
+	var own []string
+	for ns, t := range nsTeams {
+		if t == team {
+			own = append(own, ns)
+		}
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	sort.Strings(own)
+	fix := "create the " + kind + " in " + strings.Join(own, " or ")
+	if other, ok := nsTeams[namespace]; ok {
+		fix += ", or use this namespace's queue hyperpod-ns-" + other + "-localqueue"
+	}
+	return &model.FieldError{Field: "metadata.namespace",
+		Problem: fmt.Sprintf("the queue %s is team %s's, which works in %s, not in %s", queue, team, strings.Join(own, " and "), namespace),
+		Fix:     fix}
 }
 
 // TeamOfQueue maps a Kueue local queue name to a team:
@@ -84,6 +116,11 @@ func TaskName(u *unstructured.Unstructured) string {
 // when the task is submitted.
 func (m Mapping) TaskSpec(k *Kind, u *unstructured.Unstructured) (model.TaskSpec, error) {
 	team, _ := m.Team(u)
+	if q, labelled := u.GetLabels()[LabelQueueName]; labelled && m.NamespaceTeams != nil {
+		if err := queueInNamespace(q, team, u.GetNamespace(), k.Name, m.NamespaceTeams()); err != nil {
+			return model.TaskSpec{Name: TaskName(u), Team: team}, err
+		}
+	}
 	spec := model.TaskSpec{Name: TaskName(u), Team: team, Priority: m.Class(u.GetLabels()[LabelPriorityClass]), Type: model.Training}
 	sets, err := k.PodSets(u)
 	if err != nil {

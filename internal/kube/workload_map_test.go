@@ -154,3 +154,38 @@ func TestSuspendPatch(t *testing.T) {
 		t.Errorf("PyTorchJob suspend patch = %s", got)
 	}
 }
+
+// A queue label binds only inside its team's namespaces, as a Kueue
+// LocalQueue does: a member of another namespace cannot spend a team's
+// quota by naming its queue.
+func TestQueueLabelBindsInItsTeamsNamespaces(t *testing.T) {
+	k, u := readManifest(t, "testdata/job.yaml") // research's queue, in hyperpod-ns-research
+	m := testMapping
+	m.NamespaceTeams = func() map[string]string {
+		return map[string]string{"hyperpod-ns-research": "research", "ml-research": "research", "hyperpod-ns-vision": "vision"}
+	}
+	if _, err := m.TaskSpec(k, u); err != nil {
+		t.Fatalf("the team's own namespace: %v", err)
+	}
+	own := u.DeepCopy()
+	own.SetNamespace("ml-research") // the team's configured namespace
+	if _, err := m.TaskSpec(k, own); err != nil {
+		t.Fatalf("the team's configured namespace: %v", err)
+	}
+	for ns, hint := range map[string]string{"hyperpod-ns-vision": "hyperpod-ns-vision-localqueue", "default": ""} {
+		other := u.DeepCopy()
+		other.SetNamespace(ns)
+		_, err := m.TaskSpec(k, other)
+		var fe *model.FieldError
+		if !errors.As(err, &fe) || fe.Field != "metadata.namespace" || !errors.Is(err, model.ErrInvalid) ||
+			!strings.Contains(fe.Fix, "hyperpod-ns-research or ml-research") || !strings.Contains(fe.Fix, hint) {
+			t.Errorf("research's queue in %s: %v", ns, err)
+		}
+	}
+	ghost := u.DeepCopy()
+	ghost.SetLabels(map[string]string{LabelQueueName: "hyperpod-ns-ghost-localqueue"})
+	ghost.SetNamespace("default")
+	if _, err := m.TaskSpec(k, ghost); err != nil {
+		t.Errorf("an unknown team's queue is the engine's to refuse (unknown team), got %v", err)
+	}
+}

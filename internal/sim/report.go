@@ -39,6 +39,11 @@ type Report struct {
 		Count        int                     `json:"count"`
 		LostGPUHours float64                 `json:"lost_gpu_hours"`
 		ByReason     map[string]*preemptStat `json:"by_reason"`
+		// MaxPerJob and Jobs10OrMore show victim bouncing: the most times
+		// one job was stopped, and how many jobs were stopped 10 times or
+		// more.
+		MaxPerJob    int `json:"max_per_job"`
+		Jobs10OrMore int `json:"jobs_10_or_more"`
 	} `json:"preemptions"`
 	Fairness struct {
 		JainWeighted              float64 `json:"jain_weighted"`
@@ -125,6 +130,10 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 			continue
 		}
 		r.Tasks.Submitted++
+		r.Preemptions.MaxPerJob = max(r.Preemptions.MaxPerJob, j.resumes)
+		if j.resumes >= 10 {
+			r.Preemptions.Jobs10OrMore++
+		}
 		ws = append(ws, work{arrival: j.SubmitS, size: float64(j.gpus) * j.DurationS, duration: j.DurationS})
 		if j.started >= 0 {
 			w := j.started - j.SubmitS

@@ -57,7 +57,7 @@ func TestPreemptionLosesWorkSinceCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps := r.Preemptions.ByReason["Reclaim"]
-	if ps == nil || ps.Count != 1 {
+	if ps == nil || ps.Count != 1 || r.Preemptions.MaxPerJob != 1 || r.Preemptions.Jobs10OrMore != 0 {
 		t.Fatalf("preemptions %+v", r.Preemptions)
 	}
 	// Lost: 50 s of progress past the 200-s checkpoint on 16 GPUs, plus the
