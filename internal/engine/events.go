@@ -1,18 +1,32 @@
 package engine
 
-import "github.com/taskgov/taskgov/internal/model"
+import (
+	"sync/atomic"
 
-// Subscription receives task events as they are committed. A slow reader
-// loses events rather than slowing the engine; Dropped counts them.
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// Subscription receives task events as they are committed, one slice per
+// committed step (a cycle may emit thousands at once; a slice per step
+// keeps them together). A slow reader loses whole steps rather than
+// slowing the engine: Dropped counts the events it lost, so a reader can
+// tell its own readers. Slices are shared between subscribers: read only.
 type Subscription struct {
-	C       chan model.Event
+	C       chan []model.Event
 	allow   func(team string) bool
-	Dropped int
+	dropped atomic.Int64
 }
+
+// subscriptionSteps is how many committed steps a subscriber may fall
+// behind before it loses events.
+const subscriptionSteps = 1024
+
+// Dropped is how many events this subscription has lost so far.
+func (s *Subscription) Dropped() int64 { return s.dropped.Load() }
 
 // Subscribe returns a subscription to events of the teams allow accepts.
 func (e *Engine) Subscribe(allow func(team string) bool) *Subscription {
-	s := &Subscription{C: make(chan model.Event, 256), allow: allow}
+	s := &Subscription{C: make(chan []model.Event, subscriptionSteps), allow: allow}
 	e.mu.Lock()
 	e.subs[s] = struct{}{}
 	e.mu.Unlock()
@@ -33,15 +47,32 @@ func (e *Engine) publish(evs []model.Event) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for s := range e.subs {
-		for _, ev := range evs {
+		mine := evs
+		for i, ev := range evs {
 			if !s.allow(ev.Team) {
-				continue
-			}
-			select {
-			case s.C <- ev:
-			default:
-				s.Dropped++
+				mine = filterEvents(evs, i, s.allow)
+				break
 			}
 		}
+		if len(mine) == 0 {
+			continue
+		}
+		select {
+		case s.C <- mine:
+		default:
+			s.dropped.Add(int64(len(mine)))
+		}
 	}
+}
+
+// filterEvents is evs with the events from index i on that allow refuses
+// left out (evs[i] is the first refused), in a new slice.
+func filterEvents(evs []model.Event, i int, allow func(string) bool) []model.Event {
+	out := append(make([]model.Event, 0, len(evs)), evs[:i]...)
+	for _, ev := range evs[i+1:] {
+		if allow(ev.Team) {
+			out = append(out, ev)
+		}
+	}
+	return out
 }

@@ -78,22 +78,31 @@ func (h *hub) start(eng *engine.Engine) {
 		h.eng, h.all, h.teams = eng, newRing(), map[string]*ring{}
 		h.mu.Unlock()
 		sub := eng.Subscribe(func(string) bool { return true })
-		go h.run(sub.C)
+		go h.run(sub)
 	})
 }
 
 // run encodes each event into the pending batches and seals them on time.
-func (h *hub) run(events <-chan model.Event) {
+// Events the hub's own subscription lost (it fell a thousand steps behind
+// the engine) are announced on every ring, as a stream's own lag is.
+func (h *hub) run(sub *engine.Subscription) {
 	timer := time.NewTimer(sseFlushEvery)
 	timer.Stop()
 	armed := false
+	var told int64
 	for {
 		select {
-		case ev, ok := <-events:
+		case evs, ok := <-sub.C:
 			if !ok {
 				return
 			}
-			h.add(ev)
+			if lost := sub.Dropped(); lost > told {
+				h.announce(fmt.Appendf(nil, ": %d events were dropped: the server fell behind\n\n", lost-told))
+				told = lost
+			}
+			for _, ev := range evs {
+				h.add(ev)
+			}
 			if !armed {
 				timer.Reset(sseFlushEvery)
 				armed = true
@@ -129,6 +138,25 @@ func (h *hub) add(ev model.Event) {
 	h.teamRing(ev.Team).append(teamData)
 }
 
+// announce appends a frame to every ring.
+func (h *hub) announce(frame []byte) {
+	for _, r := range h.rings() {
+		r.append(frame)
+	}
+}
+
+// rings is the ring of all events and every team's ring.
+func (h *hub) rings() []*ring {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*ring, 0, len(h.teams)+1)
+	out = append(out, h.all)
+	for _, r := range h.teams {
+		out = append(out, r)
+	}
+	return out
+}
+
 // teamRing returns team's ring, made on first use.
 func (h *hub) teamRing(team string) *ring {
 	h.mu.Lock()
@@ -143,14 +171,7 @@ func (h *hub) teamRing(team string) *ring {
 
 // sealAll seals every ring's pending batch.
 func (h *hub) sealAll() {
-	h.mu.Lock()
-	rings := make([]*ring, 0, len(h.teams)+1)
-	rings = append(rings, h.all)
-	for _, r := range h.teams {
-		rings = append(rings, r)
-	}
-	h.mu.Unlock()
-	for _, r := range rings {
+	for _, r := range h.rings() {
 		r.mu.Lock()
 		r.seal()
 		r.mu.Unlock()

@@ -41,7 +41,10 @@ type runStats struct {
 	preempted  bool          // a run ended in a preemption (not a suspension)
 }
 
-// watch marks the cache stale on every task event, for the server's life.
+// watch marks the cache stale on every committed step with task events,
+// for the server's life. A step the subscription loses is no harm: it
+// loses steps only while it holds a full buffer of others, each of which
+// marks the cache stale once read.
 func (c *taskCache) watch(eng *engine.Engine) {
 	sub := eng.Subscribe(func(string) bool { return true })
 	go func() {
