@@ -31,17 +31,21 @@ type harness struct {
 	x  *fakeExec
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T) *harness { return newHarnessWith(t, harnessCluster, nil) }
+
+// newHarnessWith starts an engine on the cluster file yaml, with the clock
+// now (the real one if nil).
+func newHarnessWith(t *testing.T, yaml string, now func() time.Time) *harness {
 	t.Helper()
 	var c model.Cluster
-	if err := config.Decode([]byte(harnessCluster), &c); err != nil {
+	if err := config.Decode([]byte(yaml), &c); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, st: newFakeStore(), x: newFakeExec()}
-	e, err := Open(context.Background(), Options{Store: h.st, Executor: h.x, Cluster: &c,
+	e, err := Open(context.Background(), Options{Store: h.st, Executor: h.x, Cluster: &c, Now: now,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), RetryEvery: time.Millisecond, ProbeEvery: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

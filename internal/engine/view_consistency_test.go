@@ -1,16 +1,12 @@
 package engine
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"reflect"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -147,34 +143,17 @@ func (h *harness) checkViewEqualsLive(step string) {
 // TestViewShowsStarvationHolds: a starvation hold changes nodes (HeldFor)
 // without any task record being written; the View still shows it.
 func TestViewShowsStarvationHolds(t *testing.T) {
-	var c model.Cluster
-	if err := config.Decode([]byte(`
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	h := newHarnessWith(t, `
 nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 2}]
 policy: {starvationBoundSeconds: 1}
 teams:
   - {name: big, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}
   - {name: small, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}
-`), &c); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	h := &harness{t: t, st: newFakeStore(), x: newFakeExec()}
-	e, err := Open(context.Background(), Options{Store: h.st, Executor: h.x, Cluster: &c, Now: clock,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), RetryEvery: time.Millisecond, ProbeEvery: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.e = e
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = e.Shutdown(ctx)
-	})
+`, clock)
+	e := h.e
 	if err := h.submit("s", "small", 1); err != nil {
 		t.Fatal(err)
 	}

@@ -33,32 +33,15 @@ func TestReadsDuringLongStepSeePreviousStep(t *testing.T) {
 
 	// A long apply phase: the step changes big's priority in memory, then
 	// stalls holding the core.
-	entered, release := make(chan struct{}), make(chan struct{})
-	var releaseOnce sync.Once
-	defer releaseOnce.Do(func() { close(release) }) // a failed check must not leave the loop stuck
-	done := make(chan error, 1)
-	go func() {
-		_, err := h.e.do(ctx, nil, func(w *writes) (any, error) {
-			if err := h.e.sched.SetPriority("big", "inference"); err != nil {
-				return nil, err
-			}
-			r := h.e.records["big"]
-			r.Spec.Priority = "inference"
-			h.e.persist(r, w)
-			close(entered)
-			<-release
-			return nil, nil
-		})
-		done <- err
-	}()
-	<-entered
+	release, done := stallStep(t, h)
+	defer release()
 	readPromptly(t, "during a long apply phase", func() error {
 		if v := h.e.View(); v != before {
 			return fmt.Errorf("a new View (step %d) was published mid-step", v.Step())
 		}
 		return expectPriority(h, "")
 	})
-	releaseOnce.Do(func() { close(release) })
+	release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +88,6 @@ func TestReadsDuringLongStepSeePreviousStep(t *testing.T) {
 // the step publishes, consistent with it.
 func TestQueueReadOfUnbuiltListWaitsForTheStep(t *testing.T) {
 	h := newHarness(t)
-	ctx := context.Background()
 	if err := h.submit("small", "a", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -113,25 +95,8 @@ func TestQueueReadOfUnbuiltListWaitsForTheStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.quiesce()
-	entered, release := make(chan struct{}), make(chan struct{})
-	var releaseOnce sync.Once
-	defer releaseOnce.Do(func() { close(release) })
-	done := make(chan error, 1)
-	go func() {
-		_, err := h.e.do(ctx, nil, func(w *writes) (any, error) {
-			if err := h.e.sched.SetPriority("big", "inference"); err != nil {
-				return nil, err
-			}
-			r := h.e.records["big"]
-			r.Spec.Priority = "inference"
-			h.e.persist(r, w)
-			close(entered)
-			<-release
-			return nil, nil
-		})
-		done <- err
-	}()
-	<-entered
+	release, done := stallStep(t, h)
+	defer release()
 	before := h.e.View()
 	if before.wait.isBuilt() {
 		t.Fatal("the View's list was built before anyone read it")
@@ -147,7 +112,7 @@ func TestQueueReadOfUnbuiltListWaitsForTheStep(t *testing.T) {
 		t.Fatalf("the queue read answered mid-step: %+v", q)
 	default:
 	}
-	releaseOnce.Do(func() { close(release) })
+	release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +127,33 @@ func TestQueueReadOfUnbuiltListWaitsForTheStep(t *testing.T) {
 	if err := checkView(h.e.View()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// stallStep starts a step that changes big's priority to inference in
+// memory, then stalls holding the core until release is called (a long
+// step). It returns once the step has stalled; done has the step's result.
+// Call release in a defer too: a failed check must not leave the loop stuck.
+func stallStep(t *testing.T, h *harness) (release func(), done <-chan error) {
+	t.Helper()
+	entered, stall := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	res := make(chan error, 1)
+	go func() {
+		_, err := h.e.do(context.Background(), nil, func(w *writes) (any, error) {
+			if err := h.e.sched.SetPriority("big", "inference"); err != nil {
+				return nil, err
+			}
+			r := h.e.records["big"]
+			r.Spec.Priority = "inference"
+			h.e.persist(r, w)
+			close(entered)
+			<-stall
+			return nil, nil
+		})
+		res <- err
+	}()
+	<-entered
+	return func() { once.Do(func() { close(stall) }) }, res
 }
 
 // expectPriority checks every read path for big's priority and the View's
