@@ -36,13 +36,12 @@ type Mapping struct {
 
 // Team returns the team that governs u, and false when taskgov leaves u
 // alone: no queue-name label (and no team namespace, when enabled), or
-// owned by another workload (a JobSet's Jobs, say), which is governed
-// through its owner.
+// controlled by a workload of a governed kind (a JobSet's Jobs), which is
+// governed through its owner. A Job another controller made (a CronJob's)
+// is governed itself, as Kueue does.
 func (m Mapping) Team(u *unstructured.Unstructured) (string, bool) {
-	for _, o := range u.GetOwnerReferences() {
-		if o.Controller != nil && *o.Controller {
-			return "", false
-		}
+	if ownedByWorkload(u) {
+		return "", false
 	}
 	if q, ok := u.GetLabels()[LabelQueueName]; ok {
 		return TeamOfQueue(q), true
@@ -77,6 +76,25 @@ func queueInNamespace(queue, team, namespace, kind string, nsTeams map[string]st
 	return &model.FieldError{Field: "metadata.namespace",
 		Problem: fmt.Sprintf("the queue %s is team %s's, which works in %s, not in %s", queue, team, strings.Join(own, " and "), namespace),
 		Fix:     fix}
+}
+
+// ownedByWorkload reports whether u's controller is of a governed kind.
+func ownedByWorkload(u *unstructured.Unstructured) bool {
+	for _, o := range u.GetOwnerReferences() {
+		if o.Controller == nil || !*o.Controller {
+			continue
+		}
+		group, _, _ := strings.Cut(o.APIVersion, "/")
+		if !strings.Contains(o.APIVersion, "/") {
+			group = "" // the core group ("v1")
+		}
+		for _, k := range Kinds {
+			if k.Name == o.Kind && k.GVR.Group == group {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TeamOfQueue maps a Kueue local queue name to a team:

@@ -119,9 +119,15 @@ func TestMappingGoverned(t *testing.T) {
 	}
 	child := u.DeepCopy()
 	yes := true
-	child.SetOwnerReferences([]metav1.OwnerReference{{Kind: "JobSet", Name: "x", UID: "y", Controller: &yes}})
+	child.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "jobset.x-k8s.io/v1alpha2", Kind: "JobSet", Name: "x", UID: "y", Controller: &yes}})
 	if _, ok := testMapping.Team(child); ok {
 		t.Error("a JobSet's child Job is governed on its own")
+	}
+	// A Job that another controller made (a CronJob's) is governed itself.
+	cron := u.DeepCopy()
+	cron.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "nightly", UID: "z", Controller: &yes}})
+	if team, ok := testMapping.Team(cron); !ok || team != "research" {
+		t.Errorf("a CronJob's labelled Job: team %q, governed %v", team, ok)
 	}
 }
 
