@@ -51,10 +51,11 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request, p principal)
 	}
 	// The engine revokes the team's tokens in the deletion's transaction.
 	err := s.eng.DeleteTeam(r.Context(), p.ID, name)
-	s.tokens.clear()
+	s.tokens.clear() // also ends the team's open streams (eventStream)
 	if err != nil {
 		return err
 	}
+	s.hub.dropTeam(name)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -194,7 +195,7 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p principal
 	if !found {
 		return &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "token " + strconv.Quote(id) + ": not found or already revoked"}
 	}
-	s.tokens.clear()
+	s.tokens.clear() // also ends the token's open streams (eventStream)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -63,10 +63,17 @@ func HashSecret(secret string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// authCache remembers token lookups; revocation clears it.
+// authCache remembers token lookups; revocation clears it. A lookup that
+// read the store before a revocation committed must not put its stale
+// answer back after the revocation cleared the cache, so every clear
+// bumps a generation: a caller reads it before the store lookup and put
+// drops the answer if it changed in between. Streams wait on changed to
+// re-check their token as soon as a revocation clears the cache.
 type authCache struct {
-	mu sync.RWMutex
-	m  map[string]model.Token
+	mu      sync.RWMutex
+	m       map[string]model.Token
+	gen     uint64
+	changed chan struct{} // closed and replaced by clear; nil until first asked
 }
 
 func (c *authCache) get(h string) (model.Token, bool) {
@@ -76,9 +83,20 @@ func (c *authCache) get(h string) (model.Token, bool) {
 	return t, ok
 }
 
-func (c *authCache) put(h string, t model.Token) {
+// generation is what put must be given: read it before the store lookup.
+func (c *authCache) generation() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.gen
+}
+
+// put caches t unless the cache was cleared since gen was read.
+func (c *authCache) put(h string, t model.Token, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return // a revocation committed after the lookup read the store
+	}
 	if c.m == nil {
 		c.m = map[string]model.Token{}
 	}
@@ -88,7 +106,22 @@ func (c *authCache) put(h string, t model.Token) {
 func (c *authCache) clear() {
 	c.mu.Lock()
 	c.m = nil
+	c.gen++
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
 	c.mu.Unlock()
+}
+
+// cleared returns a channel that is closed by the next clear.
+func (c *authCache) cleared() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	return c.changed
 }
 
 // authenticate resolves the bearer token of r.
@@ -101,11 +134,12 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (principal, 
 	h := HashSecret(strings.TrimSpace(secret))
 	tok, ok := s.tokens.get(h)
 	if !ok {
+		gen := s.tokens.generation()
 		var err error
 		if tok, err = s.st.TokenByHash(ctx, h); err != nil {
 			return principal{}, errUnauthenticated
 		}
-		s.tokens.put(h, tok)
+		s.tokens.put(h, tok, gen)
 	}
 	if tok.Team != "" && !s.teamExists(tok.Team) {
 		// Its team was deleted (deleting a team also revokes its tokens).

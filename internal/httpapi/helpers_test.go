@@ -46,6 +46,18 @@ type env struct {
 
 func newEnv(t *testing.T, clusterYAML string) *env {
 	t.Helper()
+	return newEnvWith(t, clusterYAML, envOptions{})
+}
+
+// envOptions change what newEnvWith builds.
+type envOptions struct {
+	store  func(*sqlite.Store) engine.Store // wraps the store the engine and API use
+	server func(*Server)                    // changes the Server before it serves
+}
+
+// newEnvWith is newEnv with opts.
+func newEnvWith(t *testing.T, clusterYAML string, opts envOptions) *env {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cluster.yaml")
 	if err := os.WriteFile(path, []byte(clusterYAML), 0o644); err != nil {
@@ -61,11 +73,19 @@ func newEnv(t *testing.T, clusterYAML string) *env {
 	}
 	exec := local.New(dir, time.Now)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng, err := engine.Open(context.Background(), engine.Options{Store: st, Executor: exec, Cluster: &c, Log: log})
+	var est engine.Store = st
+	if opts.store != nil {
+		est = opts.store(st)
+	}
+	eng, err := engine.Open(context.Background(), engine.Options{Store: est, Executor: exec, Cluster: &c, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(New(eng, log, func() bool { return true }))
+	api := New(eng, log, func() bool { return true })
+	if opts.server != nil {
+		opts.server(api)
+	}
+	srv := httptest.NewServer(api)
 	e := &env{t: t, url: srv.URL, st: st, eng: eng, srv: srv, tokens: map[string]string{}}
 	_, e.admin, err = IssueToken(context.Background(), st, model.RoleAdmin, "", "test", "test")
 	if err != nil {

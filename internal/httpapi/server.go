@@ -36,6 +36,9 @@ type Server struct {
 	rate    rateLimiter
 	streams streamCounter
 	hub     hub
+	// keepalive is how often streams write a keepalive and re-check their
+	// caller (sseKeepalive).
+	keepalive time.Duration
 }
 
 // WithMetrics serves h at GET /metrics to admins and cluster-wide viewers.
@@ -58,7 +61,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p principa
 // New returns the API handler. ready reports whether the server can take
 // traffic (for /readyz).
 func New(eng *engine.Engine, log *slog.Logger, ready func() bool) *Server {
-	s := &Server{eng: eng, st: eng.Store().(Store), log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}, limits: DefaultLimits}
+	s := &Server{eng: eng, st: eng.Store().(Store), log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}, limits: DefaultLimits, keepalive: sseKeepalive}
 	s.routes()
 	s.taskList.watch(eng)
 	go func() { _, _, _ = s.taskList.get(context.Background(), s.st, time.Now().UTC()) }() // warm it

@@ -9,12 +9,24 @@ import (
 // sseWriteTimeout drops a stream whose reader stops reading.
 const sseWriteTimeout = 30 * time.Second
 
+// sseKeepalive is how often an idle stream writes a keepalive, and how
+// often every stream re-checks its caller (Server.keepalive; tests shorten
+// it).
+const sseKeepalive = 15 * time.Second
+
 // eventStream streams task events as server-sent events, filtered to the
 // teams the caller may read. Each token may hold Limits.SSEPerToken streams
 // and the server Limits.SSETotal; beyond that the answer is 429 with
 // Retry-After. A stream reads its ring of the hub (ssehub.go) and writes
 // each sealed batch whole: at most one write and flush per sseFlushEvery
 // while events come, one keepalive every 15 s while none do.
+//
+// A stream outlives its request's authentication, so it re-checks its
+// caller (token live, team still there) on every keepalive tick and at
+// once whenever a revocation clears the auth cache; it ends when the
+// check fails. Otherwise a revoked token would keep reading, and a
+// deleted team's member would read the events of a team re-created under
+// its name.
 func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal) error {
 	if _, ok := w.(http.Flusher); !ok {
 		return &apiError{Status: http.StatusInternalServerError, Code: "internal", Message: "streaming unsupported"}
@@ -23,6 +35,10 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 		return err
 	}
 	defer s.streams.release(p.ID)
+	revoked := s.tokens.cleared()
+	if !s.stillAllowed(r, p) { // a revocation may have come since authenticate
+		return errUnauthenticated
+	}
 	s.hub.start(s.eng)
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{}) // the server's read timeout is for requests, not streams
@@ -39,14 +55,28 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 	if !flush() {
 		return nil
 	}
-	keepalive := time.NewTicker(15 * time.Second)
+	keepalive := time.NewTicker(s.keepalive)
 	defer keepalive.Stop()
+	ended := func() error {
+		fmt.Fprint(w, ": stream ended: its token was revoked or its team deleted\n\n")
+		flush()
+		return nil
+	}
 	var batches [][]byte
 	for {
 		select {
 		case <-r.Context().Done():
 			return nil
+		case <-revoked:
+			revoked = s.tokens.cleared()
+			if !s.stillAllowed(r, p) {
+				return ended()
+			}
+			continue
 		case <-keepalive.C:
+			if !s.stillAllowed(r, p) {
+				return ended()
+			}
 			fmt.Fprint(w, ": keepalive\n\n")
 		case <-ring.wait(at):
 			var missed uint64
@@ -65,4 +95,11 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 			return nil
 		}
 	}
+}
+
+// stillAllowed reports whether r's token still authenticates as p: not
+// revoked, and its team (if any) not deleted.
+func (s *Server) stillAllowed(r *http.Request, p principal) bool {
+	q, err := s.authenticate(r.Context(), r)
+	return err == nil && q == p
 }

@@ -169,6 +169,16 @@ func (h *hub) teamRing(team string) *ring {
 	return r
 }
 
+// dropTeam forgets a deleted team's ring, so that a team re-created under
+// its name starts with a ring of its own. Streams still reading the old
+// ring end at their next check (eventStream); an event of the old team
+// that was in flight may still land in the new ring.
+func (h *hub) dropTeam(team string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.teams, team)
+}
+
 // sealAll seals every ring's pending batch.
 func (h *hub) sealAll() {
 	for _, r := range h.rings() {
