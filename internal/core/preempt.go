@@ -138,6 +138,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	i := t.typ.idx
 	var victims []victim
 	var nodes []int32
+	unpaid := false // victims were found, but t's wait has not paid for them
 	if s.policy.Preemption == model.PreemptImmediate {
 		cands := all
 		if mode == modeBorrow {
@@ -162,14 +163,24 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 			// A cheap victim turns dear as the cost clock ticks.
 			s.wakeAt(s.nextTick())
 			victims, nodes = s.searchVictims(t, mode, cheap)
+			found := victims != nil
 			victims = s.unlessUnpaid(t, victims, mode == modeGuaranteed)
+			unpaid = found && victims == nil
 		}
 		if victims == nil && mode == modeGuaranteed && dearOthers {
 			// The guarantee: other teams' borrowed tasks at any cost, once
 			// paid for; own victims still only cheap ones.
 			victims, nodes = s.searchVictims(t, mode, s.reclaimPass(t, all))
+			found := victims != nil
 			victims = s.unlessUnpaid(t, victims, true)
+			unpaid = unpaid || (found && victims == nil)
 		}
+	}
+	if victims == nil && unpaid {
+		// Whether a wait has paid is the task's own (its wait times its
+		// size): a later task of the team may have paid, so this failure
+		// is not noted for it (the memo would skip its search).
+		return false
 	}
 	if victims == nil {
 		return fail()

@@ -250,8 +250,9 @@ func (e *Engine) ClusterName() string { return e.View().ClusterName() }
 
 // Preview shows what a policy or team change would do now, without doing
 // it: it applies the change to a clone of the scheduler and runs one cycle.
-// It is the one call that reads the live core (under mu, between steps): a
-// clone needs the core's internals, which a View does not hold.
+// It is the one call that reads the live core (under mu): a clone needs the
+// core's internals, which a View does not hold. It may see a step whose
+// commit is in flight (ARCHITECTURE.md, "Reads").
 func (e *Engine) Preview(p *model.Policy, teams []model.Team) (model.Decision, error) {
 	e.mu.RLock()
 	c, err := e.sched.Clone()

@@ -275,6 +275,10 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 	t.queueLogs()
 	t.batch.Queue(`COMMIT`)
 	if err := t.flush(); err != nil {
+		// The outcome may be unknown (a cut connection after COMMIT was
+		// sent): reload the name index on next use, as the SQLite adapter
+		// does, rather than miss names the database may now hold.
+		s.names.Invalidate()
 		return rollback(err)
 	}
 	s.names.Committed(t.names)

@@ -38,5 +38,8 @@ func (t *Tx) priorInTx(name string) (*model.PriorUse, error) {
 			return &model.PriorUse{Team: r.Team, Live: !r.State.Terminal()}, nil
 		}
 	}
-	return t.s.names.Lookup(name, loadNames(t.tx.Query))
+	// The index loads through the read connection (committed rows only):
+	// loaded through this transaction, it would keep this transaction's
+	// rows if it then rolled back.
+	return t.s.names.Lookup(name, loadNames(t.s.r.Query))
 }
