@@ -111,9 +111,15 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	if s.preemptFor(t, v, d) || s.probeHit {
 		return
 	}
+	// Victims found, but its wait has not paid their price (rule 10): that,
+	// not quota or room, is what it waits for, unless a hold acts sooner.
+	payback := s.cc.payback
 	if !v.ok {
 		s.releaseHold(t)
 		t.wait = v.wait
+		if payback.Code != "" {
+			t.wait = payback
+		}
 		return
 	}
 	if v.inQuota {
@@ -142,6 +148,10 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 			}
 		}
 	}
+	if payback.Code != "" {
+		t.wait = payback
+		return
+	}
 	_, fit := s.place(t, placeMode{})
 	if t.reqLevel >= 0 && fit >= t.spec.Nodes {
 		t.wait = model.WaitReason{Code: model.NoTopologyFit, InstanceType: it.spec.Name, Detail: t.spec.RequiredTopology,
@@ -155,6 +165,7 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 // cannot start as things are: reclaim and within-team priority to run within
 // quota, then replacing its own team's lower-priority work, then fair share.
 func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool {
+	s.cc.payback = model.WaitReason{}
 	if delay := s.policy.PreemptionDelaySeconds; delay > 0 {
 		if ready := t.pendingSince.Add(time.Duration(delay * float64(time.Second))); s.now.Before(ready) {
 			s.wakeAt(ready)

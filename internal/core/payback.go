@@ -28,6 +28,18 @@ func (s *Scheduler) paidBack(t *task, victims []victim, guaranteed bool) bool {
 	if s.policy.Preemption == model.PreemptImmediate {
 		return true
 	}
+	cost := s.paybackPrice(t, victims, guaranteed)
+	rate := float64(t.total.GPUs)
+	if rate <= 0 || cost <= 0 {
+		return true
+	}
+	return s.paidRent(t) >= cost
+}
+
+// paybackPrice is what t's wait must pay before it preempts victims (see
+// paidBack): their costs, each as it was when t's wait began if t is
+// guaranteed.
+func (s *Scheduler) paybackPrice(t *task, victims []victim, guaranteed bool) float64 {
 	cost := 0.0
 	for _, v := range victims {
 		c := v.cost
@@ -43,12 +55,63 @@ func (s *Scheduler) paidBack(t *task, victims []victim, guaranteed bool) bool {
 		}
 		cost += c
 	}
-	rate := float64(t.total.GPUs)
-	if rate <= 0 || cost <= 0 {
-		return true
+	return cost
+}
+
+// paidRent is the GPU time t's wait has paid, on the cost clock.
+func (s *Scheduler) paidRent(t *task) float64 {
+	return max(s.costClock().Sub(t.pendingSince).Seconds(), 0) * float64(t.total.GPUs)
+}
+
+// paybackWait is the wait reason of a task whose victims are found but not
+// yet paid for (rule 10): the kind of preemption, the victims' team when
+// they are all of one other team, the price and the rent paid. A guaranteed
+// task's price is fixed when its wait began, so At is the first cost-clock
+// tick at which it is paid; a borrower's price grows while its victims run,
+// so it has no such time (At 0). Every number moves only when the cost
+// clock ticks, and an unpaid search wakes the type at each tick
+// (unlessUnpaid), so the reason is the same in incremental and full cycles.
+func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) model.WaitReason {
+	guaranteed := mode == modeGuaranteed
+	price := s.paybackPrice(t, victims, guaranteed)
+	r := model.WaitReason{Code: model.WaitingForPayback, InstanceType: t.typ.spec.Name,
+		Need: int64(math.Ceil(price)), Used: int64(s.paidRent(t)), Limit: t.total.GPUs}
+	var priority, others bool
+	team := ""
+	for _, v := range victims {
+		if v.t.team == t.team {
+			priority = true
+			continue
+		}
+		if others && team != v.t.spec.Team {
+			team = "" // several teams: none named
+		} else if !others {
+			team = v.t.spec.Team
+		}
+		others = true
 	}
-	waited := max(s.costClock().Sub(t.pendingSince).Seconds(), 0)
-	return waited*rate >= cost
+	other := model.PaybackReclaim
+	if !guaranteed {
+		other = model.PaybackFairShare
+	}
+	switch {
+	case priority && others:
+		r.Detail = model.PaybackPriority + " and " + other
+	case others:
+		r.Detail = other
+	default:
+		r.Detail = model.PaybackPriority
+	}
+	r.Team = team
+	if guaranteed && t.total.GPUs > 0 {
+		paid := t.pendingSince.Add(time.Duration(math.Ceil(price/float64(t.total.GPUs))) * time.Second)
+		at := paid.Unix()
+		if rem := ((at % costQuantum) + costQuantum) % costQuantum; rem != 0 {
+			at += costQuantum - rem // the payback is looked at on cost-clock ticks
+		}
+		r.At = at
+	}
+	return r
 }
 
 // cheapVictims splits candidates for preemption Payback: it returns those

@@ -59,6 +59,10 @@ type cycleCache struct {
 	cands  []victim    // scratch of candidates
 	cheap  []victim    // scratch of cheapVictims
 	pass   []victim    // scratch of reclaimPass
+	// payback is the wait reason of the task being tried when a victim
+	// search found victims its wait has not paid for (paybackWait); empty
+	// otherwise. preemptFor resets it.
+	payback model.WaitReason
 	// gain and touched are roomBound's scratch: per node, the key its
 	// candidates' pods would add; gain is all zero between calls.
 	gain    []int
@@ -164,7 +168,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 			s.wakeAt(s.nextTick())
 			victims, nodes = s.searchVictims(t, mode, cheap)
 			found := victims != nil
-			victims = s.unlessUnpaid(t, victims, mode == modeGuaranteed)
+			victims = s.unlessUnpaid(t, victims, mode)
 			unpaid = found && victims == nil
 		}
 		if victims == nil && mode == modeGuaranteed && dearOthers {
@@ -172,7 +176,7 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 			// paid for; own victims still only cheap ones.
 			victims, nodes = s.searchVictims(t, mode, s.reclaimPass(t, all))
 			found := victims != nil
-			victims = s.unlessUnpaid(t, victims, true)
+			victims = s.unlessUnpaid(t, victims, mode)
 			unpaid = unpaid || (found && victims == nil)
 		}
 	}
@@ -200,10 +204,14 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 
 // unlessUnpaid gives victims back, and returns nil, when t's wait has not
 // yet paid their price (paidBack); it then looks again at the next tick of
-// the cost clock.
-func (s *Scheduler) unlessUnpaid(t *task, victims []victim, guaranteed bool) []victim {
-	if victims == nil || s.paidBack(t, victims, guaranteed) {
+// the cost clock, and keeps the first such wait of t's try as its payback
+// reason (s.cc.payback, which tryTask reports).
+func (s *Scheduler) unlessUnpaid(t *task, victims []victim, mode preemptMode) []victim {
+	if victims == nil || s.paidBack(t, victims, mode == modeGuaranteed) {
 		return victims
+	}
+	if s.cc.payback.Code == "" {
+		s.cc.payback = s.paybackWait(t, victims, mode)
 	}
 	for k := len(victims) - 1; k >= 0; k-- {
 		s.reassign(victims[k].t)

@@ -71,8 +71,13 @@ func (rd *redactor) message(msg string) string {
 	return msg[:m[4]] + otherTeamsTask + msg[m[5]:]
 }
 
-// reason hides the task a wait reason names (the holder of nodes).
+// reason hides the task a wait reason names (the holder of nodes), and the
+// team whose tasks it waits to preempt if the caller may not read it.
 func (rd *redactor) reason(r *model.WaitReason) (changed bool) {
+	if r != nil && r.Team != "" && !rd.all() && !rd.p.canRead(r.Team) {
+		r.Team = "" // rendered as another team
+		return true
+	}
 	if r == nil || (r.Code != model.HeldForOther && r.Code != model.QueuedForHold) || rd.visible(r.Detail) {
 		return false
 	}

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/resource"
 )
@@ -41,6 +42,23 @@ const (
 	// BackingOff: the task failed and waits out its retry backoff (Need
 	// seconds from the failure, after Used retries) before it may start again.
 	BackingOff WaitCode = "BackingOff"
+	// WaitingForPayback: preemption Payback (rule 10) found victims that let
+	// the task start, but its wait (its GPUs × seconds) has not yet paid
+	// their price, the work they would lose. Detail is the kind of
+	// preemption (PaybackReclaim, PaybackPriority, PaybackFairShare, or two
+	// joined by " and "), Team the victims' team when they are all of one
+	// other team and the reader may see it, Need the price and Used the rent
+	// paid (GPU·s), Limit the task's GPUs, At (Unix seconds) when the price
+	// will be paid, or 0 when it is not fixed (a borrower's victims grow
+	// dearer while they run).
+	WaitingForPayback WaitCode = "WaitingForPayback"
+)
+
+// The kinds of preemption a WaitingForPayback reason names (its Detail).
+const (
+	PaybackReclaim   = "reclaim"
+	PaybackPriority  = "priority"
+	PaybackFairShare = "fair share"
 )
 
 // WaitReason carries the numbers behind a wait so that the sentence can be
@@ -55,8 +73,16 @@ type WaitReason struct {
 	Need  int64 `json:"need,omitempty"`
 	// Cap is the borrow limit, for BorrowLimit.
 	Cap int64 `json:"cap,omitempty"`
-	// Detail is the team's lending strategy, or the task holding a reservation.
+	// Detail is the team's lending strategy, the task holding a reservation,
+	// or the kind of preemption awaited.
 	Detail string `json:"detail,omitempty"`
+	// Team is the team of the victims a WaitingForPayback task will
+	// preempt; empty when they are its own, of several teams, or of a team
+	// the reader may not see.
+	Team string `json:"team,omitempty"`
+	// At is when a WaitingForPayback task's wait will have paid (Unix
+	// seconds); 0 when that is not known.
+	At int64 `json:"at,omitempty"`
 }
 
 // Waiting is one pending task's place and reason.
@@ -133,10 +159,38 @@ func (r WaitReason) Message() string {
 			r.Detail, r.Need, r.InstanceType, r.Used)
 	case BackingOff:
 		return fmt.Sprintf("waiting: failed, and retry %d starts no sooner than %d s after the failure (retries back off: 1 s, doubling, at most 5 min)", r.Used, r.Need)
+	case WaitingForPayback:
+		return paybackMessage(r)
 	case Preempted:
 		return "waiting: preempted in this cycle; requeued in its original place and will resume from its last checkpoint"
 	}
 	return "waiting: " + string(r.Code)
+}
+
+// paybackMessage renders a WaitingForPayback reason.
+func paybackMessage(r WaitReason) string {
+	whose := "lower-priority tasks of its own team"
+	switch {
+	case r.Detail == PaybackPriority:
+	case r.Team != "" && strings.HasPrefix(r.Detail, PaybackPriority):
+		whose = "lower-priority tasks of its own team and tasks team " + r.Team + " borrows"
+	case strings.HasPrefix(r.Detail, PaybackPriority):
+		whose = "lower-priority tasks of its own team and borrowed tasks of another team"
+	case r.Team != "":
+		whose = "tasks team " + r.Team + " borrows"
+	default:
+		whose = "borrowed tasks of other teams"
+	}
+	gpus := "GPUs"
+	if r.Limit == 1 {
+		gpus = "GPU"
+	}
+	msg := fmt.Sprintf("waiting: will preempt (%s) %s on %s once its wait has paid the work they would lose (%d GPU·s; %d paid so far at %d %s)",
+		r.Detail, whose, r.InstanceType, r.Need, r.Used, r.Limit, gpus)
+	if r.At > 0 {
+		msg += ", at about " + time.Unix(r.At, 0).UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return msg
 }
 
 // heldFor names the task nodes are held for; an empty name is another
