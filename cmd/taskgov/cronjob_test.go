@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
 )
 
@@ -27,20 +24,7 @@ func TestKubernetesCronJobJobs(t *testing.T) {
 	kc, dyn := workloadCluster(t, true) // the real Job controller (and CronJob controller)
 	ctx := context.Background()
 	kc.CreateNode(t, kubetest.GPUNode("p5-0", "ml.p5.48xlarge", 8, map[string]string{"topology.k8s.aws/network-node-layer-3": "nn-3-a"}, false))
-	kubeconfig, _ := shippedManifest(t, kc)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "cluster.yaml")
-	if err := os.WriteFile(cfg, []byte(workloadsCluster), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr, _ := startKubeServer(t, dir, cfg, kubeconfig)
-	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
-	s := &serverProc{t: t, url: "http://" + addr, token: strings.TrimSpace(string(tok))}
-	waitFor(t, 60*time.Second, func() bool {
-		var out struct{ Nodes []apitypes.Node }
-		_, _ = s.call("GET", "/api/v1/nodes", nil, &out)
-		return len(out.Nodes) == 1
-	})
+	workloadServer(t, kc, workloadsCluster, 1)
 
 	// A suspended CronJob (its controller makes nothing); the test makes
 	// the Job it would make, owned by it.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
 )
@@ -39,20 +36,7 @@ func TestKubernetesNodeSelector(t *testing.T) {
 		}
 		kc.CreateNode(t, kubetest.GPUNode("p5-"+string(rune('0'+i)), "ml.p5.48xlarge", 8, l, false))
 	}
-	kubeconfig, _ := shippedManifest(t, kc)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "cluster.yaml")
-	if err := os.WriteFile(cfg, []byte(workloadsCluster), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr, _ := startKubeServer(t, dir, cfg, kubeconfig)
-	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
-	s := &serverProc{t: t, url: "http://" + addr, token: strings.TrimSpace(string(tok))}
-	waitFor(t, 60*time.Second, func() bool {
-		var out struct{ Nodes []apitypes.Node }
-		_, _ = s.call("GET", "/api/v1/nodes", nil, &out)
-		return len(out.Nodes) == 3
-	})
+	workloadServer(t, kc, workloadsCluster, 3)
 
 	// 1. Two pods asking for checked nodes, with one checked node: waits,
 	// and says why on the object; no pod is placed.

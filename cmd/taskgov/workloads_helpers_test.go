@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
 )
@@ -224,4 +226,33 @@ func ptrOr(p *int64) int64 {
 		return -1
 	}
 	return *p
+}
+
+// workloadServer writes clusterYAML into a new data directory and starts
+// taskgov on kc with the shipped manifest's credentials, then waits until
+// it sees nodes healthy nodes. It returns the admin client and what a
+// restart needs (dir, cfg, kubeconfig) and the server's stop.
+func workloadServer(t *testing.T, kc *kubetest.Cluster, clusterYAML string, nodes int) (s *serverProc, dir, cfg, kubeconfig string, stop func()) {
+	t.Helper()
+	kubeconfig, _ = shippedManifest(t, kc)
+	dir = t.TempDir()
+	cfg = filepath.Join(dir, "cluster.yaml")
+	if err := os.WriteFile(cfg, []byte(clusterYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr, stop := startKubeServer(t, dir, cfg, kubeconfig)
+	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
+	s = &serverProc{t: t, url: "http://" + addr, token: strings.TrimSpace(string(tok))}
+	waitFor(t, 60*time.Second, func() bool {
+		var out struct{ Nodes []apitypes.Node }
+		_, _ = s.call("GET", "/api/v1/nodes", nil, &out)
+		n := 0
+		for _, x := range out.Nodes {
+			if x.Healthy {
+				n++
+			}
+		}
+		return n == nodes
+	})
+	return s, dir, cfg, kubeconfig, stop
 }

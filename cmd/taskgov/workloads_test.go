@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,26 +75,7 @@ func TestKubernetesWorkloads(t *testing.T) {
 	for i := range 8 {
 		kc.CreateNode(t, kubetest.GPUNode("p5-"+string(rune('0'+i)), "ml.p5.48xlarge", 8, domainLabels(i), false))
 	}
-	kubeconfig, _ := shippedManifest(t, kc)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "cluster.yaml")
-	if err := os.WriteFile(cfg, []byte(workloadsCluster), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr, stop := startKubeServer(t, dir, cfg, kubeconfig)
-	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
-	s := &serverProc{t: t, url: "http://" + addr, token: strings.TrimSpace(string(tok))}
-	waitFor(t, 60*time.Second, func() bool {
-		var out struct{ Nodes []apitypes.Node }
-		_, _ = s.call("GET", "/api/v1/nodes", nil, &out)
-		n := 0
-		for _, x := range out.Nodes {
-			if x.Healthy {
-				n++
-			}
-		}
-		return n == 8
-	})
+	s, dir, cfg, kubeconfig, stop := workloadServer(t, kc, workloadsCluster, 8)
 	state := func(task string) apitypes.Task {
 		var out apitypes.Task
 		_, _ = s.call("GET", "/api/v1/tasks/"+task, nil, &out)
@@ -299,7 +278,7 @@ func TestKubernetesWorkloads(t *testing.T) {
 		}
 	}
 	stop()
-	addr, _ = startKubeServer(t, dir, cfg, kubeconfig)
+	addr, _ := startKubeServer(t, dir, cfg, kubeconfig)
 	s.url = "http://" + addr
 	time.Sleep(3 * time.Second)
 	for _, u := range []*unstructured.Unstructured{sft, hp, low} {

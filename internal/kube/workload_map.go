@@ -84,8 +84,8 @@ func ownedByWorkload(u *unstructured.Unstructured) bool {
 		if o.Controller == nil || !*o.Controller {
 			continue
 		}
-		group, _, _ := strings.Cut(o.APIVersion, "/")
-		if !strings.Contains(o.APIVersion, "/") {
+		group, _, grouped := strings.Cut(o.APIVersion, "/")
+		if !grouped {
 			group = "" // the core group ("v1")
 		}
 		for _, k := range Kinds {
