@@ -207,24 +207,9 @@ func TestKwokScaleJobs(t *testing.T) {
 	rep.BoundP50, rep.BoundP99, rep.BoundMax = lats[len(lats)/2], lats[len(lats)*99/100], lats[len(lats)-1]
 	time.Sleep(2 * time.Second) // the last status annotations land in the counter
 	after := scrapeRequests(t, r.url, r.token)
-	rep.Requests = map[string]float64{}
-	writes := 0.0
-	for k, v := range after {
-		d := v - before[k]
-		if d == 0 {
-			continue
-		}
-		rep.Requests[k] = d
-		verb, _, _ := strings.Cut(k, " ")
-		if verb != "get" && verb != "list" && verb != "watch" {
-			writes += d
-		}
-		if code := k[strings.LastIndex(k, " ")+1:]; !strings.HasPrefix(code, "2") {
-			rep.FailedRequests += d
-		}
-		rep.RequestsPerJob += d
-	}
-	rep.RequestsPerJob /= float64(shape.tasks)
+	var all, writes float64
+	rep.Requests, all, writes, rep.FailedRequests = requestsSince(before, after)
+	rep.RequestsPerJob = all / float64(shape.tasks)
 	rep.WritesPerJob = writes / float64(shape.tasks)
 	rep.CPUSeconds, rep.PeakRSSMiB = procUsage(t, cmd.Process.Pid)
 	checkJobPlacement(t, podsOf)

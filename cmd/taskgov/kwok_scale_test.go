@@ -198,28 +198,9 @@ func TestKwokScale(t *testing.T) {
 	rep.BindP50, rep.BindP99, rep.BindMax = lats[len(lats)/2], lats[len(lats)*99/100], lats[len(lats)-1]
 	time.Sleep(time.Second) // let the last writes land in the counter
 	after := scrapeRequests(t, r.url, r.token)
-	rep.Requests = map[string]float64{}
-	writes := 0.0
-	for k, v := range after {
-		d := v - before[k]
-		if d == 0 {
-			continue
-		}
-		rep.Requests[k] = d
-		verb, _, _ := strings.Cut(k, " ")
-		code := k[strings.LastIndex(k, " ")+1:]
-		if verb != "get" && verb != "list" && verb != "watch" {
-			writes += d
-		}
-		// A watch that ends with an error status (an expired or refused
-		// resource version) is re-listed by the informer by design; it is
-		// not a failed request of taskgov's.
-		if !strings.HasPrefix(code, "2") && verb != "watch" {
-			rep.FailedRequests += d
-		}
-		rep.RequestsPerTask += d
-	}
-	rep.RequestsPerTask /= float64(shape.tasks)
+	var all, writes float64
+	rep.Requests, all, writes, rep.FailedRequests = requestsSince(before, after)
+	rep.RequestsPerTask = all / float64(shape.tasks)
 	rep.WritesPerTask = writes / float64(shape.tasks)
 	rep.CPUSeconds, rep.PeakRSSMiB = procUsage(t, cmd.Process.Pid)
 	checkScalePlacement(t, podsOf)
@@ -388,4 +369,30 @@ func checkScalePlacement(t *testing.T, podsOf map[string][]*corev1.Pod) {
 			t.Errorf("node %s holds %d GPUs of 8", n, g)
 		}
 	}
+}
+
+// requestsSince is what taskgov asked of the API server between two
+// scrapes of taskgov_kubernetes_requests_total ("verb resource code"):
+// the counts that moved, their sum, the writes among them, and the failed
+// ones. A watch that ends with an error status (an expired or refused
+// resource version) is re-listed by the informer by design; it is not a
+// failed request of taskgov's.
+func requestsSince(before, after map[string]float64) (moved map[string]float64, all, writes, failed float64) {
+	moved = map[string]float64{}
+	for k, v := range after {
+		d := v - before[k]
+		if d == 0 {
+			continue
+		}
+		moved[k] = d
+		all += d
+		verb, _, _ := strings.Cut(k, " ")
+		if verb != "get" && verb != "list" && verb != "watch" {
+			writes += d
+		}
+		if code := k[strings.LastIndex(k, " ")+1:]; !strings.HasPrefix(code, "2") && verb != "watch" {
+			failed += d
+		}
+	}
+	return moved, all, writes, failed
 }
