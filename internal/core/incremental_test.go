@@ -43,8 +43,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 	ref.SetFullRescan(true)
 	inc.breakMarks = bug == "marks"
 	inc.breakProbe = bug == "probe"
+	inc.breakStop = bug == "stop"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
-	defer func() { stats.probed += int(inc.probed) }()
+	defer func() { stats.probed, stats.stopped = stats.probed+int(inc.probed), stats.stopped+int(inc.stops.stops) }()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
 	now, next, added := epoch, 0, 0
@@ -125,6 +126,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 		if !reflect.DeepEqual(a, b) {
 			return fmt.Errorf("seed %d op %d: incremental and full-rescan cycles differ:\n%s", seed, op, firstDiff(a, b))
 		}
+		if h := inc.stops.renderHits; h > 0 {
+			return fmt.Errorf("seed %d op %d: %d deferred tries of early-stopped walks would have changed something (stop.go)", seed, op, h)
+		}
 		if inc.Dirty() != ref.Dirty() || !inc.nextWake.Equal(ref.nextWake) {
 			return fmt.Errorf("seed %d op %d: dirty %v/%v, next wake %v/%v", seed, op, inc.Dirty(), ref.Dirty(), inc.nextWake, ref.nextWake)
 		}
@@ -145,7 +149,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 // stats counts, over differential runs, cycles that ran, cycles that left at
 // least one instance type unevaluated, and types settled by probes alone
 // (blocked.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed int }
+var stats struct{ cycles, skipped, probed, stopped int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {
@@ -177,10 +181,13 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times",
-		stats.cycles, stats.skipped, stats.probed)
+	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times; %d walks stopped early",
+		stats.cycles, stats.skipped, stats.probed, stats.stopped)
 	if stats.skipped < stats.cycles/10 {
 		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
+	}
+	if stats.stopped < stats.cycles/20 {
+		t.Fatalf("only %d walks of %d cycles stopped early: the test would not exercise the early stop", stats.stopped, stats.cycles)
 	}
 	if stats.probed < stats.cycles/20 {
 		t.Fatalf("probes settled a type only %d times in %d cycles: the test would not exercise them", stats.probed, stats.cycles)
@@ -217,4 +224,17 @@ func envInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// TestDifferentialCatchesBrokenStop injects a bug into the early stop of
+// walks (stop.go): the check ignores whether a task left in the walk could
+// still be admitted. The differential test must see it.
+func TestDifferentialCatchesBrokenStop(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		if err := differentialRun(seed, 2000, "stop"); err != nil {
+			t.Logf("caught, as it must be: %v", err)
+			return
+		}
+	}
+	t.Fatal("with an early stop that ignores admissible tasks, the differential test found no difference")
 }

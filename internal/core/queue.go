@@ -77,6 +77,7 @@ func splitByType(tm *team) {
 		clear(tm.byType[i])
 		tm.byType[i] = tm.byType[i][:0]
 	}
+	tm.invalidateAggs()
 	for _, t := range tm.pending {
 		i := t.typ.idx
 		tm.byType[i] = append(tm.byType[i], t)
