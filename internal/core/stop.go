@@ -192,6 +192,7 @@ type stopState struct {
 	step     []int  // per type: the current interval between checks
 	deferred [][]*task
 	memo     []map[attemptKey]failedAttempt // per type: the victim-search memo at the stop
+	cycle    []uint64                       // per type: the cycle of the stop
 	bor      []struct {
 		cycle uint64
 		s     borSummary
@@ -207,7 +208,7 @@ func (s *Scheduler) startStops() {
 	st := &s.stops
 	if len(st.stopped) != n {
 		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
-		st.deferred, st.memo = make([][]*task, n), make([]map[attemptKey]failedAttempt, n)
+		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.bor = make([]struct {
 			cycle uint64
 			s     borSummary
@@ -240,6 +241,7 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 	}
 	if s.stoppable(i) {
 		st.stopped[i] = true
+		st.cycle[i] = s.cycle
 		st.stops++
 		memo := map[attemptKey]failedAttempt{}
 		for k, f := range s.cc.failed {
@@ -257,12 +259,11 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 // deferTail keeps, for a stopped type, the popped head and the rest of its
 // team's list (what pushNext would have pushed) as deferred tries.
 func (s *Scheduler) deferTail(e head) {
+	// A copy of the pointers, not a walk over the tasks: renderType skips
+	// those no longer pending and those the cycle preempted (pushNext's
+	// rule: a victim waits for the next cycle).
 	d := append(s.stops.deferred[e.i], e.t)
-	for _, t := range e.tm.byType[e.i][e.tm.cursors[e.i]:] {
-		if t.state == pending && t.touchedIn != s.cycle {
-			d = append(d, t)
-		}
-	}
+	d = append(d, e.tm.byType[e.i][e.tm.cursors[e.i]:]...)
 	e.tm.cursors[e.i] = len(e.tm.byType[e.i])
 	s.stops.deferred[e.i] = d
 }
@@ -287,7 +288,7 @@ func (s *Scheduler) stoppable(i int) bool {
 		}
 		v := s.checkQuota(tm, i, a.minTotal)
 		room := a.minKey < len(it.index.counts) && it.index.atLeast(a.minKey) >= a.minNodes
-		if v.ok && room && !s.breakStop {
+		if v.ok && room && !s.breakStop && s.mayAdmit(tm, i) {
 			return false
 		}
 		inQuota := v.ok && v.inQuota
@@ -341,6 +342,22 @@ func (s *Scheduler) stoppable(i int) bool {
 	return true
 }
 
+// mayAdmit reports whether a task of tm's tail in type i passes its quota
+// check and place's count check: the bounds of its aggregate, task by task.
+func (s *Scheduler) mayAdmit(tm *team, i int) bool {
+	ix := &s.types[i].index
+	q := tm.byType[i]
+	for _, t := range q[max(tm.cursors[i]-1, 0):] {
+		if t.state != pending {
+			continue
+		}
+		if k := keyFor(t); k < len(ix.counts) && ix.atLeast(k) >= t.spec.Nodes && s.checkQuota(tm, i, t.total).ok {
+			return true
+		}
+	}
+	return false
+}
+
 // renderDeferred makes every deferred try, writing the wait reasons the
 // walks left for later.
 func (s *Scheduler) renderDeferred() {
@@ -370,7 +387,7 @@ func (s *Scheduler) renderType(i int) {
 	s.rendering, s.curType = true, i
 	var d model.Decision
 	for _, t := range list {
-		if t.state != pending {
+		if t.state != pending || t.touchedIn == st.cycle[i] {
 			continue
 		}
 		if len(t.held) > 0 {
