@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -20,12 +21,17 @@ import (
 // full rescan, and the live heap per pending task (with the waiting list
 // built once, as a reader would hold it). The core builds the waiting list
 // on demand (SetLazyWaiting), as the engine runs it; the full rescan also
-// lists it in the decision, as the reference does.
+// lists it in the decision, as the reference does. TASKGOV_GIANT_DIV=10
+// divides every count by 10, for quick profiles.
 func BenchmarkGiant(b *testing.B) {
 	if os.Getenv("TASKGOV_GIANT") == "" {
 		b.Skip("set TASKGOV_GIANT=1 to run the giant-scale benchmark")
 	}
-	const nodes, teams, tasks = 20000, 2000, 1000000
+	nodes, teams, tasks := 20000, 2000, 1000000
+	if f, err := strconv.Atoi(os.Getenv("TASKGOV_GIANT_DIV")); err == nil && f > 1 {
+		// A scaled-down copy (for profiling): every count divided by f.
+		nodes, teams, tasks = nodes/f, teams/f, tasks/f
+	}
 	for i := 0; i < b.N; i++ {
 		base := liveHeap()
 		c := benchCluster(nodes, teams)
