@@ -14,10 +14,11 @@ import (
 // it changes nothing but the task's own wait reason, its team's victim-search
 // memo (keyed by team) and the type's wake-up (a minimum). The order of inert
 // tries then does not matter, except within a team, where the memo is read
-// and written in queue order. So the walk tries the rest of the type team by
-// team, without the heap: a cycle admitting everything that fits costs its
-// admissions plus one plain pass over the rest, not a heap operation and its
-// share computations per pending task.
+// and written in queue order. So the walk tries the rest of the type without
+// its heap, each team's tasks in queue order (settleStreams): a cycle
+// admitting everything that fits costs its admissions plus one plain pass
+// over the rest, not a heap operation and its share computations per pending
+// task.
 //
 // Why each remaining try is inert, when inertType and inertTask hold (tryTask
 // line by line): a task backing off, on a type without nodes or without
