@@ -62,6 +62,9 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 			s.deferTail(e)
 			continue
 		}
+		if s.settleRest(&h, e, &d) {
+			continue // the rest of e's type tried in bulk (settle.go)
+		}
 		s.tried++
 		s.curType = e.i
 		before := len(d.Admissions) + len(d.Preemptions) + int(s.holdChanges)
