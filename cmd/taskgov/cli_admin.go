@@ -20,26 +20,18 @@ func policyCmd() *cobra.Command {
 	c := &cobra.Command{Use: "policy", Short: "Show or change the cluster policy (admin to change)"}
 	var output, file string
 	get := &cobra.Command{Use: "get", Short: "Show the policy", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			p, err := cl.Policy(cmd.Context())
 			if err != nil {
 				return err
 			}
 			return printOut(cmd.OutOrStdout(), output, p, func(tw *tabwriter.Writer) { policyTable(tw, p) })
-		}}
+		})}
 	get.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
 	var prio, idle string
 	var knobs policyKnobs
 	set := &cobra.Command{Use: "set", Short: "Change the policy: flags, or a whole policy with -f", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) (err error) {
 			var p model.Policy
 			if file != "" {
 				b, err := os.ReadFile(file)
@@ -66,7 +58,7 @@ func policyCmd() *cobra.Command {
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "policy updated")
 			return nil
-		}}
+		})}
 	set.Flags().StringVar(&prio, "task-prioritization", "", "FirstComeFirstServe or TaskRanking")
 	set.Flags().StringVar(&idle, "idle-compute-allocation", "", "FirstComeFirstServe or FairShare")
 	set.Flags().StringVarP(&file, "file", "f", "", "YAML policy to apply whole (other flags then change it further)")
@@ -163,11 +155,7 @@ func priorityClassCmd() *cobra.Command {
 			return err
 		}}
 	list := &cobra.Command{Use: "list", Short: "List classes", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			p, err := cl.Policy(cmd.Context())
 			if err != nil {
 				return err
@@ -182,7 +170,7 @@ func priorityClassCmd() *cobra.Command {
 					row(tw, pc.Name, pc.Weight, g)
 				}
 			})
-		}}
+		})}
 	list.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
 	c.AddCommand(create, del, list)
 	return c
@@ -192,11 +180,7 @@ func nodeCmd() *cobra.Command {
 	c := &cobra.Command{Use: "node", Short: "List nodes, or cordon, uncordon or drain one (admin)"}
 	var output string
 	list := &cobra.Command{Use: "list", Short: "List nodes", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			nodes, err := cl.Nodes(cmd.Context())
 			if err != nil {
 				return err
@@ -219,23 +203,19 @@ func nodeCmd() *cobra.Command {
 					row(tw, n.Name, n.InstanceType, status, fmt.Sprintf("%d/%d", n.FreeGPUs, n.GPUs), orDash(n.Labels[model.LabelLayer3]))
 				}
 			})
-		}}
+		})}
 	list.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
 	c.AddCommand(list)
 	for _, action := range []string{"cordon", "uncordon", "drain"} {
 		action := action
 		c.AddCommand(&cobra.Command{Use: action + " NODE", Short: strings.ToUpper(action[:1]) + action[1:] + " a node", Args: cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				cl, err := apiClient()
-				if err != nil {
-					return err
-				}
+			RunE: withClient(func(cmd *cobra.Command, args []string, cl *client.Client) error {
 				if err := cl.NodeAction(cmd.Context(), args[0], action); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "node %s: %s\n", args[0], action)
 				return nil
-			}})
+			})})
 	}
 	return c
 }
@@ -244,11 +224,7 @@ func tokenCmd() *cobra.Command {
 	c := &cobra.Command{Use: "token", Short: "Issue, revoke or list API tokens (admin)"}
 	var role, team, note, output string
 	create := &cobra.Command{Use: "create", Short: "Issue a token; the secret is printed once", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) (err error) {
 			teamName := team
 			if team != "" {
 				if teamName, err = newResolver(cl).team(cmd.Context(), team); err != nil {
@@ -262,28 +238,20 @@ func tokenCmd() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out.Token)
 			fmt.Fprintf(cmd.ErrOrStderr(), "token %s (%s %s) issued; store it now, it is not shown again\n", out.ID, out.Role, out.Team)
 			return nil
-		}}
+		})}
 	create.Flags().StringVar(&role, "role", "member", "admin, member or viewer")
 	create.Flags().StringVar(&team, "team", "", "the member's team (optional for viewers)")
 	create.Flags().StringVar(&note, "note", "", "who or what the token is for")
 	revoke := &cobra.Command{Use: "revoke ID", Short: "Revoke a token", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, args []string, cl *client.Client) error {
 			if err := cl.RevokeToken(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "token %s revoked\n", args[0])
 			return nil
-		}}
+		})}
 	list := &cobra.Command{Use: "list", Short: "List tokens (never their secrets)", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			tokens, err := cl.Tokens(cmd.Context())
 			if err != nil {
 				return err
@@ -297,7 +265,7 @@ func tokenCmd() *cobra.Command {
 					row(tw, t.ID, t.Role, orDash(t.Team), !t.RevokedAt.IsZero(), orDash(t.Note))
 				}
 			})
-		}}
+		})}
 	list.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
 	c.AddCommand(create, revoke, list)
 	return c

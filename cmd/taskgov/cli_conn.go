@@ -113,3 +113,16 @@ func loginCmd() *cobra.Command {
 	c.Flags().StringVarP(&namespace, "namespace", "n", "", "default team namespace of job commands given no -n")
 	return c
 }
+
+// withClient is a command body that needs the API client: the client is
+// made from the connection flags before fn runs, and its error ends the
+// command.
+func withClient(fn func(cmd *cobra.Command, args []string, cl *client.Client) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		cl, err := apiClient()
+		if err != nil {
+			return err
+		}
+		return fn(cmd, args, cl)
+	}
+}

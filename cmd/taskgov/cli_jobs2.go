@@ -205,11 +205,7 @@ func listPodsCmd() *cobra.Command {
 		Use:   "list-pods",
 		Short: "List a job's pods (named <job>-worker-<rank>): namespace, status, creation time; the table adds rank, node and GPUs",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			r := newResolver(cl)
 			t, err := findJob(cmd.Context(), cl, r, j)
 			if err != nil {
@@ -225,7 +221,7 @@ func listPodsCmd() *cobra.Command {
 					row(tw, p.PodName, p.Namespace, p.Status, p.Rank, p.Node, intsList(p.GPUs))
 				}
 			})
-		},
+		}),
 	}
 	j.add(c)
 	c.Flags().StringVarP(&output, "output", "o", defaultOutput(), "table, json or yaml")

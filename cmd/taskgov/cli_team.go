@@ -20,11 +20,7 @@ func teamCmd() *cobra.Command {
 	c := &cobra.Command{Use: "team", Short: "Compute allocations: create, update, delete, list, describe (admin to change)"}
 	c.AddCommand(teamSetCmd("create"), teamSetCmd("update"))
 	c.AddCommand(&cobra.Command{Use: "delete NAME", Short: "Delete a team without live jobs", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, args []string, cl *client.Client) error {
 			// A token that cannot see the team gets the server's answer.
 			name, err := newResolver(cl).team(cmd.Context(), args[0])
 			if err != nil {
@@ -35,14 +31,10 @@ func teamCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "team %s deleted\n", name)
 			return nil
-		}})
+		})})
 	var output string
 	list := &cobra.Command{Use: "list", Short: "List teams", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			teams, err := cl.Teams(cmd.Context())
 			if err != nil {
 				return err
@@ -56,15 +48,11 @@ func teamCmd() *cobra.Command {
 					row(tw, t.Name, t.Namespace, t.Group, *t.FairShareWeight, t.Lending, fmt.Sprintf("%d%%", *t.BorrowLimitPercent), t.PreemptTeamTasks, quotaList(t.Quotas))
 				}
 			})
-		}}
+		})}
 	list.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
 	var dout string
 	describe := &cobra.Command{Use: "describe NAME", Short: "A team's settings and its quota, used, borrowed and lent GPUs per instance type", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, args []string, cl *client.Client) error {
 			name, err := newResolver(cl).team(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -97,7 +85,7 @@ func teamCmd() *cobra.Command {
 					row(tw, r.InstanceType, r.QuotaGPUs, r.UsedGPUs, r.BorrowedGPUs, r.LentGPUs)
 				}
 			})
-		}}
+		})}
 	describe.Flags().StringVarP(&dout, "output", "o", "table", "table, json or yaml")
 	c.AddCommand(list, describe)
 	return c
@@ -137,11 +125,7 @@ func teamSetCmd(verb string) *cobra.Command {
 	var quotas []string
 	var weight, borrow int
 	c := &cobra.Command{Use: verb + " NAME", Short: strings.ToUpper(verb[:1]) + verb[1:] + " a team", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, args []string, cl *client.Client) (err error) {
 			name := strings.TrimPrefix(args[0], model.NamespacePrefix)
 			var t model.Team
 			switch {
@@ -189,7 +173,7 @@ func teamSetCmd(verb string) *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "team %s %sd\n", name, verb)
 			return nil
-		}}
+		})}
 	f := c.Flags()
 	f.StringArrayVar(&quotas, "quota", nil, "INSTANCE_TYPE=COUNT or INSTANCE_TYPE:gpus=N[,vcpu=N,memoryGiB=N] (repeatable; replaces all quotas)")
 	f.IntVar(&weight, "weight", 1, "fair-share weight, 0 to 100")

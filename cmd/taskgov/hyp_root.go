@@ -126,11 +126,7 @@ func hypAge(t, now time.Time) string {
 func hypDescribeCmd() *cobra.Command {
 	var j jobFlags
 	c := &cobra.Command{Short: "Describe a PyTorch job", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			r := newResolver(cl)
 			t, err := findJob(cmd.Context(), cl, r, j)
 			if err != nil {
@@ -138,7 +134,7 @@ func hypDescribeCmd() *cobra.Command {
 			}
 			hypDescribe(cmd.OutOrStdout(), r, t)
 			return nil
-		}}
+		})}
 	c.Flags().StringVar(&j.name, "job-name", "", "the job's name (required)")
 	hypNamespace(c, &j.namespace)
 	return c
@@ -147,11 +143,7 @@ func hypDescribeCmd() *cobra.Command {
 func hypDeleteCmd() *cobra.Command {
 	var j jobFlags
 	c := &cobra.Command{Short: "Delete a PyTorch job: taskgov cancels it (SIGTERM and its grace period)", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			if _, err := findJob(cmd.Context(), cl, newResolver(cl), j); err != nil {
 				return err
 			}
@@ -160,7 +152,7 @@ func hypDeleteCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Successful deleted HyperPodPytorchJob '%s'!\n", j.name)
 			return nil
-		}}
+		})}
 	c.Flags().StringVar(&j.name, "job-name", "", "the job's name (required)")
 	hypNamespace(c, &j.namespace)
 	return c
@@ -169,11 +161,7 @@ func hypDeleteCmd() *cobra.Command {
 func hypListPodsCmd() *cobra.Command {
 	var j jobFlags
 	c := &cobra.Command{Short: "List a PyTorch job's pods (<job>-pod-<rank>)", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			r := newResolver(cl)
 			t, err := findJob(cmd.Context(), cl, r, j)
 			if err != nil {
@@ -193,7 +181,7 @@ func hypListPodsCmd() *cobra.Command {
 			}
 			fmt.Fprintln(out)
 			return nil
-		}}
+		})}
 	c.Flags().StringVar(&j.name, "job-name", "", "the job's name (required)")
 	hypNamespace(c, &j.namespace)
 	return c
@@ -260,13 +248,9 @@ func hypExecCmd() *cobra.Command {
 func hypClusterContextCmd() *cobra.Command {
 	var debug bool
 	c := &cobra.Command{Use: "get-cluster-context", Short: "The server and default namespace job commands use", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := apiClient()
-			if err != nil {
-				return err
-			}
+		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			return writeIndented(cmd.OutOrStdout(), map[string]string{"Server": cl.Server, "Namespace": readConfig().Namespace}, 4)
-		}}
+		})}
 	c.Flags().BoolVar(&debug, "debug", false, "accepted")
 	return c
 }

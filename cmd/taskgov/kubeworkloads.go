@@ -38,9 +38,21 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 	if err != nil {
 		return kube.TaskStatus{}, false, err
 	}
-	st := kube.TaskStatus{State: string(t.State), Position: t.Position, Why: t.Why, Message: t.Message}
+	// The annotation is read by whoever reads the namespace, the task's own
+	// team: it shows what the API shows that team's members.
+	ownTeam := func(team string) bool { return team == t.Team }
+	visible := func(name string) bool {
+		o, err := g.eng.Task(ctx, name)
+		return err == nil && o.Team == t.Team
+	}
+	st := kube.TaskStatus{State: string(t.State), Position: t.Position, Why: t.Why,
+		Message: model.HidePreemptor(t.Message, visible)}
 	if t.Reason != nil {
-		st.Code = string(t.Reason.Code)
+		reason := *t.Reason
+		if reason.Hide(ownTeam, visible) {
+			st.Why = reason.Message()
+		}
+		st.Code = string(reason.Code)
 	}
 	if t.State == model.StateRunning && len(t.Placement) > 0 {
 		nodes := make([]string, len(t.Placement))

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"regexp"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
@@ -11,16 +10,9 @@ import (
 // Another team's task must look to a member as if it did not exist, so its
 // name is replaced wherever a view would carry it: in preemption messages
 // ("preempted (Reclaim) for NAME, ..."), in wait reasons (nodes held for
-// NAME), in a node's heldFor and in the topology. Admins and cluster-wide
-// viewers see every name. What is stored is not changed: the audit log and
-// admins keep the full story.
-
-// otherTeamsTask stands for a task the caller may not see.
-const otherTeamsTask = "another team's task"
-
-// preemptedFor matches the engine's preemption message and captures the
-// task it made room for.
-var preemptedFor = regexp.MustCompile(`^(preempted \([A-Za-z]+\) for )([a-z0-9][a-z0-9-]*)(, )`)
+// NAME), in a node's heldFor and in the topology (model's rules, redact.go).
+// Admins and cluster-wide viewers see every name. What is stored is not
+// changed: the audit log and admins keep the full story.
 
 // redactor decides, with a cache, which task names a caller may see.
 type redactor struct {
@@ -56,7 +48,7 @@ func (rd *redactor) name(name string) string {
 	if rd.visible(name) {
 		return name
 	}
-	return otherTeamsTask
+	return model.OtherTeamsTask
 }
 
 // message hides the task a preemption message names, if need be.
@@ -64,25 +56,16 @@ func (rd *redactor) message(msg string) string {
 	if rd.all() {
 		return msg
 	}
-	m := preemptedFor.FindStringSubmatchIndex(msg)
-	if m == nil || rd.visible(msg[m[4]:m[5]]) {
-		return msg
-	}
-	return msg[:m[4]] + otherTeamsTask + msg[m[5]:]
+	return model.HidePreemptor(msg, rd.visible)
 }
 
 // reason hides the task a wait reason names (the holder of nodes), and the
 // team whose tasks it waits to preempt if the caller may not read it.
 func (rd *redactor) reason(r *model.WaitReason) (changed bool) {
-	if r != nil && r.Team != "" && !rd.all() && !rd.p.canRead(r.Team) {
-		r.Team = "" // rendered as another team
-		return true
-	}
-	if r == nil || (r.Code != model.HeldForOther && r.Code != model.QueuedForHold) || rd.visible(r.Detail) {
+	if rd.all() {
 		return false
 	}
-	r.Detail = "" // rendered as another team's task
-	return true
+	return r.Hide(rd.p.canRead, rd.visible)
 }
 
 // task redacts a task view in place.

@@ -124,12 +124,13 @@ func frame(ev model.Event) []byte {
 // for.
 func (h *hub) add(ev model.Event) {
 	data, teamData := frame(ev), []byte(nil)
-	if m := preemptedFor.FindStringSubmatchIndex(ev.Message); m != nil {
-		beneficiary := ev.Message[m[4]:m[5]]
-		if t, err := h.eng.Task(context.Background(), beneficiary); err != nil || t.Team != ev.Team {
-			ev.Message = ev.Message[:m[4]] + otherTeamsTask + ev.Message[m[5]:]
-			teamData = frame(ev)
-		}
+	sameTeam := func(beneficiary string) bool {
+		t, err := h.eng.Task(context.Background(), beneficiary)
+		return err == nil && t.Team == ev.Team
+	}
+	if msg := model.HidePreemptor(ev.Message, sameTeam); msg != ev.Message {
+		ev.Message = msg
+		teamData = frame(ev)
 	}
 	if teamData == nil {
 		teamData = data
