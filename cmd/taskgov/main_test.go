@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -153,5 +154,35 @@ func TestSimCommands(t *testing.T) {
 	_, errs, code := cli(t, "sim", "run", "--cluster", cluster, "--trace", filepath.Join(dir, "missing.csv"), "--out", out)
 	if code == 0 || !strings.Contains(errs, "missing.csv") {
 		t.Fatalf("missing trace: %d %s", code, errs)
+	}
+}
+
+// TestSimKueueBaseline runs the Kueue baseline command and checks that
+// report.json carries both times to admission, named.
+func TestSimKueueBaseline(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "kb")
+	text := mustCLI(t, "sim", "kueue-baseline", "--preemption-delay", "0", "--out", out)
+	if !strings.Contains(text, "to last admission: small s") || !strings.Contains(text, "| lower bound (one cohort) | 66.8 |") {
+		t.Fatalf("kueue-baseline: %s", text)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Wait struct {
+			ByPriority map[string]struct{ N int } `json:"by_priority"`
+		} `json:"wait"`
+		WaitLast struct {
+			ByPriority map[string]struct{ N int } `json:"by_priority"`
+		} `json:"wait_last_admission"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"small", "medium", "large"} {
+		if r.Wait.ByPriority[c].N == 0 || r.WaitLast.ByPriority[c].N != r.Wait.ByPriority[c].N {
+			t.Fatalf("class %s: first %+v last %+v", c, r.Wait.ByPriority[c], r.WaitLast.ByPriority[c])
+		}
 	}
 }

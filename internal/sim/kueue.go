@@ -36,8 +36,10 @@ var KueueClasses = []KueueClass{
 	{"large", 20, 1.0, 100, 50, 1.2},
 }
 
-// KueueBaseline returns the cluster and trace. With allAtZero every
-// workload arrives at t = 0 (Kueue's second variant).
+// KueueBaseline returns the cluster and trace. Kueue's generator waits one
+// creation interval before each workload of a set, so the i-th (from 0)
+// arrives at (i+1) intervals (kueueArrival). With allAtZero every workload
+// arrives at t = 0 (Kueue's second variant).
 func KueueBaseline(allAtZero bool) (model.Cluster, []Job) {
 	queues := KueueCohorts * KueueQueuesByCohort
 	never := false
@@ -62,7 +64,7 @@ func KueueBaseline(allAtZero bool) (model.Cluster, []Job) {
 				Quotas: []model.Quota{{InstanceType: KueueType, VCPU: &quota, MemoryGiB: ptrF(0), BorrowCap: &model.Amount{VCPU: &borrow}}}})
 			for _, k := range KueueClasses {
 				for i := 0; i < k.Count; i++ {
-					at := float64(i) * k.EveryS
+					at := kueueArrival(k, i)
 					if allAtZero {
 						at = 0
 					}
@@ -75,6 +77,10 @@ func KueueBaseline(allAtZero bool) (model.Cluster, []Job) {
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].SubmitS < jobs[b].SubmitS })
 	return c, jobs
 }
+
+// kueueArrival is when the i-th workload (from 0) of class k arrives: its
+// set's generator sleeps one interval before creating each workload.
+func kueueArrival(k KueueClass, i int) float64 { return float64(i+1) * k.EveryS }
 
 func ptrF(f float64) *float64 { return &f }
 
@@ -122,7 +128,7 @@ func KueueCohortBound() float64 {
 	for q := 0; q < KueueQueuesByCohort; q++ {
 		for _, k := range KueueClasses {
 			for i := 0; i < k.Count; i++ {
-				ws = append(ws, work{arrival: float64(i) * k.EveryS, size: k.CPU * k.DurationS, duration: k.DurationS})
+				ws = append(ws, work{arrival: kueueArrival(k, i), size: k.CPU * k.DurationS, duration: k.DurationS})
 			}
 		}
 	}
