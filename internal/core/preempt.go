@@ -400,7 +400,7 @@ func (s *Scheduler) enforceLimits(d *model.Decision) {
 			victims := s.chooseVictims(cands, nil, func() bool { return tm.usage[i].LessEq(limit) }, nil)
 			for _, v := range victims {
 				d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: tm.spec.Name,
-					Reason: model.QuotaReduced, LostGPUSeconds: v.lost})
+					Reason: model.QuotaReduced, LostGPUSeconds: s.lostWork(v.t, s.costClock())})
 				s.afterPreempt(v.t)
 			}
 		}
