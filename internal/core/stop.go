@@ -22,7 +22,8 @@ import (
 //
 // Why the full walk decides the same. Let S be the state when the walk
 // stops. The tail is every pending task of the type not yet tried (for each
-// team with tasks of the type, byType[i] from the head in the heap on). The
+// team with tasks of the type, byType[i] from the head in the heap on, less
+// the cycle's victims, which wait for the next cycle in both walks). The
 // check reads aggregates over each team's whole byType[i] list (queueAgg: the
 // smallest request, key and gang, the earliest pendingSince, the latest
 // notBefore), a superset of the team's tail, so each bound below holds for
@@ -31,7 +32,8 @@ import (
 //     (usage, borrow limit and pool overflow only grow with it), so a refusal
 //     of the team's smallest request refuses every t; otherwise fewer nodes
 //     reach the smallest key than the smallest gang needs, so place fails at
-//     its count check for every t.
+//     its count check for every t; otherwise mayAdmit makes both checks for
+//     each task of the team's tail in turn.
 //   - No hold taken or dropped. Only the type's holder holds nodes, and the
 //     check wants none. A hold is taken only by a task within quota whose
 //     starvation bound has passed: either no t fits the team's quota, or the
@@ -70,8 +72,12 @@ import (
 // makes the next cycle walk the type and drop the deferred tries; the
 // cycle's fresh admissions matter to the tries (they are not victims) only
 // in the cycle that made them, and a type whose cycle admitted is walked
-// again in the next. Waiting renders before it lists, so the list is what
-// the full walk would list; a reason read through Task may be older.
+// again in the next. A render in a later cycle runs at that cycle's time,
+// still before the type's wake-up, so every time-based rule a try reads
+// (backoff, starvation due, preemption delay, minimum runtime, the cost
+// clock's tick) stands where the check bounded it. Waiting renders before it
+// lists, so the list is what the full walk would list; a reason read through
+// Task may be older.
 // Under FairShare with several types, a borrower's search compares shares
 // that other types' admissions later in the same cycle may move; a tail that
 // may make such a search blocks the stop.
