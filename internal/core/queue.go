@@ -1,7 +1,8 @@
 package core
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
@@ -29,7 +30,7 @@ func sortQueue(tm *team) {
 		tm.pending[k] = nil
 	}
 	tm.pending = q
-	sort.Slice(q, func(a, b int) bool { return queueLess(q[a], q[b]) })
+	sortTasks(q)
 	tm.queueSorted = true
 	tm.sortedLen = len(q)
 	splitByType(tm)
@@ -56,7 +57,7 @@ func appendSorted(tm *team) bool {
 			return false
 		}
 	}
-	sort.Slice(tail, func(a, b int) bool { return queueLess(tail[a], tail[b]) })
+	sortTasks(tail)
 	if len(tail) > 0 && tm.sortedLen > 0 && !queueLess(tm.pending[tm.sortedLen-1], tail[0]) {
 		return false
 	}
@@ -84,6 +85,27 @@ func splitByType(tm *team) {
 		tm.byType[i] = append(tm.byType[i], t)
 		tm.sums[i].add(t)
 	}
+}
+
+// sortTasks sorts ts by queueLess, a strict total order (so any sort gives
+// the same result). A queue is usually sorted already or nearly (tasks are
+// queued in submission order): one pass finds out.
+func sortTasks(ts []*task) {
+	if slices.IsSortedFunc(ts, queueCmp) {
+		return
+	}
+	slices.SortFunc(ts, queueCmp)
+}
+
+// queueCmp is queueLess as a three-way comparison.
+func queueCmp(x, y *task) int {
+	if x.rank != y.rank {
+		return cmp.Compare(y.rank, x.rank)
+	}
+	if c := x.spec.SubmitTime.Compare(y.spec.SubmitTime); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.seq, y.seq)
 }
 
 func queueLess(x, y *task) bool {

@@ -15,7 +15,7 @@ import (
 // memo (keyed by team) and the type's wake-up (a minimum). The order of inert
 // tries then does not matter, except within a team, where the memo is read
 // and written in queue order. So the walk tries the rest of the type without
-// its heap, each team's tasks in queue order (settleStreams): a cycle
+// its heap, team by team, each team's tasks in queue order: a cycle
 // admitting everything that fits costs its admissions plus one plain pass
 // over the rest, not a heap operation and its share computations per pending
 // task.
@@ -39,13 +39,13 @@ import (
 // settleState keeps, per type, when the walk last asked whether the type is
 // spent, so that a failed check costs no more than the tries since it.
 type settleState struct {
-	cycle   uint64
-	tries   []int    // tries of the type since the last failed check
-	due     []int    // tries needed before the next check
-	avail   []int    // scratch: nodes per bucket or above
-	count   uint64   // types settled in bulk (a measure)
-	broken  bool     // test only: skip inertType and the hold check, to prove the differential test sees it
-	streams []stream // scratch of settleStreams
+	cycle  uint64
+	tries  []int  // tries of the type since the last failed check
+	due    []int  // tries needed before the next check
+	avail  []int  // scratch: nodes per bucket or above
+	count  uint64 // types settled in bulk (a measure)
+	broken bool   // test only: skip inertType and the hold check, to prove the differential test sees it
+	sink   int    // what settleTeam read ahead (kept, so the loads are not optimised away)
 }
 
 // minSettleTries is how many tries of a type pass before the first check.
@@ -78,17 +78,15 @@ func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
 	}
 	s.curType = i
 	st.count++
-	streams := append(s.settle.streams[:0], stream{e.t.seq, e.tm, e.t})
+	s.settleTeam(e.tm, i, e.t, d)
 	q := (*h)[:0]
 	for _, x := range *h {
 		if x.i == i {
-			streams = append(streams, stream{x.t.seq, x.tm, x.t})
+			s.settleTeam(x.tm, i, x.t, d)
 		} else {
 			q = append(q, x)
 		}
 	}
-	s.settleStreams(streams, i, d)
-	s.settle.streams = streams[:0]
 	for k := len(q); k < len(*h); k++ {
 		(*h)[k] = head{}
 	}
@@ -97,62 +95,35 @@ func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
 	return true
 }
 
-// stream is one team's remaining tasks of the type being settled: t is the
-// next, seq its submission order.
-type stream struct {
-	seq uint64
-	tm  *team
-	t   *task
+// settleTeam tries t, then tm's later tasks of type i in queue order. It
+// reads ahead: the fields a try reads of the next tasks are loaded in a pass
+// of independent loads first, so their cache misses overlap instead of each
+// stalling a try (a million pending tasks do not fit in any cache).
+func (s *Scheduler) settleTeam(tm *team, i int, t *task, d *model.Decision) {
+	s.tried++
+	s.tryTask(t, d)
+	q := tm.byType[i]
+	for tm.cursors[i] < len(q) {
+		ahead := q[tm.cursors[i]:min(tm.cursors[i]+readAhead, len(q))]
+		sink := 0
+		for _, t := range ahead {
+			sink += int(t.state) + int(t.touchedIn) + t.spec.Nodes + len(t.wait.Code) + len(t.held) +
+				int(t.total.GPUs) + t.pendingSince.Nanosecond() + t.notBefore.Nanosecond()
+		}
+		s.settle.sink += sink
+		for _, t := range ahead {
+			tm.cursors[i]++
+			if t.state != pending || t.touchedIn == s.cycle {
+				continue
+			}
+			s.tried++
+			s.tryTask(t, d)
+		}
+	}
 }
 
-// settleStreams tries every stream's tasks, each team's in queue order. The
-// teams are interleaved by submission order, which is about the order the
-// tasks lie in memory: the pass reads memory in sequence rather than one team
-// at a time. Inert tries may go in any order across teams (see above).
-func (s *Scheduler) settleStreams(h []stream, i int, d *model.Decision) {
-	less := func(a, b int) bool { return h[a].seq < h[b].seq }
-	down := func(p int) {
-		for {
-			c := 2*p + 1
-			if c >= len(h) {
-				return
-			}
-			if r := c + 1; r < len(h) && less(r, c) {
-				c = r
-			}
-			if !less(c, p) {
-				return
-			}
-			h[c], h[p] = h[p], h[c]
-			p = c
-		}
-	}
-	for p := len(h)/2 - 1; p >= 0; p-- {
-		down(p)
-	}
-	for len(h) > 0 {
-		x := &h[0]
-		s.tried++
-		s.tryTask(x.t, d)
-		x.t = nil
-		tm := x.tm
-		q := tm.byType[i]
-		for tm.cursors[i] < len(q) {
-			t := q[tm.cursors[i]]
-			tm.cursors[i]++
-			if t.state == pending && t.touchedIn != s.cycle {
-				x.t, x.seq = t, t.seq
-				break
-			}
-		}
-		if x.t == nil {
-			h[0] = h[len(h)-1]
-			h[len(h)-1] = stream{}
-			h = h[:len(h)-1]
-		}
-		down(0)
-	}
-}
+// readAhead is how many tasks settleTeam loads ahead of their tries.
+const readAhead = 128
 
 // spent reports whether every remaining try of e's type is inert, and how
 // many tasks it looked at.
