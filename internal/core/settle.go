@@ -1,10 +1,6 @@
 package core
 
-import (
-	"time"
-
-	"github.com/taskgov/taskgov/internal/model"
-)
+import "github.com/taskgov/taskgov/internal/model"
 
 // Settling a spent type in bulk.
 //
@@ -72,6 +68,12 @@ func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
 		return false
 	}
 	st.tries[i] = 0
+	if s.stoppable(i) {
+		// The early stop (stop.go) applies: the rest is deferred, not tried.
+		s.stopType(i)
+		s.deferTail(e)
+		return true
+	}
 	if ok, cost := s.spent(*h, e); !ok {
 		st.due[i] = max(minSettleTries, cost)
 		return false
@@ -95,22 +97,15 @@ func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
 	return true
 }
 
-// settleTeam tries t, then tm's later tasks of type i in queue order. It
-// reads ahead: the fields a try reads of the next tasks are loaded in a pass
-// of independent loads first, so their cache misses overlap instead of each
-// stalling a try (a million pending tasks do not fit in any cache).
+// settleTeam tries t, then tm's later tasks of type i in queue order,
+// reading ahead (readAhead).
 func (s *Scheduler) settleTeam(tm *team, i int, t *task, d *model.Decision) {
 	s.tried++
 	s.tryTask(t, d)
 	q := tm.byType[i]
 	for tm.cursors[i] < len(q) {
 		ahead := q[tm.cursors[i]:min(tm.cursors[i]+readAhead, len(q))]
-		sink := 0
-		for _, t := range ahead {
-			sink += int(t.state) + int(t.touchedIn) + t.spec.Nodes + len(t.wait.Code) + len(t.held) +
-				int(t.total.GPUs) + t.pendingSince.Nanosecond() + t.notBefore.Nanosecond()
-		}
-		s.settle.sink += sink
+		s.readAhead(ahead)
 		for _, t := range ahead {
 			tm.cursors[i]++
 			if t.state != pending || t.touchedIn == s.cycle {
@@ -122,7 +117,20 @@ func (s *Scheduler) settleTeam(tm *team, i int, t *task, d *model.Decision) {
 	}
 }
 
-// readAhead is how many tasks settleTeam loads ahead of their tries.
+// readAhead loads what a try reads of each of ts in a pass of independent
+// loads, so that their cache misses overlap instead of each stalling a try:
+// a deep queue's tasks are not in any cache. It changes nothing.
+func (s *Scheduler) readAhead(ts []*task) {
+	sink := 0
+	for _, t := range ts {
+		sink += int(t.state) + int(t.touchedIn) + t.spec.Nodes + len(t.wait.Code) + len(t.held) +
+			int(t.total.GPUs) + t.pendingSince.Nanosecond() + t.notBefore.Nanosecond()
+	}
+	s.settle.sink += sink // kept, so the loads are not optimised away
+}
+
+// readAhead is how many tasks a walk over deferred or settled tries loads
+// ahead of them.
 const readAhead = 128
 
 // spent reports whether every remaining try of e's type is inert, and how
@@ -150,8 +158,8 @@ func (s *Scheduler) spent(h heads, e head) (bool, int) {
 				}
 			}
 		}
-		if sum := tm.sums[i]; sum.set && (sum.minKey >= len(avail) || avail[sum.minKey] == 0) &&
-			(s.now.Before(sum.minPending.Add(bound)) || s.settle.broken) {
+		if a := tm.agg(i); a.n > 0 && (a.minKey >= len(avail) || avail[a.minKey] == 0) &&
+			(s.now.Before(a.minPS.Add(bound)) || s.settle.broken) {
 			return true // every task of the team's queue passes inertTask
 		}
 		looked++
@@ -202,28 +210,6 @@ func (s *Scheduler) inertTask(t *task, avail []int) bool {
 	}
 	i := t.typ.idx
 	return !t.team.usage[i].Add(t.total).LessEq(t.team.quota[i])
-}
-
-// queueSummary bounds the tasks of a team's queue of one type (byType, which
-// may hold tasks no longer pending): the smallest bucket a pod of theirs
-// needs (keyFor) and the earliest time one was queued. It is rebuilt with
-// byType, which changes only when the queue is sorted, so it holds for the
-// whole cycle.
-type queueSummary struct {
-	set        bool
-	minKey     int
-	minPending time.Time
-}
-
-func (q *queueSummary) add(t *task) {
-	k := keyFor(t)
-	if !q.set || k < q.minKey {
-		q.minKey = k
-	}
-	if !q.set || t.pendingSince.Before(q.minPending) {
-		q.minPending = t.pendingSince
-	}
-	q.set = true
 }
 
 // init makes h a heap again after entries were removed.
