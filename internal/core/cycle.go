@@ -56,6 +56,9 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	// 3. Take the globally first head, try it, push that team's next.
 	for len(h) > 0 {
 		e := h.pop()
+		if s.settleRest(&h, e, &d) {
+			continue // the rest of e's type tried in bulk (settle.go)
+		}
 		s.tried++
 		s.curType = e.i
 		s.tryTask(e.t, &d)

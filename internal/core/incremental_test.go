@@ -43,8 +43,11 @@ func differentialRun(seed int64, ops int, bug string) error {
 	ref.SetFullRescan(true)
 	inc.breakMarks = bug == "marks"
 	inc.breakProbe = bug == "probe"
+	inc.settle.broken = bug == "settle"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
-	defer func() { stats.probed += int(inc.probed) }()
+	defer func() {
+		stats.probed, stats.settled = stats.probed+int(inc.probed), stats.settled+int(inc.settle.count)
+	}()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
 	now, next, added := epoch, 0, 0
@@ -144,8 +147,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 
 // stats counts, over differential runs, cycles that ran, cycles that left at
 // least one instance type unevaluated, and types settled by probes alone
-// (blocked.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed int }
+// (blocked.go), and types settled in bulk (settle.go), so that the test is
+// not vacuous.
+var stats struct{ cycles, skipped, probed, settled int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {
@@ -177,14 +181,31 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times",
-		stats.cycles, stats.skipped, stats.probed)
+	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times; "+
+		"a spent type was settled in bulk %d times", stats.cycles, stats.skipped, stats.probed, stats.settled)
 	if stats.skipped < stats.cycles/10 {
 		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
 	}
 	if stats.probed < stats.cycles/20 {
 		t.Fatalf("probes settled a type only %d times in %d cycles: the test would not exercise them", stats.probed, stats.cycles)
 	}
+	if stats.settled < stats.cycles/20 {
+		t.Fatalf("a spent type was settled in bulk only %d times in %d cycles: the test would not exercise it", stats.settled, stats.cycles)
+	}
+}
+
+// TestDifferentialCatchesBrokenSettling injects a bug into bulk settling
+// (settle.go): a type counts as spent even when its tasks have victims, a
+// starvation hold exists or one is due, so tries that change things leave
+// the heap's order. The differential test must see it.
+func TestDifferentialCatchesBrokenSettling(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		if err := differentialRun(seed, 2000, "settle"); err != nil {
+			t.Logf("caught, as it must be: %v", err)
+			return
+		}
+	}
+	t.Fatal("with bulk settling of types that are not spent, the differential test found no difference")
 }
 
 // TestDifferentialCatchesBrokenMarks injects a bug (queue changes no longer

@@ -62,6 +62,7 @@ func appendSorted(tm *team) bool {
 	}
 	for _, t := range tail {
 		tm.byType[t.typ.idx] = append(tm.byType[t.typ.idx], t)
+		tm.sums[t.typ.idx].add(t)
 	}
 	tm.sortedLen = len(tm.pending)
 	return true
@@ -71,15 +72,17 @@ func appendSorted(tm *team) bool {
 func splitByType(tm *team) {
 	n := len(tm.quota)
 	if len(tm.byType) != n {
-		tm.byType, tm.cursors = make([][]*task, n), make([]int, n)
+		tm.byType, tm.cursors, tm.sums = make([][]*task, n), make([]int, n), make([]queueSummary, n)
 	}
 	for i := range tm.byType {
 		clear(tm.byType[i])
 		tm.byType[i] = tm.byType[i][:0]
+		tm.sums[i] = queueSummary{}
 	}
 	for _, t := range tm.pending {
 		i := t.typ.idx
 		tm.byType[i] = append(tm.byType[i], t)
+		tm.sums[i].add(t)
 	}
 }
 

@@ -93,10 +93,11 @@ type team struct {
 
 	pending     []*task // queue; may hold stale entries until the next sort
 	queueSorted bool
-	tailOnly    bool      // since the last sort only tasks were queued, at pending's end
-	sortedLen   int       // pending's length at the last sort
-	byType      [][]*task // pending split per instance type, rebuilt with each sort
-	cursors     []int     // the cycle's position in each byType list
+	tailOnly    bool           // since the last sort only tasks were queued, at pending's end
+	sortedLen   int            // pending's length at the last sort
+	byType      [][]*task      // pending split per instance type, rebuilt with each sort
+	cursors     []int          // the cycle's position in each byType list
+	sums        []queueSummary // per type: bounds over byType's tasks (settle.go)
 }
 
 // group is a lending group (cohort) and its per-type pools.
@@ -164,4 +165,5 @@ type Scheduler struct {
 	curType    int                        // type of the task being tried, -1 outside tryTask
 	breakMarks bool                       // test only: drop per-type marks, to prove the differential test sees it
 	shareSnap  []resource.Vector          // what weighted shares read, as of the last check (dirty.go)
+	settle     settleState                // when to settle a spent type in bulk (settle.go)
 }
