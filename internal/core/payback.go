@@ -51,7 +51,7 @@ func (s *Scheduler) paybackPrice(t *task, victims []victim, guaranteed bool) flo
 			if at.Before(v.t.startedAt) {
 				at = v.t.startedAt
 			}
-			c = math.Min(c, victimCost(v.t, s.lostWork(v.t, at)))
+			c = math.Min(c, victimCost(v.t, s.riskedWork(v.t, at)))
 		}
 		cost += c
 	}
@@ -130,7 +130,7 @@ func (s *Scheduler) cheapVictims(t *task, all []victim) (cheap []victim, dear, d
 	at := s.costClock()
 	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range all {
-		if victimCost(v.t, s.lostWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
+		if victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
 			cheap = append(cheap, v)
 			continue
 		}
@@ -150,7 +150,7 @@ func (s *Scheduler) reclaimPass(t *task, all []victim) []victim {
 	at := s.costClock()
 	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range all {
-		if v.t.team != t.team || victimCost(v.t, s.lostWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
+		if v.t.team != t.team || victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
 			out = append(out, v)
 		}
 	}
@@ -166,7 +166,7 @@ func (s *Scheduler) ownOrCheap(t *task, all []victim) (out []victim, dear bool) 
 	at := s.costClock()
 	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range all {
-		if v.t.team == t.team || victimCost(v.t, s.lostWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
+		if v.t.team == t.team || victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
 			out = append(out, v)
 		} else {
 			dear = true

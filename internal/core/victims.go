@@ -131,7 +131,7 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 		return nil
 	}
 	for k := range cands {
-		cands[k].lost = s.lostWork(cands[k].t, s.costClock())
+		cands[k].lost = s.riskedWork(cands[k].t, s.costClock())
 		cands[k].cost = victimCost(cands[k].t, cands[k].lost)
 	}
 	s.sortVictims(cands)

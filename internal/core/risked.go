@@ -1,0 +1,27 @@
+package core
+
+import (
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// riskedWork is the work preempting t at now would throw away, as the
+// policy's victim order sees it: lostWork under LeastLostWork (the default,
+// checkpoint-aware); under MostRecentlyStarted (Kueue's order, kept for
+// comparisons) the work since t started, whatever it checkpointed, since
+// that order knows nothing of checkpoints. Victim order, cheapness and the
+// payback price (rule 10) read it; what a preemption reports as lost is
+// always lostWork, the work really lost.
+//
+// Without this the comparison was not one of victim choice: a
+// MostRecentlyStarted run still took only victims just past a checkpoint
+// (rule 10's cheap victims are checkpoint-aware), so both orders lost
+// about the same work.
+func (s *Scheduler) riskedWork(t *task, now time.Time) float64 {
+	if s.policy.VictimOrder != model.MostRecentlyStarted {
+		return s.lostWork(t, now)
+	}
+	el := max(now.Sub(t.startedAt).Seconds(), 0)
+	return float64(t.total.GPUs) * (el + float64(*s.policy.RestartCostSeconds))
+}
