@@ -43,6 +43,7 @@ type task struct {
 	wait      model.WaitReason
 	touchedIn uint64 // cycle in which it was admitted or preempted
 	queued    bool   // it has an entry in its team's pending list (maybe a stale one, queue.go)
+	backfill  bool   // started while a higher-priority task of its team waited (immediate.go)
 }
 
 type placedPod struct {
