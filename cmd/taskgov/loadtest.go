@@ -44,7 +44,8 @@ With --stored, it then fills the database to --stored tasks, cancels all but --p
 the server's resident memory.
 With --idle-conns, --slow-conns or --sse-streams it runs --rounds rounds of phases with and without those
 hostile clients, each phase from an empty queue, and reports each against the same round's no-pressure
-phase, with the server's and its own CPU per submission (docs/BENCHMARKS.md, "Hostile clients").`,
+phase (the steady rate: the first quarter of each phase's answers left out), with the server's and its own CPU
+per submission; each phase submits 15000 tasks unless --tasks says otherwise (docs/BENCHMARKS.md, "Hostile clients").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
@@ -63,6 +64,9 @@ phase, with the server's and its own CPU per submission (docs/BENCHMARKS.md, "Ho
 					args = append(args, "--leader-elect") // the lease row, and every commit fenced by its term
 				}
 				if pressure.on() {
+					if !cmd.Flags().Changed("tasks") {
+						tasks = pressureTasks
+					}
 					return loadtestPressure(out, clients, tasks, pressure, args...)
 				}
 				run.serverArgs = args
@@ -71,7 +75,7 @@ phase, with the server's and its own CPU per submission (docs/BENCHMARKS.md, "Ho
 		},
 	}
 	c.Flags().IntVar(&clients, "clients", 16, "concurrent clients")
-	c.Flags().IntVar(&tasks, "tasks", 5000, "tasks to submit in the timed phase")
+	c.Flags().IntVar(&tasks, "tasks", 5000, "tasks to submit in the timed phase (in each phase with --idle-conns, --slow-conns or --sse-streams: 15000)")
 	c.Flags().IntVar(&stored, "stored", 0, "then fill the database to this many tasks (0: skip the memory phase)")
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")

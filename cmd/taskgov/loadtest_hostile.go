@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/taskgov/taskgov/internal/client"
 )
 
 // The loadtest's hostile clients are built to cost the load tool little, so
@@ -145,52 +143,6 @@ func (h *hostileConns) close() {
 	h.mu.Unlock()
 	h.wg.Wait()
 }
-
-// eventStreams are open event streams, read and discarded.
-type eventStreams struct {
-	n     int
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
-	bytes atomic.Int64 // received so far
-}
-
-// openStreams opens n event streams with viewer tokens of team (as many
-// tokens as the per-token cap needs).
-func openStreams(cl *client.Client, base string, n int, team string) (*eventStreams, error) {
-	const perToken = 8 // the server's default --sse-per-token
-	ctx, stop := context.WithCancel(context.Background())
-	es := &eventStreams{stop: stop}
-	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	var tok string
-	for i := 0; i < n; i++ {
-		if i%perToken == 0 {
-			t, err := cl.CreateToken(ctx, "viewer", team, "loadtest stream")
-			if err != nil {
-				es.close()
-				return nil, err
-			}
-			tok = t.Token
-		}
-		sc := client.New(base, tok)
-		sc.HTTP = hc
-		body, err := sc.Events(ctx)
-		if err != nil {
-			es.close()
-			return nil, fmt.Errorf("event stream %d: %w", i+1, err)
-		}
-		es.n++
-		es.wg.Add(1)
-		go func() {
-			defer es.wg.Done()
-			defer body.Close()
-			n, _ := io.Copy(io.Discard, body) // io.Discard reads into pooled buffers
-			es.bytes.Add(n)
-		}()
-	}
-	return es, nil
-}
-
-func (es *eventStreams) close() { es.stop(); es.wg.Wait() }
 
 // healthLatency times n sequential GET /healthz on fresh connections.
 func healthLatency(base string, n int) ([]time.Duration, error) {

@@ -42,12 +42,27 @@ func pressureFlags(c *cobra.Command, p *pressureOptions) {
 	f.StringVar(&p.profileDir, "profile-dir", "", "write CPU profiles of the server and of the load tool during each phase's submissions to this directory (go tool pprof)")
 }
 
+// pressureTasks is the submissions of each phase unless --tasks says
+// otherwise: enough that a phase lasts seconds, so that the first quarter
+// (left out of the rate) covers the streams' first batches.
+const pressureTasks = 15000
+
 // phase is one condition under which submissions are timed: setup opens
-// its pressure and returns the function that closes it, with a note for
-// the report.
+// its pressure and returns it; the phase will submit tasks t<first> on.
 type phase struct {
 	name  string
-	setup func() (teardown func(elapsed time.Duration) string, err error)
+	setup func(first int) (pressure, error)
+}
+
+// pressure is a phase's hostile clients. settle runs right after the last
+// submission's answer, inside the phase's CPU measurement: it waits until
+// the pressure has had all the server owes it for the submissions (every
+// stream has every event), so that the server's CPU per submission counts
+// that work too. close ends the pressure after the /healthz probes; each
+// returns a note for the report.
+type pressure struct {
+	settle func(last time.Time, elapsed time.Duration) (string, error)
+	close  func() string
 }
 
 type phaseResult struct {
@@ -112,7 +127,7 @@ func loadtestPressure(out io.Writer, clients, tasks int, p pressureOptions, serv
 	defer srv.stop()
 	cl := client.New(srv.base, srv.token)
 	cl.HTTP = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
-	phases := pressurePhases(cl, srv, p)
+	phases := pressurePhases(cl, srv, p, tasks)
 	fmt.Fprintf(out, "%d rounds of %d phases, %d submissions each from %d clients; server %s\n", p.rounds, len(phases), tasks, clients, srv.base)
 	results := make([][]phaseResult, len(phases))
 	run := &pressureRun{cl: cl, srv: srv, clients: clients, tasks: tasks, probes: p.probes, profileDir: p.profileDir}
@@ -152,7 +167,7 @@ func loadtestPressure(out io.Writer, clients, tasks int, p pressureOptions, serv
 
 // pressurePhases lists the phases: no pressure first, then each hostile
 // condition asked for.
-func pressurePhases(cl *client.Client, srv *childServer, p pressureOptions) []phase {
+func pressurePhases(cl *client.Client, srv *childServer, p pressureOptions, tasks int) []phase {
 	phases := []phase{{name: "no pressure"}}
 	if p.idle > 0 || p.slow > 0 {
 		u, _ := url.Parse(srv.base)
@@ -162,16 +177,16 @@ func pressurePhases(cl *client.Client, srv *childServer, p pressureOptions) []ph
 		head := []byte("POST " + submitURL.Path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + srv.token +
 			"\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{")
 		phases = append(phases, phase{name: fmt.Sprintf("%d idle + %d slow-body conns", p.idle, p.slow),
-			setup: func() (func(time.Duration) string, error) {
+			setup: func(int) (pressure, error) {
 				h, err := openHostile(u.Host, p.idle, p.slow, head)
 				if err != nil {
-					return nil, err
+					return pressure{}, err
 				}
-				return func(time.Duration) string {
+				return pressure{close: func() string {
 					open, redials := h.open(), h.redials.Load()
 					h.close()
 					return fmt.Sprintf("; %d open at the end, %d dialled again", open, redials)
-				}, nil
+				}}, nil
 			}})
 	}
 	if p.sse > 0 {
@@ -180,15 +195,19 @@ func pressurePhases(cl *client.Client, srv *childServer, p pressureOptions) []ph
 				continue
 			}
 			phases = append(phases, phase{name: fmt.Sprintf("%d event streams (team %s)", p.sse, team),
-				setup: func() (func(time.Duration) string, error) {
-					es, err := openStreams(cl, srv.base, p.sse, team)
-					if err != nil {
-						return nil, err
+				setup: func(first int) (pressure, error) {
+					expect := 0 // each submission's event, on the loaded team's streams
+					if team == "load" {
+						expect = tasks
 					}
-					return func(elapsed time.Duration) string {
-						es.close()
-						return fmt.Sprintf("; streams read %.1f MB/s", float64(es.bytes.Load())/1e6/elapsed.Seconds())
-					}, nil
+					es, err := openStreams(cl, srv.base, p.sse, team, first, expect)
+					if err != nil {
+						return pressure{}, err
+					}
+					return pressure{settle: func(last time.Time, elapsed time.Duration) (string, error) {
+						got, err := es.settle(last)
+						return fmt.Sprintf("; streams read %.1f MB/s", float64(es.bytes.Load())/1e6/elapsed.Seconds()) + got, err
+					}, close: func() string { es.close(); return "" }}, nil
 				}})
 		}
 	}
@@ -197,37 +216,50 @@ func pressurePhases(cl *client.Client, srv *childServer, p pressureOptions) []ph
 
 // phase opens the phase's pressure, times the submissions and the /healthz
 // probes, closes the pressure and cancels the submitted tasks.
+//
+// The rate leaves out the first quarter of the answers: it is the steady
+// rate, once the streams' batches (sealed up to 250 ms after their first
+// event) reach them while submissions go on, as they would under a
+// sustained load; the first batches of a phase otherwise come for free.
+// The CPU per submission counts from the first submission until the
+// pressure has settled (every stream has every event).
 func (run *pressureRun) phase(ph phase) (phaseResult, error) {
 	cl, srv, clients, tasks := run.cl, run.srv, run.clients, run.tasks
 	var res phaseResult
-	var teardown func(time.Duration) string
+	first := run.n
+	run.n += tasks
+	var pr pressure
 	if ph.setup != nil {
 		var err error
-		if teardown, err = ph.setup(); err != nil {
+		if pr, err = ph.setup(first); err != nil {
 			return res, err
 		}
 	}
-	first := run.n
-	run.n += tasks
+	answered := make([]time.Time, tasks)
 	submit := func(i int) (time.Duration, error) {
 		start := time.Now()
 		_, err := cl.Submit(context.Background(), model.TaskSpec{Name: fmt.Sprintf("t%d", first+i), Team: "load", InstanceType: "ml.p5.48xlarge",
 			PerNode: model.Request{GPUs: 1}, Command: []string{"true"}})
-		return time.Since(start), err
+		answered[i] = time.Now()
+		return answered[i].Sub(start), err
 	}
 	pid := srv.cmd.Process.Pid
 	s0, err0 := cpuTime(pid)
 	t0, _ := cpuTime(0)
 	run.profile()
 	lat, elapsed, err := parallel(clients, 0, tasks, submit)
+	last := time.Now()
+	if err == nil && pr.settle != nil {
+		res.note, err = pr.settle(last, elapsed)
+	}
 	res.profiles = run.profile()
 	s1, err1 := cpuTime(pid)
 	t1, _ := cpuTime(0)
 	if err == nil {
 		res.health, err = healthLatency(srv.base, run.probes)
 	}
-	if teardown != nil {
-		res.note = teardown(elapsed)
+	if pr.close != nil {
+		res.note += pr.close()
 	}
 	if err != nil {
 		return res, err
@@ -236,7 +268,7 @@ func (run *pressureRun) phase(ph phase) (phaseResult, error) {
 		return res, fmt.Errorf("reading the server's CPU time: %v %v", err0, err1)
 	}
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-	res.lat, res.rate = lat, float64(tasks)/elapsed.Seconds()
+	res.lat, res.rate = lat, steadyRate(answered)
 	res.serverCPU, res.toolCPU = (s1-s0)/time.Duration(tasks), (t1-t0)/time.Duration(tasks)
 	// Untimed: the next phase starts with no pending task again.
 	_, _, err = parallel(clients, first, first+tasks, func(i int) (time.Duration, error) {
@@ -244,6 +276,17 @@ func (run *pressureRun) phase(ph phase) (phaseResult, error) {
 		return 0, err
 	})
 	return res, err
+}
+
+// steadyRate is the rate of the answers after the first quarter.
+func steadyRate(answered []time.Time) float64 {
+	t := append([]time.Time(nil), answered...)
+	sort.Slice(t, func(a, b int) bool { return t[a].Before(t[b]) })
+	k := len(t) / 4
+	if len(t)-k < 2 {
+		return 0
+	}
+	return float64(len(t)-1-k) / t[len(t)-1].Sub(t[k]).Seconds()
 }
 
 // pct is the q-th percentile of sorted durations.

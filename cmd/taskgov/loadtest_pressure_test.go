@@ -26,6 +26,7 @@ func TestLoadtestPressure(t *testing.T) {
 	}
 	for _, want := range []string{"round 1 no pressure:", "round 1 20 idle + 5 slow-body conns:", "25 open at the end",
 		"round 1 20 event streams (team watch):", "round 1 20 event streams (team load):", "ms per submission",
+		"none of the 20 streams received a submission's event", "each of the 20 streams received all 200 events",
 		"summary", "submissions at", "of no pressure (rounds: "} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -37,4 +38,22 @@ func TestLoadtestPressure(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s", out)
+}
+
+// TestStreamCountStartsAtThePhase: a stream's count starts at the data line
+// of the phase's first task's event, whatever the reads split, and not at
+// an earlier phase's events.
+func TestStreamCountStartsAtThePhase(t *testing.T) {
+	old := "event: Submitted\ndata: {\"id\":0,\"task\":\"t99\",\"kind\":\"Submitted\"}\n\n"
+	cur := "event: Submitted\ndata: {\"id\":0,\"task\":\"t100\",\"kind\":\"Submitted\"}\n\n"
+	stream := old + cur + cur
+	want := int64(len(stream) - len(old) - len("event: Submitted\n"))
+	for split := 0; split <= len(stream); split++ {
+		var c streamCount
+		c.add([]byte(stream[:split]), 100)
+		c.add([]byte(stream[split:]), 100)
+		if n, _, _ := c.get(); n != want {
+			t.Fatalf("split at %d: counted %d bytes, want %d", split, n, want)
+		}
+	}
 }

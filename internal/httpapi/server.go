@@ -37,8 +37,9 @@ type Server struct {
 	streams streamCounter
 	hub     hub
 	// keepalive is how often streams write a keepalive and re-check their
-	// caller (sseKeepalive).
-	keepalive time.Duration
+	// caller (sseKeepalive); streamWrite how long one write round of a
+	// stream may take (sseWriteTimeout). Tests shorten them.
+	keepalive, streamWrite time.Duration
 }
 
 // WithMetrics serves h at GET /metrics to admins and cluster-wide viewers.
@@ -61,7 +62,8 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p principa
 // New returns the API handler. ready reports whether the server can take
 // traffic (for /readyz).
 func New(eng *engine.Engine, log *slog.Logger, ready func() bool) *Server {
-	s := &Server{eng: eng, st: eng.Store().(Store), log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}, limits: DefaultLimits, keepalive: sseKeepalive}
+	s := &Server{eng: eng, st: eng.Store().(Store), log: log, mux: http.NewServeMux(), ready: ready, devices: &devices.Sampler{}, limits: DefaultLimits, keepalive: sseKeepalive,
+		streamWrite: sseWriteTimeout}
 	s.routes()
 	s.taskList.watch(eng)
 	go func() { _, _, _ = s.taskList.get(context.Background(), s.st, time.Now().UTC()) }() // warm it

@@ -3,10 +3,13 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 )
 
-// sseWriteTimeout drops a stream whose reader stops reading.
+// sseWriteTimeout drops a stream whose reader stops reading: each write
+// round (a wake-up's batches, a keepalive) must be taken by the kernel
+// within it (Server.streamWrite).
 const sseWriteTimeout = 30 * time.Second
 
 // sseKeepalive is how often an idle stream writes a keepalive, and how
@@ -18,8 +21,9 @@ const sseKeepalive = 15 * time.Second
 // teams the caller may read. Each token may hold Limits.SSEPerToken streams
 // and the server Limits.SSETotal; beyond that the answer is 429 with
 // Retry-After. A stream reads its ring of the hub (ssehub.go) and writes
-// each sealed batch whole: at most one write and flush per sseFlushEvery
-// while events come, one keepalive every 15 s while none do.
+// each sealed batch whole, in one write system call: at most one write
+// round per sealed batch while events come, one keepalive every 15 s while
+// none do.
 //
 // A stream outlives its request's authentication, so it re-checks its
 // caller (token live, team still there) on every keepalive tick and at
@@ -44,22 +48,37 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 	_ = rc.SetReadDeadline(time.Time{}) // the server's read timeout is for requests, not streams
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
+	if r.ProtoMajor == 1 {
+		// Not chunked: the body ends when the connection closes (net/http
+		// then sends Connection: close), as the SSE specification allows.
+		// A chunked batch larger than the connection's 4 KiB buffer took
+		// three write system calls (chunk header with the first 4 KiB,
+		// the rest, the trailing CRLF), and its reader three reads; now a
+		// batch is one write (net/http's buffers pass a write larger than
+		// themselves straight to the connection). HTTP/2 frames the body
+		// itself and drops this header.
+		w.Header().Set("Transfer-Encoding", "identity")
+	}
 	w.WriteHeader(http.StatusOK)
 	ring := s.hub.ringFor(p)
 	at := ring.head()
-	flush := func() bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+	// write writes one round, under the write deadline, and flushes it.
+	write := func(chunks ...[]byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(s.streamWrite))
+		for _, b := range chunks {
+			if _, err := w.Write(b); err != nil {
+				return false
+			}
+		}
 		return rc.Flush() == nil
 	}
-	fmt.Fprint(w, ": taskgov event stream\n\n")
-	if !flush() {
+	if !write([]byte(": taskgov event stream\n\n")) {
 		return nil
 	}
 	keepalive := time.NewTicker(s.keepalive)
 	defer keepalive.Stop()
 	ended := func() error {
-		fmt.Fprint(w, ": stream ended: its token was revoked or its team deleted\n\n")
-		flush()
+		write([]byte(": stream ended: its token was revoked or its team deleted\n\n"))
 		return nil
 	}
 	var batches [][]byte
@@ -72,27 +91,24 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 			if !s.stillAllowed(r, p) {
 				return ended()
 			}
-			continue
 		case <-keepalive.C:
 			if !s.stillAllowed(r, p) {
 				return ended()
 			}
-			fmt.Fprint(w, ": keepalive\n\n")
+			if !write([]byte(": keepalive\n\n")) {
+				return nil
+			}
 		case <-ring.wait(at):
 			var missed uint64
 			batches, at, missed = ring.since(batches[:0], at)
 			if missed > 0 {
-				fmt.Fprintf(w, ": %d events were dropped: this stream fell behind\n\n", missed)
+				batches = slices.Insert(batches, 0, fmt.Appendf(nil, ": %d events were dropped: this stream fell behind\n\n", missed))
 			}
-			for _, b := range batches {
-				if _, err := w.Write(b); err != nil {
-					return nil
-				}
-			}
+			ok := write(batches...)
 			clear(batches) // let sealed batches go once the ring drops them
-		}
-		if !flush() {
-			return nil
+			if !ok {
+				return nil
+			}
 		}
 	}
 }

@@ -15,11 +15,19 @@ import (
 // is encoded once and appended to the pending batch of two rings: the ring
 // of all events (read by callers who read every team) and its team's ring
 // (read by that team's members and viewers). A ring's pending batch is
-// sealed sseFlushEvery after its first event, or at once when it reaches
-// hubBatchBytes; a stream wakes once per sealed batch and writes it whole.
-// So an event costs one encoding and one append, and a stream costs one
-// write per batch, whatever the event rate: the cost scales with streams ×
-// batches, not streams × events.
+// sealed when its first event has waited the ring's interval, or at once
+// when it reaches hubBatchBytes; a stream wakes once per sealed batch and
+// writes it whole. So an event costs one encoding and one append, and a
+// stream costs one write per batch, whatever the event rate: the cost
+// scales with streams × batches, not streams × events.
+//
+// The interval adapts (the latency contract, docs/SERVER.md): sseFlushEvery
+// (100 ms) while a ring is quiet, sseFlushBusy (250 ms) while it is busy,
+// i.e. its last batch held at least hubBusyBytes (about 1,200 events a
+// second). Under a flood a batch then seals on size, about 64 KiB, and
+// each stream makes about a quarter of the writes and wake-ups it made at
+// 100 ms or 32 KiB (issue 14: with 1,000 streams receiving every event,
+// the server's CPU per submission went from ×? to ×?).
 //
 // Everything a team's ring holds may be read by everyone who reads it, so
 // no stream filters: a preemption message that names another team's task
@@ -39,10 +47,14 @@ type hub struct {
 }
 
 const (
-	// sseFlushEvery is the longest an event waits in a pending batch.
+	// sseFlushEvery is the longest an event waits in a quiet ring's pending
+	// batch, sseFlushBusy in a busy one's.
 	sseFlushEvery = 100 * time.Millisecond
-	// hubBatchBytes seals a pending batch early.
-	hubBatchBytes = 32 << 10
+	sseFlushBusy  = 250 * time.Millisecond
+	// hubBusyBytes: a ring whose last batch held this much is busy.
+	hubBusyBytes = 16 << 10
+	// hubBatchBytes seals a pending batch at once.
+	hubBatchBytes = 64 << 10
 	// hubBatches is how many sealed batches a ring keeps: how far a stream
 	// may fall behind before it is told how many events it missed.
 	hubBatches = 128
@@ -52,10 +64,12 @@ const (
 type ring struct {
 	mu      sync.Mutex
 	batches [hubBatches]batch
-	next    uint64 // sequence number of the next sealed batch
-	events  uint64 // events sealed so far
-	pending []byte // frames not sealed yet
-	pendN   int    // events in pending
+	next    uint64    // sequence number of the next sealed batch
+	events  uint64    // events sealed so far
+	pending []byte    // frames not sealed yet
+	pendN   int       // events in pending
+	due     time.Time // when pending must be sealed; zero while it is empty
+	busy    bool      // the last sealed batch held at least hubBusyBytes
 	wake    chan struct{}
 }
 
@@ -84,11 +98,12 @@ func (h *hub) start(eng *engine.Engine) {
 
 // run encodes each event into the pending batches and seals them on time.
 // Events the hub's own subscription lost (it fell a thousand steps behind
-// the engine) are announced on every ring, as a stream's own lag is.
+// the engine) are announced on every ring, as a stream's own lag is. The
+// timer is armed for the earliest due batch.
 func (h *hub) run(sub *engine.Subscription) {
-	timer := time.NewTimer(sseFlushEvery)
+	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	armed := false
+	var armed time.Time // when the timer fires; zero: not armed
 	var told int64
 	for {
 		select {
@@ -96,20 +111,21 @@ func (h *hub) run(sub *engine.Subscription) {
 			if !ok {
 				return
 			}
+			now := time.Now()
 			if lost := sub.Dropped(); lost > told {
-				h.announce(fmt.Appendf(nil, ": %d events were dropped: the server fell behind\n\n", lost-told))
+				h.announce(fmt.Appendf(nil, ": %d events were dropped: the server fell behind\n\n", lost-told), now)
 				told = lost
 			}
 			for _, ev := range evs {
-				h.add(ev)
+				h.add(ev, now)
 			}
-			if !armed {
-				timer.Reset(sseFlushEvery)
-				armed = true
-			}
-		case <-timer.C:
-			armed = false
-			h.sealAll()
+		case now := <-timer.C:
+			armed = time.Time{}
+			h.sealDue(now)
+		}
+		if due := h.nextDue(); !due.IsZero() && (armed.IsZero() || due.Before(armed)) {
+			timer.Reset(time.Until(due))
+			armed = due
 		}
 	}
 }
@@ -122,7 +138,7 @@ func frame(ev model.Event) []byte {
 // add appends ev to the ring of all events and to its team's ring, hiding
 // from the team's ring the name of another team's task a preemption was
 // for.
-func (h *hub) add(ev model.Event) {
+func (h *hub) add(ev model.Event, now time.Time) {
 	data, teamData := frame(ev), []byte(nil)
 	sameTeam := func(beneficiary string) bool {
 		t, err := h.eng.Task(context.Background(), beneficiary)
@@ -135,14 +151,14 @@ func (h *hub) add(ev model.Event) {
 	if teamData == nil {
 		teamData = data
 	}
-	h.all.append(data)
-	h.teamRing(ev.Team).append(teamData)
+	h.all.append(data, now)
+	h.teamRing(ev.Team).append(teamData, now)
 }
 
 // announce appends a frame to every ring.
-func (h *hub) announce(frame []byte) {
+func (h *hub) announce(frame []byte, now time.Time) {
 	for _, r := range h.rings() {
-		r.append(frame)
+		r.append(frame, now)
 	}
 }
 
@@ -180,13 +196,28 @@ func (h *hub) dropTeam(team string) {
 	delete(h.teams, team)
 }
 
-// sealAll seals every ring's pending batch.
-func (h *hub) sealAll() {
+// sealDue seals every pending batch due by now.
+func (h *hub) sealDue(now time.Time) {
 	for _, r := range h.rings() {
 		r.mu.Lock()
-		r.seal()
+		if !r.due.IsZero() && !r.due.After(now) {
+			r.seal()
+		}
 		r.mu.Unlock()
 	}
+}
+
+// nextDue is when the earliest pending batch is due; zero if none is.
+func (h *hub) nextDue() time.Time {
+	var next time.Time
+	for _, r := range h.rings() {
+		r.mu.Lock()
+		if !r.due.IsZero() && (next.IsZero() || r.due.Before(next)) {
+			next = r.due
+		}
+		r.mu.Unlock()
+	}
+	return next
 }
 
 // ringFor is the ring a caller's stream reads: its one team's, or all.
@@ -197,9 +228,16 @@ func (h *hub) ringFor(p principal) *ring {
 	return h.teamRing(p.Team)
 }
 
-func (r *ring) append(frame []byte) {
+// append adds a frame to the pending batch at time now.
+func (r *ring) append(frame []byte, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.pendN == 0 {
+		r.due = now.Add(sseFlushEvery)
+		if r.busy {
+			r.due = now.Add(sseFlushBusy)
+		}
+	}
 	r.pending = append(r.pending, frame...)
 	r.pendN++
 	if len(r.pending) >= hubBatchBytes {
@@ -216,7 +254,8 @@ func (r *ring) seal() {
 	r.batches[r.next%hubBatches] = batch{data: r.pending, start: r.events}
 	r.next++
 	r.events += uint64(r.pendN)
-	r.pending, r.pendN = nil, 0
+	r.busy = len(r.pending) >= hubBusyBytes
+	r.pending, r.pendN, r.due = nil, 0, time.Time{}
 	close(r.wake)
 	r.wake = make(chan struct{})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"time"
 )
 
 // TestRingBatchesEvents: events appended between two seals reach a stream
@@ -18,7 +19,7 @@ func TestRingBatchesEvents(t *testing.T) {
 	default:
 	}
 	for i := 0; i < 50; i++ {
-		r.append([]byte(fmt.Sprintf("e%d\n", i)))
+		r.append([]byte(fmt.Sprintf("e%d\n", i)), time.Now())
 	}
 	wake := r.wait(at)
 	select {
@@ -40,7 +41,7 @@ func TestRingBatchesEvents(t *testing.T) {
 
 	// A pending batch seals itself when it reaches hubBatchBytes.
 	big := bytes.Repeat([]byte("x"), hubBatchBytes)
-	r.append(big)
+	r.append(big, time.Now())
 	if got, _, _ := r.since(nil, at); len(got) != 1 || len(got[0]) != hubBatchBytes {
 		t.Fatalf("a full batch was not sealed at once: %d batches", len(got))
 	}
@@ -49,7 +50,7 @@ func TestRingBatchesEvents(t *testing.T) {
 	slow := at
 	for b := 0; b < hubBatches+2; b++ {
 		for i := 0; i < 3; i++ {
-			r.append([]byte("y\n"))
+			r.append([]byte("y\n"), time.Now())
 		}
 		r.mu.Lock()
 		r.seal()
@@ -63,5 +64,44 @@ func TestRingBatchesEvents(t *testing.T) {
 	}
 	if slow.events != r.head().events {
 		t.Fatalf("cursor %d events, head %d", slow.events, r.head().events)
+	}
+}
+
+// TestRingSealInterval: a quiet ring's batch is due sseFlushEvery after its
+// first event; after a batch of at least hubBusyBytes the ring is busy and
+// its next batch is due sseFlushBusy after its first event, until a small
+// batch makes it quiet again. The hub seals only the batches that are due.
+func TestRingSealInterval(t *testing.T) {
+	h := &hub{all: newRing(), teams: map[string]*ring{}}
+	r := h.all
+	t0 := time.Unix(1000, 0)
+	r.append([]byte("a\n"), t0)
+	r.append([]byte("b\n"), t0.Add(50*time.Millisecond))
+	if due := h.nextDue(); !due.Equal(t0.Add(sseFlushEvery)) {
+		t.Fatalf("quiet ring due %v after its first event, want %v", due.Sub(t0), sseFlushEvery)
+	}
+	h.sealDue(t0.Add(sseFlushEvery - time.Millisecond))
+	if r.head().batch != 0 {
+		t.Fatal("sealed before it was due")
+	}
+	h.sealDue(t0.Add(sseFlushEvery))
+	if r.head().batch != 1 || !h.nextDue().IsZero() {
+		t.Fatalf("not sealed when due: %d batches, next due %v", r.head().batch, h.nextDue())
+	}
+
+	// A busy batch (sealed by the timer, at least hubBusyBytes).
+	t1 := t0.Add(time.Second)
+	r.append(bytes.Repeat([]byte("x"), hubBusyBytes), t1)
+	h.sealDue(t1.Add(sseFlushEvery))
+	t2 := t1.Add(time.Second)
+	r.append([]byte("c\n"), t2)
+	if due := h.nextDue(); !due.Equal(t2.Add(sseFlushBusy)) {
+		t.Fatalf("busy ring due %v after its first event, want %v", due.Sub(t2), sseFlushBusy)
+	}
+	h.sealDue(t2.Add(sseFlushBusy))
+	t3 := t2.Add(time.Second)
+	r.append([]byte("d\n"), t3)
+	if due := h.nextDue(); !due.Equal(t3.Add(sseFlushEvery)) {
+		t.Fatalf("after a small batch the ring is due %v after its first event, want %v", due.Sub(t3), sseFlushEvery)
 	}
 }

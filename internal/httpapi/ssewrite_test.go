@@ -1,0 +1,175 @@
+package httpapi
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// pendingCluster keeps every task of team load pending (no quota, nothing
+// to borrow), so a submission's only event is Submitted.
+const pendingCluster = `
+nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]
+teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}, {name: watch}]
+`
+
+// TestStreamDeliversEveryEventWhole: over HTTP/1.1 the stream is not
+// chunked (it ends with the connection), and a member's stream receives
+// each of 300 submissions' events exactly once, every frame whole, across
+// several sealed batches.
+func TestStreamDeliversEveryEventWhole(t *testing.T) {
+	e := newEnv(t, pendingCluster)
+	api := e.srv.Config.Handler.(*Server)
+	req, _ := http.NewRequest("GET", e.url+"/api/v1/events", nil)
+	req.Header.Set("Authorization", "Bearer "+e.token(model.RoleMember, "load"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if len(resp.TransferEncoding) != 0 || !resp.Close || resp.ContentLength != -1 {
+		t.Fatalf("transfer encoding %v, close %v, length %d: want an unchunked body that ends with the connection",
+			resp.TransferEncoding, resp.Close, resp.ContentLength)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	first := api.hub.ringFor(principal{Role: model.RoleMember, Team: "load"}).head()
+
+	// Three waves with pauses longer than the seal interval: at least
+	// three batches.
+	const waves, perWave = 3, 100
+	for w := 0; w < waves; w++ {
+		var wg sync.WaitGroup
+		errs := make(chan error, perWave)
+		for i := 0; i < perWave; i++ {
+			wg.Add(1)
+			go func(name string) {
+				defer wg.Done()
+				b, _ := json.Marshal(model.TaskSpec{Name: name, Team: "load", InstanceType: "ml.p5.48xlarge",
+					PerNode: model.Request{GPUs: 1}, Command: []string{"true"}})
+				req, _ := http.NewRequest("POST", e.url+"/api/v1/tasks", bytes.NewReader(b))
+				req.Header.Set("Authorization", "Bearer "+e.admin)
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusCreated {
+						err = fmt.Errorf("submit %s: status %d", name, resp.StatusCode)
+					}
+				}
+				errs <- err
+			}(fmt.Sprintf("w%d-%d", w, i))
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(2 * sseFlushEvery)
+	}
+
+	seen := map[string]int{}
+	lines := make(chan string, 1024)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	timeout := time.After(20 * time.Second)
+	event := ""
+	for len(seen) < waves*perWave {
+		var l string
+		select {
+		case l = <-lines:
+		case <-timeout:
+			t.Fatalf("%d of %d events after 20 s", len(seen), waves*perWave)
+		}
+		switch {
+		case strings.HasPrefix(l, "event: "):
+			event = strings.TrimPrefix(l, "event: ")
+		case strings.HasPrefix(l, "data: "):
+			var ev model.Event
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "data: ")), &ev); err != nil || ev.Kind != event {
+				t.Fatalf("a torn or mismatched frame (event %q): %q: %v", event, l, err)
+			}
+			if ev.Kind == "Submitted" {
+				seen[ev.Task]++
+			}
+		case l == "" || strings.HasPrefix(l, ": keepalive") || l == ": taskgov event stream":
+		default:
+			t.Fatalf("unexpected line %q", l)
+		}
+	}
+	for name, n := range seen {
+		if n != 1 {
+			t.Errorf("%s's Submitted event came %d times", name, n)
+		}
+	}
+	if got := api.hub.ringFor(principal{Role: model.RoleMember, Team: "load"}).head().batch - first.batch; got < waves {
+		t.Errorf("the events came in %d batches, want at least %d", got, waves)
+	}
+}
+
+// TestSlowStreamIsCutOff: a stream whose reader stops reading is closed
+// once a write round has waited the write timeout, and its slot is freed.
+func TestSlowStreamIsCutOff(t *testing.T) {
+	e := newEnvWith(t, pendingCluster, envOptions{server: func(s *Server) { s.streamWrite = 300 * time.Millisecond }})
+	api := e.srv.Config.Handler.(*Server)
+	tok := e.token(model.RoleViewer, "")
+	// A small receive buffer, so the kernel stops taking the server's
+	// writes soon.
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	conn, err := d.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /api/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n", tok)
+	head := make([]byte, 12)
+	if _, err := io.ReadFull(conn, head); err != nil || string(head) != "HTTP/1.1 200" {
+		t.Fatalf("stream answer %q: %v", head, err)
+	}
+	open := func() int { api.streams.mu.Lock(); defer api.streams.mu.Unlock(); return api.streams.total }
+	if open() != 1 {
+		t.Fatalf("%d streams open, want 1", open())
+	}
+	// Stop reading; the hub announces 256 KiB frames (each a batch of its
+	// own) until the stream is cut off.
+	frame := append(append([]byte(": "), bytes.Repeat([]byte("x"), 256<<10)...), "\n\n"...)
+	deadline := time.Now().Add(20 * time.Second)
+	for sent := 0; open() > 0; sent++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream is still open after %d MiB were sent to a reader that reads nothing", min(sent, 100)/4)
+		}
+		if sent < 100 { // 25 MiB: more than the socket buffers hold
+			api.hub.announce(frame, time.Now())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The server closed the connection: what the kernel buffered, then
+	// the end.
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.Copy(io.Discard, conn); err != nil && !isReset(err) {
+		t.Fatalf("after the cut-off, reading the connection: %v", err)
+	}
+}
+
+func isReset(err error) bool { return strings.Contains(err.Error(), "reset by peer") }
