@@ -41,6 +41,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	// those, alone, and join the full walk if one would change anything.
 	s.probeAdded()
 	s.resetMemoLog()
+	s.startStops()
 	// 2. Every team's queue in order; one head per team and instance type in
 	// a heap, for the types this cycle evaluates (dirty.go).
 	h := s.cc.heads[:0]
@@ -54,15 +55,22 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 		}
 	}
 	// 3. Take the globally first head, try it, push that team's next.
+	// A type whose walk may stop (stop.go) keeps the rest for later.
 	for len(h) > 0 {
 		e := h.pop()
+		if s.stops.stopped[e.i] {
+			s.deferTail(e)
+			continue
+		}
 		if s.settleRest(&h, e, &d) {
 			continue // the rest of e's type tried in bulk (settle.go)
 		}
 		s.tried++
 		s.curType = e.i
+		before := len(d.Admissions) + len(d.Preemptions) + int(s.holdChanges)
 		s.tryTask(e.t, &d)
 		s.pushNext(&h, e.tm, e.i)
+		s.afterTry(e.i, len(d.Admissions)+len(d.Preemptions)+int(s.holdChanges) != before)
 	}
 	// 4. Report every pending task's place and reason.
 	s.cc.heads = h
@@ -107,6 +115,10 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 				s.probeHit = true
 				return
 			}
+			if s.rendering {
+				s.stops.renderHits++ // stop.go: a deferred try never admits
+				return
+			}
 			s.admit(t, nodes, d)
 			return
 		}
@@ -131,6 +143,9 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 			s.wakeAt(due)
 		} else if s.probing {
 			s.probeHit = true // it would take or wait for a hold
+			return
+		} else if s.rendering {
+			s.stops.renderHits++ // stop.go: a deferred try never holds
 			return
 		} else if s.reserve(t) {
 			t.wait = model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,

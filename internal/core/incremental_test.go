@@ -44,9 +44,11 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakMarks = bug == "marks"
 	inc.breakProbe = bug == "probe"
 	inc.settle.broken = bug == "settle"
+	inc.breakStop = bug == "stop"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {
 		stats.probed, stats.settled = stats.probed+int(inc.probed), stats.settled+int(inc.settle.count)
+		stats.stopped += int(inc.stops.stops)
 	}()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
@@ -128,6 +130,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 		if !reflect.DeepEqual(a, b) {
 			return fmt.Errorf("seed %d op %d: incremental and full-rescan cycles differ:\n%s", seed, op, firstDiff(a, b))
 		}
+		if h := inc.stops.renderHits; h > 0 {
+			return fmt.Errorf("seed %d op %d: %d deferred tries of early-stopped walks would have changed something (stop.go)", seed, op, h)
+		}
 		if inc.Dirty() != ref.Dirty() || !inc.nextWake.Equal(ref.nextWake) {
 			return fmt.Errorf("seed %d op %d: dirty %v/%v, next wake %v/%v", seed, op, inc.Dirty(), ref.Dirty(), inc.nextWake, ref.nextWake)
 		}
@@ -147,9 +152,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 
 // stats counts, over differential runs, cycles that ran, cycles that left at
 // least one instance type unevaluated, and types settled by probes alone
-// (blocked.go), and types settled in bulk (settle.go), so that the test is
-// not vacuous.
-var stats struct{ cycles, skipped, probed, settled int }
+// (blocked.go), types settled in bulk (settle.go) and walks stopped early
+// (stop.go), so that the test is not vacuous.
+var stats struct{ cycles, skipped, probed, settled, stopped int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {
@@ -182,14 +187,18 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 		}
 	}
 	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times; "+
-		"a spent type was settled in bulk %d times", stats.cycles, stats.skipped, stats.probed, stats.settled)
+		"a spent type was settled in bulk %d times; %d walks stopped early", stats.cycles, stats.skipped, stats.probed,
+		stats.settled, stats.stopped)
 	if stats.skipped < stats.cycles/10 {
 		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
+	}
+	if stats.stopped < stats.cycles/20 {
+		t.Fatalf("only %d walks of %d cycles stopped early: the test would not exercise the early stop", stats.stopped, stats.cycles)
 	}
 	if stats.probed < stats.cycles/20 {
 		t.Fatalf("probes settled a type only %d times in %d cycles: the test would not exercise them", stats.probed, stats.cycles)
 	}
-	if stats.settled < stats.cycles/20 {
+	if stats.settled < stats.cycles/50 { // an early stop (stop.go), where it applies, comes first
 		t.Fatalf("a spent type was settled in bulk only %d times in %d cycles: the test would not exercise it", stats.settled, stats.cycles)
 	}
 }
@@ -238,4 +247,17 @@ func envInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// TestDifferentialCatchesBrokenStop injects a bug into the early stop of
+// walks (stop.go): the check ignores whether a task left in the walk could
+// still be admitted. The differential test must see it.
+func TestDifferentialCatchesBrokenStop(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		if err := differentialRun(seed, 2000, "stop"); err != nil {
+			t.Logf("caught, as it must be: %v", err)
+			return
+		}
+	}
+	t.Fatal("with an early stop that ignores admissible tasks, the differential test found no difference")
 }

@@ -82,7 +82,10 @@ type TaskInfo struct {
 	Retries      int
 	StartedAt    time.Time
 	CheckpointAt time.Time
-	Wait         model.WaitReason
+	// Wait is the reason its last try recorded. A walk that stopped early
+	// leaves the tries of its tail for Waiting to make (stop.go): until the
+	// list is read, such a task shows the reason of an earlier cycle.
+	Wait model.WaitReason
 }
 
 // Task returns the core's view of a live task.

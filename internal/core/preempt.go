@@ -189,6 +189,13 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	if victims == nil {
 		return fail()
 	}
+	if s.rendering { // stop.go: a deferred try never preempts
+		for k := len(victims) - 1; k >= 0; k-- {
+			s.reassign(victims[k].t)
+		}
+		s.stops.renderHits++
+		return false
+	}
 	wait := make([]string, 0, len(victims))
 	for _, v := range victims {
 		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,

@@ -79,6 +79,7 @@ func splitByType(tm *team) {
 		tm.byType[i] = tm.byType[i][:0]
 		tm.sums[i] = queueSummary{}
 	}
+	tm.invalidateAggs()
 	for _, t := range tm.pending {
 		i := t.typ.idx
 		tm.byType[i] = append(tm.byType[i], t)

@@ -98,6 +98,7 @@ type team struct {
 	byType      [][]*task      // pending split per instance type, rebuilt with each sort
 	cursors     []int          // the cycle's position in each byType list
 	sums        []queueSummary // per type: bounds over byType's tasks (settle.go)
+	aggs        []queueAgg     // bounds over each byType list, for the early stop (stop.go)
 }
 
 // group is a lending group (cohort) and its per-type pools.
@@ -166,4 +167,7 @@ type Scheduler struct {
 	breakMarks bool                       // test only: drop per-type marks, to prove the differential test sees it
 	shareSnap  []resource.Vector          // what weighted shares read, as of the last check (dirty.go)
 	settle     settleState                // when to settle a spent type in bulk (settle.go)
+	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
+	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
+	breakStop  bool                       // test only: the stop ignores the no-admission bound, to prove the differential test sees it
 }

@@ -22,6 +22,7 @@ func (s *Scheduler) SetLazyWaiting(on bool) { s.lazyWaiting = on }
 // concurrent callers are safe when the caller serialises the first build.
 func (s *Scheduler) Waiting() []model.Waiting {
 	if s.waitBuilt != s.cycle || s.lastWaiting == nil {
+		s.renderDeferred()
 		s.lastWaiting = s.collectWaiting()
 		s.waitBuilt = s.cycle
 	}
@@ -48,6 +49,7 @@ func (s *Scheduler) endWaiting(d *model.Decision) {
 		s.lastWaiting = nil
 		return
 	}
+	s.renderDeferred()
 	d.Waiting = s.collectWaiting()
 	s.lastWaiting = d.Waiting
 	s.waitBuilt = s.cycle

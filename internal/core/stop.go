@@ -1,0 +1,416 @@
+package core
+
+import (
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
+)
+
+// Early stop: a walk ends when what is left of a type's queue can change
+// nothing.
+//
+// A walk of an instance type tries its pending tasks one head per team at a
+// time (cycle.go). Once the walk has used up what an input freed, the rest
+// of the queue only records wait reasons: every try fails and changes no
+// state. stoppable checks, every so often during the walk, that this holds
+// for every task still to be tried in the type (its tail); when it does, the
+// walk drops the type's heads and keeps the tail's tasks in deferred: their
+// tries are made later, only to write their wait reasons, when someone reads
+// the reasons (Waiting, renderDeferred). A cycle after one completion or one
+// node failure then costs the tasks up to the stop, not the queue.
+//
+// Why the full walk decides the same. Let S be the state when the walk
+// stops. The tail is every pending task of the type not yet tried (for each
+// team with tasks of the type, byType[i] from the head in the heap on). The
+// check reads aggregates over each team's whole byType[i] list (queueAgg: the
+// smallest request, key and gang, the earliest pendingSince, the latest
+// notBefore), a superset of the team's tail, so each bound below holds for
+// every tail task t of the team:
+//   - No admission. checkQuota's refusal is upward-closed in the request
+//     (usage, borrow limit and pool overflow only grow with it), so a refusal
+//     of the team's smallest request refuses every t; otherwise fewer nodes
+//     reach the smallest key than the smallest gang needs, so place fails at
+//     its count check for every t.
+//   - No hold taken or dropped. Only the type's holder holds nodes, and the
+//     check wants none. A hold is taken only by a task within quota whose
+//     starvation bound has passed: either no t fits the team's quota, or the
+//     earliest pendingSince plus the bound is still ahead.
+//   - No preemption. Own lower-priority victims exist only under rank
+//     preemption, which blocks the stop. Other teams' victims come from
+//     cycleBorrowed; if it holds none of another team, no search has
+//     candidates. If it does, the stop needs preemption Payback, a positive
+//     restart cost, victims and tails with at least one GPU each, and tails
+//     whose wait has not yet paid one restart (cost clock minus the earliest
+//     pendingSince, times the largest GPU count): a victim costs at least its
+//     GPUs times the restart cost (victimCost, and paybackPrice's price at the
+//     wait's start), so no victim set is paid for (paidBack) and every search
+//     ends unpaid or failed, with the state restored. Under preemption delay,
+//     tails not yet ready never search.
+//   - Nothing else changes: the type's wake-up and unpaid mark. A tail try
+//     can ask for a wake-up at: its backoff's end (the check wants no task
+//     backing off); its starvation due (only if within quota: at or after
+//     the earliest due); its preemption delay (the check wants every task
+//     ready, or the earliest at or after the wake-up);
+//     a not-yet-ready fair-share victim's minimum runtime (at or after the
+//     earliest over cycleBorrowed); the next cost-clock tick (after a search
+//     with candidates). The check wants each at or after the wake-up the walk
+//     has collected so far, and the unpaid mark already set when a search
+//     with candidates can happen; then the tail leaves both as they are.
+//   - So S is the state after the cycle for this type, and the full walk,
+//     which would try the tail at S (in an order that no longer matters, as
+//     nothing changes), decides what the stopped walk decided.
+//
+// The wait reasons. In the full walk each tail task's reason is what its try
+// at S records. renderType makes exactly those tries later, at S, and writes
+// only their reasons: per team in queue order, starting from the victim
+// -search memo the walk held at the stop (the memo is per team; other
+// teams' tries do not touch it; the placement memo records facts about S). S
+// holds until an input touches the type or its wake-up passes, and either
+// makes the next cycle walk the type and drop the deferred tries; the
+// cycle's fresh admissions matter to the tries (they are not victims) only
+// in the cycle that made them, and a type whose cycle admitted is walked
+// again in the next. Waiting renders before it lists, so the list is what
+// the full walk would list; a reason read through Task may be older.
+// Under FairShare with several types, a borrower's search compares shares
+// that other types' admissions later in the same cycle may move; a tail that
+// may make such a search blocks the stop.
+//
+// Probes (blocked.go) seed their memo from the memo log, which lacks the
+// deferred tries' writes until they are rendered: a probe may then search
+// where the walk's memo would skip. A search with candidates joins the walk;
+// one without fails as the skip would, and its wake-ups are among those the
+// check bounded (minimum runtimes over the same cycleBorrowed).
+//
+// renderType checks its own tries: any that would admit, preempt, hold, or
+// move the type's wake-up or unpaid mark counts in renderHits, which the
+// differential test requires to stay zero. breakStop (test only) ignores the
+// no-admission bound, the injected bug the differential test must catch.
+
+// queueAgg bounds one team's byType list of one type.
+type queueAgg struct {
+	n        int // tasks of the list folded in; -1: fold again from the start
+	minTotal resource.Vector
+	maxGPUs  int64
+	minKey   int
+	minNodes int
+	minPS    time.Time
+	maxPS    time.Time
+	maxNB    time.Time
+}
+
+// agg returns tm's aggregate over byType[i], folding in tasks appended since
+// it was last read.
+func (tm *team) agg(i int) *queueAgg {
+	if len(tm.aggs) != len(tm.byType) {
+		tm.aggs = make([]queueAgg, len(tm.byType))
+		for k := range tm.aggs {
+			tm.aggs[k].n = -1
+		}
+	}
+	a, q := &tm.aggs[i], tm.byType[i]
+	if a.n < 0 || a.n > len(q) {
+		*a = queueAgg{}
+	}
+	for _, t := range q[a.n:] {
+		k := keyFor(t)
+		if a.n == 0 {
+			a.minTotal, a.maxGPUs, a.minKey, a.minNodes = t.total, t.total.GPUs, k, t.spec.Nodes
+			a.minPS, a.maxPS, a.maxNB = t.pendingSince, t.pendingSince, t.notBefore
+		} else {
+			a.minTotal = a.minTotal.Min(t.total)
+			a.maxGPUs, a.minKey, a.minNodes = max(a.maxGPUs, t.total.GPUs), min(a.minKey, k), min(a.minNodes, t.spec.Nodes)
+			if t.pendingSince.Before(a.minPS) {
+				a.minPS = t.pendingSince
+			}
+			if t.pendingSince.After(a.maxPS) {
+				a.maxPS = t.pendingSince
+			}
+			if t.notBefore.After(a.maxNB) {
+				a.maxNB = t.notBefore
+			}
+		}
+		a.n++
+	}
+	return a
+}
+
+// invalidateAggs forgets tm's aggregates (its per-type lists were rebuilt).
+func (tm *team) invalidateAggs() {
+	for k := range tm.aggs {
+		tm.aggs[k].n = -1
+	}
+}
+
+// borSummary is what the check needs of cycleBorrowed(i).
+type borSummary struct {
+	list    []*task // the cycleBorrowed slice it was made from
+	team    *team   // the one team in the list, or nil if none or several
+	many    bool    // tasks of several teams
+	zeroGPU bool    // a task without GPUs
+	ready   bool    // a task past its fair-share minimum runtime
+	wake    time.Time
+}
+
+func (s *Scheduler) borrowSummary(i int) *borSummary {
+	list := s.cycleBorrowed(i)
+	b := &s.stops.bor[i]
+	if b.cycle == s.cycle && len(b.s.list) == len(list) && (len(list) == 0 || &b.s.list[0] == &list[0]) {
+		return &b.s
+	}
+	sum := borSummary{list: list, wake: never}
+	minRun := secs(*s.policy.FairShareMinRuntimeSeconds)
+	for _, v := range list {
+		if sum.team == nil && !sum.many {
+			sum.team = v.team
+		} else if v.team != sum.team {
+			sum.team, sum.many = nil, true
+		}
+		sum.zeroGPU = sum.zeroGPU || v.total.GPUs < 1
+		if ready := v.startedAt.Add(minRun); s.now.Before(ready) {
+			if ready.Before(sum.wake) {
+				sum.wake = ready
+			}
+		} else {
+			sum.ready = true
+		}
+	}
+	b.cycle, b.s = s.cycle, sum
+	return &b.s
+}
+
+// othersThan reports whether the list holds a task of a team other than tm.
+func (b *borSummary) othersThan(tm *team) bool {
+	return b.many || (b.team != nil && b.team != tm)
+}
+
+// stopState is the early stop's per-cycle scratch and its deferred tries.
+type stopState struct {
+	stopped  []bool // per type: the walk stopped this cycle
+	tries    []int  // per type: tasks tried this cycle
+	next     []int  // per type: the try count at which to check next
+	step     []int  // per type: the current interval between checks
+	deferred [][]*task
+	memo     []map[attemptKey]failedAttempt // per type: the victim-search memo at the stop
+	cycle    []uint64                       // per type: the cycle of the stop
+	bor      []struct {
+		cycle uint64
+		s     borSummary
+	}
+	stops      uint64 // walks stopped early (a measure)
+	renderHits uint64 // deferred tries that would have changed something: must stay 0
+}
+
+// startStops readies the check for a cycle's walk and drops the deferred
+// tries of the types it walks (the walk tries them again).
+func (s *Scheduler) startStops() {
+	n := len(s.types)
+	st := &s.stops
+	if len(st.stopped) != n {
+		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
+		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
+		st.bor = make([]struct {
+			cycle uint64
+			s     borSummary
+		}, n)
+	}
+	for i := range st.stopped {
+		st.stopped[i], st.tries[i], st.next[i], st.step[i] = false, 0, 1, 1
+		if s.work[i] {
+			s.dropDeferred(i)
+		}
+	}
+}
+
+func (s *Scheduler) dropDeferred(i int) {
+	clear(s.stops.deferred[i])
+	s.stops.deferred[i] = s.stops.deferred[i][:0]
+	s.stops.memo[i] = nil
+}
+
+// afterTry counts a try of type i and, every so often (after a change, at
+// once; otherwise at doubling intervals), checks whether its walk may stop.
+func (s *Scheduler) afterTry(i int, changed bool) {
+	st := &s.stops
+	st.tries[i]++
+	if changed {
+		st.step[i], st.next[i] = 1, st.tries[i]
+	}
+	if st.tries[i] < st.next[i] {
+		return
+	}
+	if s.stoppable(i) {
+		st.stopped[i] = true
+		st.cycle[i] = s.cycle
+		st.stops++
+		memo := map[attemptKey]failedAttempt{}
+		for k, f := range s.cc.failed {
+			if k.typ == i {
+				memo[k] = f
+			}
+		}
+		st.memo[i] = memo
+		return
+	}
+	st.step[i] *= 2
+	st.next[i] = st.tries[i] + st.step[i]
+}
+
+// deferTail keeps, for a stopped type, the popped head and the rest of its
+// team's list (what pushNext would have pushed) as deferred tries.
+func (s *Scheduler) deferTail(e head) {
+	// A copy of the pointers, not a walk over the tasks: renderType skips
+	// those no longer pending and those the cycle preempted (pushNext's
+	// rule: a victim waits for the next cycle).
+	d := append(s.stops.deferred[e.i], e.t)
+	d = append(d, e.tm.byType[e.i][e.tm.cursors[e.i]:]...)
+	e.tm.cursors[e.i] = len(e.tm.byType[e.i])
+	s.stops.deferred[e.i] = d
+}
+
+// stoppable reports whether no task left in type i's walk can change
+// anything (see the argument above).
+func (s *Scheduler) stoppable(i int) bool {
+	if s.fullRescan || s.probing || s.types[i].holder != nil {
+		return false
+	}
+	it, p, now := s.types[i], &s.policy, s.now
+	cur := s.typeWake[i]
+	rebalance := p.IdleComputeAllocation == model.FairShare && *p.FairShareRebalance
+	bor := s.borrowSummary(i)
+	for _, tm := range s.teams {
+		if len(tm.byType) <= i || len(tm.byType[i]) == 0 {
+			continue
+		}
+		a := tm.agg(i)
+		if now.Before(a.maxNB) {
+			return false // a task may be backing off: its own wake-up
+		}
+		v := s.checkQuota(tm, i, a.minTotal)
+		room := a.minKey < len(it.index.counts) && it.index.atLeast(a.minKey) >= a.minNodes
+		if v.ok && room && !s.breakStop && s.mayAdmit(tm, i) {
+			return false
+		}
+		inQuota := v.ok && v.inQuota
+		if inQuota {
+			due := a.minPS.Add(secs(*p.StarvationBoundSeconds))
+			if !now.Before(due) || due.Before(cur) {
+				return false
+			}
+		}
+		if s.rankPreemption(tm) {
+			return false
+		}
+		if delay := p.PreemptionDelaySeconds; delay > 0 {
+			// A tail task not yet ready asks for a wake-up at its ready
+			// time, and searches nothing.
+			d := time.Duration(delay * float64(time.Second))
+			lo, hi := a.minPS.Add(d), a.maxPS.Add(d)
+			if now.Before(hi) && lo.Before(cur) {
+				return false
+			}
+			if now.Before(lo) {
+				continue // no tail task of the team reaches a search
+			}
+		}
+		search := inQuota && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever
+		if tm.spec.Lending.Borrows() && rebalance {
+			if bor.wake.Before(cur) {
+				return false
+			}
+			if bor.ready && bor.othersThan(tm) {
+				if len(s.types) > 1 {
+					return false // fair-share searches compare shares other types move
+				}
+				search = true
+			}
+		}
+		if !search {
+			continue
+		}
+		if p.Preemption != model.PreemptPayback || *p.RestartCostSeconds <= 0 || bor.zeroGPU || a.minTotal.GPUs < 1 {
+			return false
+		}
+		if i >= len(s.unpaid) || !s.unpaid[i] || s.nextTick().Before(cur) {
+			return false
+		}
+		rent := max(s.costClock().Sub(a.minPS).Seconds(), 0) * float64(a.maxGPUs)
+		if rent >= float64(*p.RestartCostSeconds) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayAdmit reports whether a task of tm's tail in type i passes its quota
+// check and place's count check: the bounds of its aggregate, task by task.
+func (s *Scheduler) mayAdmit(tm *team, i int) bool {
+	ix := &s.types[i].index
+	q := tm.byType[i]
+	for _, t := range q[max(tm.cursors[i]-1, 0):] {
+		if t.state != pending {
+			continue
+		}
+		if k := keyFor(t); k < len(ix.counts) && ix.atLeast(k) >= t.spec.Nodes && s.checkQuota(tm, i, t.total).ok {
+			return true
+		}
+	}
+	return false
+}
+
+// renderDeferred makes every deferred try, writing the wait reasons the
+// walks left for later.
+func (s *Scheduler) renderDeferred() {
+	for i, list := range s.stops.deferred {
+		if len(list) > 0 {
+			s.renderType(i)
+		}
+	}
+}
+
+// renderType makes type i's deferred tries at the state the walk stopped at
+// (unchanged since), with the memo the walk held then, and keeps only their
+// wait reasons (and memo log entries).
+func (s *Scheduler) renderType(i int) {
+	st := &s.stops
+	list := st.deferred[i]
+	failed, noRoom, payback := s.cc.failed, s.cc.noRoom, s.cc.payback
+	s.cc.failed, s.cc.noRoom = st.memo[i], map[placeKey]bool{}
+	if s.cc.failed == nil {
+		s.cc.failed = map[attemptKey]failedAttempt{}
+	}
+	if len(s.cc.borrowed) == len(s.types) {
+		s.cc.borrowed[i] = nil
+	}
+	wake := s.typeWake[i]
+	unpaid := i < len(s.unpaid) && s.unpaid[i]
+	s.rendering, s.curType = true, i
+	var d model.Decision
+	for _, t := range list {
+		if t.state != pending || t.touchedIn == st.cycle[i] {
+			continue
+		}
+		if len(t.held) > 0 {
+			st.renderHits++
+			continue
+		}
+		s.tryTask(t, &d)
+	}
+	s.rendering, s.curType = false, -1
+	if !s.typeWake[i].Equal(wake) {
+		st.renderHits++
+		s.typeWake[i] = wake
+	}
+	if i < len(s.unpaid) && s.unpaid[i] != unpaid {
+		st.renderHits++
+		s.unpaid[i] = unpaid
+	}
+	if len(d.Admissions)+len(d.Preemptions) > 0 {
+		st.renderHits++
+	}
+	s.cc.failed, s.cc.noRoom, s.cc.payback = failed, noRoom, payback
+	if len(s.cc.borrowed) == len(s.types) {
+		s.cc.borrowed[i] = nil
+	}
+	s.dropDeferred(i)
+}
