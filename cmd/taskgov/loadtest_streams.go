@@ -93,13 +93,12 @@ func openStreams(cl *client.Client, base string, n int, team, encoding string, f
 			}
 			tok = t.Token
 		}
-		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/v1/events", nil)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		req.Header.Set("Accept-Encoding", encoding)
-		resp, err := hc.Do(req)
-		if err == nil && (resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != strings.TrimSuffix(encoding, "identity")) {
-			resp.Body.Close()
-			err = fmt.Errorf("status %d, encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
+		sc := client.New(base, tok)
+		sc.HTTP = hc
+		body, got, err := sc.EventsEncoded(ctx, encoding)
+		if err == nil && got != strings.TrimSuffix(encoding, "identity") {
+			body.Close()
+			err = fmt.Errorf("the server sent encoding %q, asked for %s", got, encoding)
 		}
 		if err != nil {
 			es.close()
@@ -121,7 +120,7 @@ func openStreams(cl *client.Client, base string, n int, team, encoding string, f
 				go func() { defer es.wg.Done(); es.ref.parse(pr, encoding == "gzip") }()
 			}
 			es.read(tee, c)
-		}(resp.Body, i == 0)
+		}(body, i == 0)
 	}
 	return es, nil
 }
