@@ -220,6 +220,7 @@ func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	borrowedGPUs := min(max(after.GPUs-t.team.quota[i].GPUs, 0), t.total.GPUs)
 	best := s.cc.bestSpread
 	s.releaseHold(t)
+	s.noteBackfill(t)
 	s.assign(t, nodes)
 	t.startedAt = s.now
 	t.touchedIn = s.cycle

@@ -353,7 +353,7 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) ([]victim, func(victim
 	}
 	if s.rankPreemption(tm) {
 		for _, v := range tm.run[i] {
-			if v.rank < t.rank {
+			if v.rank < t.rank && s.priorityVictim(v) {
 				add(v, own)
 			}
 		}

@@ -42,6 +42,7 @@ type task struct {
 	held      []int32 // nodes reserved for it against starvation
 	wait      model.WaitReason
 	touchedIn uint64 // cycle in which it was admitted or preempted
+	backfill  bool   // started while a higher-priority task of its team waited (immediate.go)
 }
 
 type placedPod struct {
