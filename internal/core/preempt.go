@@ -168,7 +168,9 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 			s.wakeAt(s.nextTick())
 			victims, nodes = s.searchVictims(t, mode, cheap)
 			found := victims != nil
-			victims = s.unlessUnpaid(t, victims, mode)
+			if !s.cheapReclaim(t, victims, mode) {
+				victims = s.unlessUnpaid(t, victims, mode)
+			}
 			unpaid = found && victims == nil
 		}
 		if victims == nil && mode == modeGuaranteed && dearOthers {
