@@ -24,7 +24,7 @@ import (
 // event streams, held open while /healthz and submissions are measured.
 type pressureOptions struct {
 	idle, slow, sse int
-	sseTeam         string
+	sseTeam, sseEnc string
 	probes, rounds  int
 	profileDir      string
 }
@@ -37,6 +37,7 @@ func pressureFlags(c *cobra.Command, p *pressureOptions) {
 	f.IntVar(&p.slow, "slow-conns", 0, "in the same phase, this many connections that send a request body one byte every 5 s")
 	f.IntVar(&p.sse, "sse-streams", 0, "a phase with this many event streams open")
 	f.StringVar(&p.sseTeam, "sse-team", "both", "the team the streams' viewer tokens read: watch (another team: the streams receive none of the load's events), load (each stream receives every submission's event) or both (a phase each)")
+	f.StringVar(&p.sseEnc, "sse-encoding", "gzip", "what the streams accept: gzip (as browsers; the server compresses each batch once, the streams count the bytes and only the first decodes them) or identity")
 	f.IntVar(&p.probes, "health-probes", 500, "/healthz requests timed in each phase")
 	f.IntVar(&p.rounds, "rounds", 3, "rounds of phases; each round runs every phase once, the order rotated, and each phase is compared with the same round's no-pressure phase")
 	f.StringVar(&p.profileDir, "profile-dir", "", "write CPU profiles of the server and of the load tool during each phase's submissions to this directory (go tool pprof)")
@@ -106,6 +107,9 @@ func loadtestPressure(out io.Writer, clients, tasks int, p pressureOptions, serv
 	}
 	if p.sse > 0 && p.sseTeam != "watch" && p.sseTeam != "load" && p.sseTeam != "both" {
 		return fmt.Errorf("--sse-team must be watch, load or both")
+	}
+	if p.sse > 0 && p.sseEnc != "gzip" && p.sseEnc != "identity" {
+		return fmt.Errorf("--sse-encoding must be gzip or identity")
 	}
 	raiseFileLimit(p.idle + p.slow + 2*p.sse + clients + 1024)
 	if p.profileDir != "" {
@@ -200,7 +204,7 @@ func pressurePhases(cl *client.Client, srv *childServer, p pressureOptions, task
 					if team == "load" {
 						expect = tasks
 					}
-					es, err := openStreams(cl, srv.base, p.sse, team, first, expect)
+					es, err := openStreams(cl, srv.base, p.sse, team, p.sseEnc, first, expect)
 					if err != nil {
 						return pressure{}, err
 					}

@@ -39,21 +39,3 @@ func TestLoadtestPressure(t *testing.T) {
 	}
 	t.Logf("\n%s", out)
 }
-
-// TestStreamCountStartsAtThePhase: a stream's count starts at the data line
-// of the phase's first task's event, whatever the reads split, and not at
-// an earlier phase's events.
-func TestStreamCountStartsAtThePhase(t *testing.T) {
-	old := "event: Submitted\ndata: {\"id\":0,\"task\":\"t99\",\"kind\":\"Submitted\"}\n\n"
-	cur := "event: Submitted\ndata: {\"id\":0,\"task\":\"t100\",\"kind\":\"Submitted\"}\n\n"
-	stream := old + cur + cur
-	want := int64(len(stream) - len(old) - len("event: Submitted\n"))
-	for split := 0; split <= len(stream); split++ {
-		var c streamCount
-		c.add([]byte(stream[:split]), 100)
-		c.add([]byte(stream[split:]), 100)
-		if n, _, _ := c.get(); n != want {
-			t.Fatalf("split at %d: counted %d bytes, want %d", split, n, want)
-		}
-	}
-}

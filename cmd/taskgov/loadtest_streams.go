@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,31 +19,33 @@ import (
 )
 
 // The loadtest's event streams read as a client that keeps up would: each
-// stream reads into a buffer of its own, large enough for a sealed batch in
-// one or two reads, and does not scan what it reads (a scan of 140 bytes ×
-// 1,000 streams per submission cost the tool as much CPU as the kernel's
-// copies). It still checks that every stream received every event: the
-// first stream parses every frame and checks that each of the phase's
-// submissions' events came exactly once; every other stream must then
-// have received, from the phase's first submission's event on, exactly as
-// many bytes as the first, ending with the same frame (before it, a
-// stream may get the end of the previous phase's events, sealed after it
-// opened). A stream that missed a batch, or was told it dropped events,
-// differs in length; the server writes the same sealed batches to every
-// stream of a ring.
+// stream asks for gzip, as browsers do (--sse-encoding identity asks for
+// plain text), reads into a buffer of its own, large enough for a sealed
+// batch in one or two reads, and neither decodes nor scans what it reads:
+// a scan of 140 bytes × 1,000 streams per submission cost the tool as much
+// CPU as the kernel's copies, and decoding is the clients' work, on their
+// own machines. It still checks that every stream received every event:
+// the first stream decodes and parses every frame and checks that each of
+// the phase's submissions' events came exactly once and that no events
+// were dropped; every other stream must have received exactly as many
+// bytes as the first, ending with the same bytes. The server writes the
+// same sealed batches to every stream of a ring, so a stream that missed a
+// batch, or was told it dropped events, differs. The streams open once the
+// previous phase's events have been sealed (streamQuiet), so that every
+// stream starts at the same batch.
 
 // streamReadBuffer is each stream's read buffer (64 MiB for 1,000
 // streams).
 const streamReadBuffer = 64 << 10
 
-// submittedData starts the data line of a loadtest task's Submitted event;
-// the task's number follows.
-var submittedData = []byte(`"task":"t`)
+// streamQuiet is how long the streams wait before they open: longer than
+// the server's longest seal interval (250 ms), after the previous phase's
+// last event.
+const streamQuiet = 600 * time.Millisecond
 
 // eventStreams are open event streams, read and counted.
 type eventStreams struct {
 	n      int
-	first  int // the phase's first task number
 	expect int // Submitted events each stream must receive
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
@@ -52,15 +54,12 @@ type eventStreams struct {
 	ref    *refStream
 }
 
-// streamCount is what one stream received from the first Submitted frame
-// on, and its last bytes.
+// streamCount is what one stream received, and its last bytes.
 type streamCount struct {
-	mu      sync.Mutex
-	started bool
-	pre     []byte // before started: the last bytes, in case a read split the frame
-	n       int64
-	tail    []byte // the last tailBytes bytes received
-	done    int64  // when n last changed (Unix ns)
+	mu   sync.Mutex
+	n    int64
+	tail []byte // the last tailBytes bytes received
+	done int64  // when n last changed (Unix ns)
 }
 
 const tailBytes = 512
@@ -71,16 +70,19 @@ type refStream struct {
 	mu    sync.Mutex
 	tasks map[string]int // times each task's Submitted event came
 	other []string       // comment lines other than keepalives (e.g. dropped events)
+	err   error          // decoding the stream failed
 }
 
 // openStreams opens n event streams with viewer tokens of team (as many
-// tokens as the per-token cap needs); each must receive expect Submitted
-// events before it closes.
-func openStreams(cl *client.Client, base string, n int, team string, first, expect int) (*eventStreams, error) {
+// tokens as the per-token cap needs), asking for encoding (gzip or
+// identity); each must receive the events of tasks t<first> to
+// t<first+expect-1>.
+func openStreams(cl *client.Client, base string, n int, team, encoding string, first, expect int) (*eventStreams, error) {
 	const perToken = 8 // the server's default --sse-per-token
+	time.Sleep(streamQuiet)
 	ctx, stop := context.WithCancel(context.Background())
-	es := &eventStreams{stop: stop, first: first, expect: expect, ref: &refStream{first: first, tasks: map[string]int{}}}
-	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	es := &eventStreams{stop: stop, expect: expect, ref: &refStream{first: first, tasks: map[string]int{}}}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DisableCompression: true}}
 	var tok string
 	for i := 0; i < n; i++ {
 		if i%perToken == 0 {
@@ -93,7 +95,11 @@ func openStreams(cl *client.Client, base string, n int, team string, first, expe
 		}
 		sc := client.New(base, tok)
 		sc.HTTP = hc
-		body, err := sc.Events(ctx)
+		body, got, err := sc.EventsEncoded(ctx, encoding)
+		if err == nil && got != strings.TrimSuffix(encoding, "identity") {
+			body.Close()
+			err = fmt.Errorf("the server sent encoding %q, asked for %s", got, encoding)
+		}
 		if err != nil {
 			es.close()
 			return nil, fmt.Errorf("event stream %d: %w", i+1, err)
@@ -102,7 +108,7 @@ func openStreams(cl *client.Client, base string, n int, team string, first, expe
 		es.n++
 		es.counts = append(es.counts, c)
 		es.wg.Add(1)
-		go func(first bool) {
+		go func(body io.ReadCloser, first bool) {
 			defer es.wg.Done()
 			defer body.Close()
 			var tee io.Reader = body
@@ -111,23 +117,22 @@ func openStreams(cl *client.Client, base string, n int, team string, first, expe
 				tee = io.TeeReader(body, pw)
 				defer pw.Close()
 				es.wg.Add(1)
-				go func() { defer es.wg.Done(); es.ref.parse(pr) }()
+				go func() { defer es.wg.Done(); es.ref.parse(pr, encoding == "gzip") }()
 			}
 			es.read(tee, c)
-		}(i == 0)
+		}(body, i == 0)
 	}
 	return es, nil
 }
 
-// read reads one stream until it ends, counting its bytes from the first
-// Submitted frame on.
+// read reads one stream until it ends, counting its bytes.
 func (es *eventStreams) read(body io.Reader, c *streamCount) {
 	buf := make([]byte, streamReadBuffer)
 	for {
 		n, err := body.Read(buf)
 		if n > 0 {
 			es.bytes.Add(int64(n))
-			c.add(buf[:n], es.first)
+			c.add(buf[:n])
 		}
 		if err != nil {
 			return
@@ -135,53 +140,13 @@ func (es *eventStreams) read(body io.Reader, c *streamCount) {
 	}
 }
 
-// add counts b, once a data line of a task numbered first or later has
-// started.
-func (c *streamCount) add(b []byte, first int) {
+func (c *streamCount) add(b []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.started {
-		seen := append(c.pre, b...)
-		i := phaseStart(seen, first)
-		if i < 0 {
-			// Keep the last line, which may go on in the next read.
-			c.pre = append(c.pre[:0], seen[bytes.LastIndexByte(seen, '\n')+1:]...)
-			return
-		}
-		c.started, b, c.pre = true, seen[i:], nil
-	}
 	c.n += int64(len(b))
 	c.tail = append(c.tail, b[max(0, len(b)-tailBytes):]...)
 	c.tail = c.tail[max(0, len(c.tail)-tailBytes):]
 	c.done = time.Now().UnixNano()
-}
-
-// phaseStart is where the first data line of an event of task t<first>
-// or later starts in b, or -1. (Every stream is open before the phase's
-// first submission, so it is the same frame in every stream.)
-func phaseStart(b []byte, first int) int {
-	for off := 0; ; {
-		j := bytes.Index(b[off:], submittedData)
-		if j < 0 {
-			return -1
-		}
-		j += off
-		k := j + len(submittedData)
-		end := k
-		for end < len(b) && b[end] >= '0' && b[end] <= '9' {
-			end++
-		}
-		if end == len(b) {
-			return -1 // the number may go on in the next read
-		}
-		line := bytes.LastIndexByte(b[:j], '\n') + 1
-		if b[end] == '"' && bytes.HasPrefix(b[line:], []byte("data: ")) {
-			if n, err := strconv.Atoi(string(b[k:end])); err == nil && n >= first {
-				return line
-			}
-		}
-		off = end
-	}
 }
 
 // phaseTask: name is a loadtest task numbered first or later.
@@ -196,9 +161,21 @@ func (c *streamCount) get() (int64, string, int64) {
 	return c.n, string(c.tail), c.done
 }
 
-// parse reads the first stream line by line.
-func (r *refStream) parse(body io.Reader) {
-	sc := bufio.NewScanner(body)
+// parse decodes (if gz) and reads the first stream line by line.
+func (r *refStream) parse(body io.Reader, gz bool) {
+	defer func() { _, _ = io.Copy(io.Discard, body) }() // keep the tee flowing
+	text := body
+	if gz {
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			r.mu.Lock()
+			r.err = err
+			r.mu.Unlock()
+			return
+		}
+		text = zr
+	}
+	sc := bufio.NewScanner(text)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
@@ -216,7 +193,6 @@ func (r *refStream) parse(body io.Reader) {
 			r.mu.Unlock()
 		}
 	}
-	_, _ = io.Copy(io.Discard, body) // keep the tee flowing
 }
 
 func (r *refStream) seen() (int, []string) {
@@ -237,6 +213,9 @@ func (es *eventStreams) settle(last time.Time) (string, error) {
 	}
 	es.ref.mu.Lock()
 	defer es.ref.mu.Unlock()
+	if es.ref.err != nil {
+		return "", fmt.Errorf("event stream 1: %w", es.ref.err)
+	}
 	if len(es.ref.other) > 0 {
 		return "", fmt.Errorf("event stream 1 was told: %s", strings.Join(es.ref.other, "; "))
 	}
@@ -253,7 +232,7 @@ func (es *eventStreams) settle(last time.Time) (string, error) {
 	for i, c := range es.counts {
 		n, tail, done := c.get()
 		if n != n0 || tail != tail0 {
-			return "", fmt.Errorf("event stream %d received %d bytes from the first submission's event on, event stream 1 %d", i+1, n, n0)
+			return "", fmt.Errorf("event stream %d received %d bytes, event stream 1 %d (or other last bytes): it missed or was told it dropped events, or a batch from before the phase reached only some streams", i+1, n, n0)
 		}
 		latest = max(latest, done)
 	}
@@ -261,7 +240,7 @@ func (es *eventStreams) settle(last time.Time) (string, error) {
 		return fmt.Sprintf("; none of the %d streams received a submission's event, as none should", es.n), nil
 	}
 	lag := max(time.Duration(latest-last.UnixNano()), 0)
-	return fmt.Sprintf("; each of the %d streams received all %d events (%d bytes), the slowest %.0f ms after the last answer",
+	return fmt.Sprintf("; each of the %d streams received all %d events (%d bytes each), the slowest %.0f ms after the last answer",
 		es.n, es.expect, n0, ms(lag)), nil
 }
 

@@ -112,6 +112,11 @@ func (c *Client) doPath(ctx context.Context, method, p string, body, out any) er
 // open sends a request and returns the answer for the caller to read and
 // close (streams); an error status is turned into an *Error.
 func (c *Client) open(ctx context.Context, method, p string, body any) (*http.Response, error) {
+	return c.openWith(ctx, method, p, body, nil)
+}
+
+// openWith is open with extra request headers.
+func (c *Client) openWith(ctx context.Context, method, p string, body any, header http.Header) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -129,6 +134,9 @@ func (c *Client) open(ctx context.Context, method, p string, body any) (*http.Re
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
@@ -54,4 +55,16 @@ func (c *Client) Events(ctx context.Context) (io.ReadCloser, error) {
 		return nil, err
 	}
 	return resp.Body, nil
+}
+
+// EventsEncoded opens the event stream asking for encoding ("gzip" or
+// "identity") and returns the body as the server sent it, not decoded,
+// with the Content-Encoding it chose ("" for none): for a client that
+// counts the bytes (the loadtest) or decodes them itself.
+func (c *Client) EventsEncoded(ctx context.Context, encoding string) (io.ReadCloser, string, error) {
+	resp, err := c.openWith(ctx, "GET", prefix+"/events", nil, http.Header{"Accept-Encoding": {encoding}})
+	if err != nil {
+		return nil, "", err
+	}
+	return resp.Body, resp.Header.Get("Content-Encoding"), nil
 }

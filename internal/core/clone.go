@@ -36,6 +36,7 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 		ct := out.tasks[t.spec.Name]
 		ct.seq, ct.resumes, ct.retries, ct.notBefore = t.seq, t.resumes, t.retries, t.notBefore
 		ct.startedAt, ct.checkpointAt, ct.pendingSince, ct.wait = t.startedAt, t.checkpointAt, t.pendingSince, t.wait
+		ct.backfill = t.backfill
 		switch t.state {
 		case running:
 			ct.pods = append([]placedPod(nil), t.pods...)
@@ -60,6 +61,8 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 		for _, t := range tm.pending {
 			if t.state == pending {
 				q = append(q, t)
+			} else {
+				t.queued = false
 			}
 		}
 		clear(tm.pending[len(q):])

@@ -220,12 +220,13 @@ func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	borrowedGPUs := min(max(after.GPUs-t.team.quota[i].GPUs, 0), t.total.GPUs)
 	best := s.cc.bestSpread
 	s.releaseHold(t)
+	s.noteBackfill(t)
 	s.assign(t, nodes)
 	t.startedAt = s.now
 	t.touchedIn = s.cycle
 	s.noteFresh(t)
 	t.wait = model.WaitReason{}
-	t.team.unsort()
+	t.team.dropped()
 	d.Admissions = append(d.Admissions, model.Admission{Task: t.spec.Name, Team: t.spec.Team,
 		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed, BorrowedGPUs: borrowedGPUs,
 		Spread: s.spreadOf(t.typ, nodes), BestSpread: best})

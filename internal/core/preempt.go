@@ -168,7 +168,9 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 			s.wakeAt(s.nextTick())
 			victims, nodes = s.searchVictims(t, mode, cheap)
 			found := victims != nil
-			victims = s.unlessUnpaid(t, victims, mode)
+			if !s.cheapReclaim(t, victims, mode) {
+				victims = s.unlessUnpaid(t, victims, mode)
+			}
 			unpaid = found && victims == nil
 		}
 		if victims == nil && mode == modeGuaranteed && dearOthers {
@@ -353,7 +355,7 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) ([]victim, func(victim
 	}
 	if s.rankPreemption(tm) {
 		for _, v := range tm.run[i] {
-			if v.rank < t.rank {
+			if v.rank < t.rank && s.priorityVictim(v) {
 				add(v, own)
 			}
 		}

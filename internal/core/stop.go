@@ -47,8 +47,10 @@ import (
 //     pendingSince, times the largest GPU count): a victim costs at least its
 //     GPUs times the restart cost (victimCost, and paybackPrice's price at the
 //     wait's start), so no victim set is paid for (paidBack) and every search
-//     ends unpaid or failed, with the state restored. Under preemption delay,
-//     tails not yet ready never search.
+//     ends unpaid or failed, with the state restored. A reclaim of cheap
+//     victims alone needs no payback (cheapReclaim), so a tail within its
+//     quota blocks the stop while another team has a cheap candidate. Under
+//     preemption delay, tails not yet ready never search.
 //   - Nothing else changes: the type's wake-up and unpaid mark. A tail try
 //     can ask for a wake-up at: its backoff's end (the check wants no task
 //     backing off); its starvation due (only if within quota: at or after
@@ -154,6 +156,8 @@ type borSummary struct {
 	team    *team   // the one team in the list, or nil if none or several
 	many    bool    // tasks of several teams
 	zeroGPU bool    // a task without GPUs
+	cheap   *team   // the one team with a cheap task in the list (cheapVictims), or nil
+	cheaps  bool    // cheap tasks of several teams
 	ready   bool    // a task past its fair-share minimum runtime
 	wake    time.Time
 }
@@ -166,7 +170,15 @@ func (s *Scheduler) borrowSummary(i int) *borSummary {
 	}
 	sum := borSummary{list: list, wake: never}
 	minRun := secs(*s.policy.FairShareMinRuntimeSeconds)
+	at, window := s.costClock(), float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range list {
+		if victimCost(v, s.riskedWork(v, at)) <= 2*window*float64(v.total.GPUs) {
+			if sum.cheap == nil && !sum.cheaps {
+				sum.cheap = v.team
+			} else if v.team != sum.cheap {
+				sum.cheap, sum.cheaps = nil, true
+			}
+		}
 		if sum.team == nil && !sum.many {
 			sum.team = v.team
 		} else if v.team != sum.team {
@@ -188,6 +200,12 @@ func (s *Scheduler) borrowSummary(i int) *borSummary {
 // othersThan reports whether the list holds a task of a team other than tm.
 func (b *borSummary) othersThan(tm *team) bool {
 	return b.many || (b.team != nil && b.team != tm)
+}
+
+// cheapOthersThan reports whether it holds a cheap task of a team other
+// than tm.
+func (b *borSummary) cheapOthersThan(tm *team) bool {
+	return b.cheaps || (b.cheap != nil && b.cheap != tm)
 }
 
 // stopState is the early stop's per-cycle scratch and its deferred tries.
@@ -246,20 +264,27 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 		return
 	}
 	if s.stoppable(i) {
-		st.stopped[i] = true
-		st.cycle[i] = s.cycle
-		st.stops++
-		memo := map[attemptKey]failedAttempt{}
-		for k, f := range s.cc.failed {
-			if k.typ == i {
-				memo[k] = f
-			}
-		}
-		st.memo[i] = memo
+		s.stopType(i)
 		return
 	}
 	st.step[i] *= 2
 	st.next[i] = st.tries[i] + st.step[i]
+}
+
+// stopType stops type i's walk: its heads are deferred from now on (the
+// walk's victim-search memo of the type is kept for their rendering).
+func (s *Scheduler) stopType(i int) {
+	st := &s.stops
+	st.stopped[i] = true
+	st.cycle[i] = s.cycle
+	st.stops++
+	memo := map[attemptKey]failedAttempt{}
+	for k, f := range s.cc.failed {
+		if k.typ == i {
+			memo[k] = f
+		}
+	}
+	st.memo[i] = memo
 }
 
 // deferTail keeps, for a stopped type, the popped head and the rest of its
@@ -320,6 +345,9 @@ func (s *Scheduler) stoppable(i int) bool {
 			}
 		}
 		search := inQuota && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever
+		if search && bor.cheapOthersThan(tm) {
+			return false // a cheap reclaim needs no payback (cheapReclaim)
+		}
 		if tm.spec.Lending.Borrows() && rebalance {
 			if bor.wake.Before(cur) {
 				return false
@@ -392,7 +420,10 @@ func (s *Scheduler) renderType(i int) {
 	unpaid := i < len(s.unpaid) && s.unpaid[i]
 	s.rendering, s.curType = true, i
 	var d model.Decision
-	for _, t := range list {
+	for k, t := range list {
+		if k%readAhead == 0 {
+			s.readAhead(list[k:min(k+readAhead, len(list))])
+		}
 		if t.state != pending || t.touchedIn == st.cycle[i] {
 			continue
 		}

@@ -21,9 +21,9 @@ const sseKeepalive = 15 * time.Second
 // teams the caller may read. Each token may hold Limits.SSEPerToken streams
 // and the server Limits.SSETotal; beyond that the answer is 429 with
 // Retry-After. A stream reads its ring of the hub (ssehub.go) and writes
-// each sealed batch whole, in one write system call: at most one write
-// round per sealed batch while events come, one keepalive every 15 s while
-// none do.
+// each sealed batch whole, in one write system call, compressed when the
+// client accepts gzip (ssegzip.go): at most one write round per sealed
+// batch while events come, one keepalive every 15 s while none do.
 //
 // A stream outlives its request's authentication, so it re-checks its
 // caller (token live, team still there) on every keepalive tick and at
@@ -59,9 +59,25 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 		// itself and drops this header.
 		w.Header().Set("Transfer-Encoding", "identity")
 	}
+	w.Header().Add("Vary", "Accept-Encoding")
+	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
+	if gz {
+		w.Header().Set("Content-Encoding", "gzip")
+	}
 	w.WriteHeader(http.StatusOK)
 	ring := s.hub.ringFor(p)
+	if gz {
+		ring.gzipStreams.Add(1)
+		defer ring.gzipStreams.Add(-1)
+	}
 	at := ring.head()
+	// frame is a stream's own frame (a comment), compressed if need be.
+	frame := func(text string) []byte {
+		if gz {
+			return deflate([]byte(text))
+		}
+		return []byte(text)
+	}
 	// write writes one round, under the write deadline, and flushes it.
 	write := func(chunks ...[]byte) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(s.streamWrite))
@@ -72,16 +88,25 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 		}
 		return rc.Flush() == nil
 	}
-	if !write([]byte(": taskgov event stream\n\n")) {
+	hello := frame(": taskgov event stream\n\n")
+	if gz {
+		hello = append(slices.Clip(gzipHeader), hello...)
+	}
+	if !write(hello) {
 		return nil
 	}
 	keepalive := time.NewTicker(s.keepalive)
 	defer keepalive.Stop()
+	keepaliveFrame := []byte(": keepalive\n\n")
+	if gz {
+		keepaliveFrame = gzipKeepalive
+	}
 	ended := func() error {
-		write([]byte(": stream ended: its token was revoked or its team deleted\n\n"))
+		write(frame(": stream ended: its token was revoked or its team deleted\n\n"))
 		return nil
 	}
 	var batches [][]byte
+	busy := false // a batch was written since the last keepalive tick
 	for {
 		select {
 		case <-r.Context().Done():
@@ -95,15 +120,20 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 			if !s.stillAllowed(r, p) {
 				return ended()
 			}
-			if !write([]byte(": keepalive\n\n")) {
+			if busy { // a stream that had events needs no keepalive
+				busy = false
+				continue
+			}
+			if !write(keepaliveFrame) {
 				return nil
 			}
 		case <-ring.wait(at):
 			var missed uint64
-			batches, at, missed = ring.since(batches[:0], at)
+			batches, at, missed = ring.since(batches[:0], at, gz)
 			if missed > 0 {
-				batches = slices.Insert(batches, 0, fmt.Appendf(nil, ": %d events were dropped: this stream fell behind\n\n", missed))
+				batches = slices.Insert(batches, 0, frame(fmt.Sprintf(": %d events were dropped: this stream fell behind\n\n", missed)))
 			}
+			busy = true
 			ok := write(batches...)
 			clear(batches) // let sealed batches go once the ring drops them
 			if !ok {

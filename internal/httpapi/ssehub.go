@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/engine"
@@ -24,10 +25,13 @@ import (
 // The interval adapts (the latency contract, docs/SERVER.md): sseFlushEvery
 // (100 ms) while a ring is quiet, sseFlushBusy (250 ms) while it is busy,
 // i.e. its last batch held at least hubBusyBytes (about 1,200 events a
-// second). Under a flood a batch then seals on size, about 64 KiB, and
-// each stream makes about a quarter of the writes and wake-ups it made at
-// 100 ms or 32 KiB (issue 14: with 1,000 streams receiving every event,
-// the server's CPU per submission went from ×? to ×?).
+// second); a batch seals at once at hubBatchBytes (about 1 MB of events a
+// second). So under a flood a stream gets about four batches a second, and
+// once batches are compressed (ssegzip.go) the number of batches, not
+// their bytes, is most of what a stream costs. Issue 14, 1,000 streams
+// receiving every event, server CPU per submission against none: ×1.62
+// with 100 ms or 32 KiB batches, chunked; ×1.32 with one write per batch
+// and 250 ms or 64 KiB; ×1.18 with gzip (docs/BENCHMARKS.md).
 //
 // Everything a team's ring holds may be read by everyone who reads it, so
 // no stream filters: a preemption message that names another team's task
@@ -53,8 +57,9 @@ const (
 	sseFlushBusy  = 250 * time.Millisecond
 	// hubBusyBytes: a ring whose last batch held this much is busy.
 	hubBusyBytes = 16 << 10
-	// hubBatchBytes seals a pending batch at once.
-	hubBatchBytes = 64 << 10
+	// hubBatchBytes seals a pending batch at once (a ring then holds at
+	// most hubBatches × 256 KiB).
+	hubBatchBytes = 256 << 10
 	// hubBatches is how many sealed batches a ring keeps: how far a stream
 	// may fall behind before it is told how many events it missed.
 	hubBatches = 128
@@ -71,12 +76,17 @@ type ring struct {
 	due     time.Time // when pending must be sealed; zero while it is empty
 	busy    bool      // the last sealed batch held at least hubBusyBytes
 	wake    chan struct{}
+	// gzipStreams counts the streams reading compressed batches; while
+	// there are any, each batch is also compressed as it is sealed.
+	gzipStreams atomic.Int32
 }
 
-// batch is a run of whole SSE frames; sealed batches are never changed.
+// batch is a run of whole SSE frames, and the same compressed on its own
+// (ssegzip.go; nil if no stream wanted it); sealed batches are never
+// changed.
 type batch struct {
-	data  []byte
-	start uint64 // events sealed before this batch
+	data, gz []byte
+	start    uint64 // events sealed before this batch
 }
 
 // cursor is where a stream is: the next batch it reads, and the events
@@ -251,7 +261,11 @@ func (r *ring) seal() {
 	if r.pendN == 0 {
 		return
 	}
-	r.batches[r.next%hubBatches] = batch{data: r.pending, start: r.events}
+	b := batch{data: r.pending, start: r.events}
+	if r.gzipStreams.Load() > 0 {
+		b.gz = deflate(b.data)
+	}
+	r.batches[r.next%hubBatches] = b
 	r.next++
 	r.events += uint64(r.pendN)
 	r.busy = len(r.pending) >= hubBusyBytes
@@ -279,9 +293,12 @@ func (r *ring) wait(c cursor) <-chan struct{} {
 
 var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// since appends to dst the batches from c on and returns them, the next
-// cursor, and how many events were overwritten before the stream read them.
-func (r *ring) since(dst [][]byte, c cursor) ([][]byte, cursor, uint64) {
+// since appends to dst the batches from c on (compressed if gz) and
+// returns them, the next cursor, and how many events were overwritten
+// before the stream read them. A stream that reads compressed batches
+// counts itself in gzipStreams before it takes its cursor, so every batch
+// it reads was compressed when sealed.
+func (r *ring) since(dst [][]byte, c cursor, gz bool) ([][]byte, cursor, uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var missed uint64
@@ -291,7 +308,15 @@ func (r *ring) since(dst [][]byte, c cursor) ([][]byte, cursor, uint64) {
 		missed, c.events = first-c.events, first
 	}
 	for ; c.batch < r.next; c.batch++ {
-		dst = append(dst, r.batches[c.batch%hubBatches].data)
+		b := r.batches[c.batch%hubBatches]
+		switch {
+		case !gz:
+			dst = append(dst, b.data)
+		case b.gz != nil:
+			dst = append(dst, b.gz)
+		default: // sealed before the stream counted itself: not read by it
+			dst = append(dst, deflate(b.data))
+		}
 	}
 	c.events = r.events
 	return dst, c, missed

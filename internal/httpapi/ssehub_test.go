@@ -2,7 +2,10 @@ package httpapi
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,7 +34,7 @@ func TestRingBatchesEvents(t *testing.T) {
 	r.seal()
 	r.mu.Unlock()
 	<-wake
-	got, at, missed := r.since(nil, at)
+	got, at, missed := r.since(nil, at, false)
 	if len(got) != 1 || missed != 0 || !bytes.HasPrefix(got[0], []byte("e0\ne1\n")) || !bytes.HasSuffix(got[0], []byte("e49\n")) {
 		t.Fatalf("50 events: %d batches, missed %d, %q", len(got), missed, got)
 	}
@@ -42,7 +45,7 @@ func TestRingBatchesEvents(t *testing.T) {
 	// A pending batch seals itself when it reaches hubBatchBytes.
 	big := bytes.Repeat([]byte("x"), hubBatchBytes)
 	r.append(big, time.Now())
-	if got, _, _ := r.since(nil, at); len(got) != 1 || len(got[0]) != hubBatchBytes {
+	if got, _, _ := r.since(nil, at, false); len(got) != 1 || len(got[0]) != hubBatchBytes {
 		t.Fatalf("a full batch was not sealed at once: %d batches", len(got))
 	}
 
@@ -56,7 +59,7 @@ func TestRingBatchesEvents(t *testing.T) {
 		r.seal()
 		r.mu.Unlock()
 	}
-	got, slow, missed = r.since(nil, slow)
+	got, slow, missed = r.since(nil, slow, false)
 	// The big batch and the first 2 small ones (1 + 2×3 events) were
 	// overwritten; the ring keeps the last hubBatches small ones.
 	if len(got) != hubBatches || missed != 1+2*3 {
@@ -103,5 +106,49 @@ func TestRingSealInterval(t *testing.T) {
 	r.append([]byte("d\n"), t3)
 	if due := h.nextDue(); !due.Equal(t3.Add(sseFlushEvery)) {
 		t.Fatalf("after a small batch the ring is due %v after its first event, want %v", due.Sub(t3), sseFlushEvery)
+	}
+}
+
+// TestGzipBatchesStandAlone: compressed batches, behind one gzip header,
+// decode from whichever batch a stream starts at, and a batch sealed before
+// any stream wanted gzip is compressed when read.
+func TestGzipBatchesStandAlone(t *testing.T) {
+	r := newRing()
+	seal := func(text string) {
+		r.append([]byte(text), time.Now())
+		r.mu.Lock()
+		r.seal()
+		r.mu.Unlock()
+	}
+	seal("a: plain only\n\n")
+	r.gzipStreams.Add(1)
+	for i := 0; i < 3; i++ {
+		seal(strings.Repeat(fmt.Sprintf("data: {\"batch\":%d}\n\n", i), 50))
+	}
+	for from := uint64(0); from < 4; from++ {
+		got, _, _ := r.since(nil, cursor{batch: from}, true)
+		plain, _, _ := r.since(nil, cursor{batch: from}, false)
+		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(gzipHeader), bytes.NewReader(bytes.Join(got, nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.Join(plain, nil)
+		dec := make([]byte, len(want))
+		if _, err := io.ReadFull(zr, dec); err != nil || !bytes.Equal(dec, want) {
+			t.Fatalf("from batch %d: decoded %q (%v), want %q", from, dec, err, want)
+		}
+	}
+}
+
+// TestAcceptsGzip reads Accept-Encoding as RFC 9110 says.
+func TestAcceptsGzip(t *testing.T) {
+	for h, want := range map[string]bool{
+		"": false, "gzip": true, "gzip, deflate, br, zstd": true, "br;q=1.0, gzip;q=0.8": true, "GZIP": true,
+		"x-gzip": true, "identity": false, "gzip;q=0": false, "gzip; q=0.000": false, "*": true, "*;q=0": false,
+		"gzip;q=0, *": false, "deflate, *;q=0.1": true, "gzip;q=0.01": true,
+	} {
+		if got := acceptsGzip(h); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
+		}
 	}
 }

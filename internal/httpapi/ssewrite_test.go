@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,26 +25,49 @@ nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]
 teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}, {name: watch}]
 `
 
-// TestStreamDeliversEveryEventWhole: over HTTP/1.1 the stream is not
-// chunked (it ends with the connection), and a member's stream receives
-// each of 300 submissions' events exactly once, every frame whole, across
-// several sealed batches.
+// TestStreamDeliversEveryEventWhole: over HTTP/1.1 a stream is not
+// chunked (it ends with the connection); it is gzip-compressed when the
+// client accepts gzip (Go's client asks and decodes by itself; an explicit
+// Accept-Encoding: gzip gets the raw gzip stream; identity gets plain
+// text). Each of three such streams receives each of 300 submissions'
+// events exactly once, every frame whole, across several sealed batches.
 func TestStreamDeliversEveryEventWhole(t *testing.T) {
 	e := newEnv(t, pendingCluster)
 	api := e.srv.Config.Handler.(*Server)
-	req, _ := http.NewRequest("GET", e.url+"/api/v1/events", nil)
-	req.Header.Set("Authorization", "Bearer "+e.token(model.RoleMember, "load"))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	tok := e.token(model.RoleMember, "load")
+	type stream struct {
+		name, accept, encoding string // Accept-Encoding sent; Content-Encoding wanted
+		body                   io.Reader
 	}
-	defer resp.Body.Close()
-	if len(resp.TransferEncoding) != 0 || !resp.Close || resp.ContentLength != -1 {
-		t.Fatalf("transfer encoding %v, close %v, length %d: want an unchunked body that ends with the connection",
-			resp.TransferEncoding, resp.Close, resp.ContentLength)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("content type %q", ct)
+	streams := []*stream{{name: "Go client (gzip, decoded)"}, {name: "gzip", accept: "gzip", encoding: "gzip"},
+		{name: "identity", accept: "identity"}}
+	for _, st := range streams {
+		req, _ := http.NewRequest("GET", e.url+"/api/v1/events", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		if st.accept != "" {
+			req.Header.Set("Accept-Encoding", st.accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if len(resp.TransferEncoding) != 0 || !resp.Close || resp.ContentLength != -1 {
+			t.Fatalf("%s: transfer encoding %v, close %v, length %d: want an unchunked body that ends with the connection",
+				st.name, resp.TransferEncoding, resp.Close, resp.ContentLength)
+		}
+		if ct, ce := resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"); ct != "text/event-stream" || ce != st.encoding {
+			t.Fatalf("%s: content type %q, encoding %q (want %q)", st.name, ct, ce, st.encoding)
+		}
+		if st.accept == "" && !resp.Uncompressed {
+			t.Fatalf("%s: Go's client did not get a compressed stream", st.name)
+		}
+		st.body = resp.Body
+		if st.encoding == "gzip" {
+			if st.body, err = gzip.NewReader(resp.Body); err != nil {
+				t.Fatalf("%s: %v", st.name, err)
+			}
+		}
 	}
 	first := api.hub.ringFor(principal{Role: model.RoleMember, Team: "load"}).head()
 
@@ -81,24 +105,35 @@ func TestStreamDeliversEveryEventWhole(t *testing.T) {
 		}
 		time.Sleep(2 * sseFlushEvery)
 	}
+	for _, st := range streams {
+		readEvery(t, st.name, st.body, waves*perWave)
+	}
+	if got := api.hub.ringFor(principal{Role: model.RoleMember, Team: "load"}).head().batch - first.batch; got < waves {
+		t.Errorf("the events came in %d batches, want at least %d", got, waves)
+	}
+}
 
+// readEvery reads body until it has n tasks' Submitted events, failing on
+// a torn frame, an unexpected line or an event that came twice.
+func readEvery(t *testing.T, name string, body io.Reader, n int) {
+	t.Helper()
 	seen := map[string]int{}
 	lines := make(chan string, 1024)
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(resp.Body)
+		sc := bufio.NewScanner(body)
 		for sc.Scan() {
 			lines <- sc.Text()
 		}
 	}()
 	timeout := time.After(20 * time.Second)
 	event := ""
-	for len(seen) < waves*perWave {
+	for len(seen) < n {
 		var l string
 		select {
 		case l = <-lines:
 		case <-timeout:
-			t.Fatalf("%d of %d events after 20 s", len(seen), waves*perWave)
+			t.Fatalf("%s: %d of %d events after 20 s", name, len(seen), n)
 		}
 		switch {
 		case strings.HasPrefix(l, "event: "):
@@ -106,23 +141,20 @@ func TestStreamDeliversEveryEventWhole(t *testing.T) {
 		case strings.HasPrefix(l, "data: "):
 			var ev model.Event
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "data: ")), &ev); err != nil || ev.Kind != event {
-				t.Fatalf("a torn or mismatched frame (event %q): %q: %v", event, l, err)
+				t.Fatalf("%s: a torn or mismatched frame (event %q): %q: %v", name, event, l, err)
 			}
 			if ev.Kind == "Submitted" {
 				seen[ev.Task]++
 			}
-		case l == "" || strings.HasPrefix(l, ": keepalive") || l == ": taskgov event stream":
+		case l == "" || l == ": keepalive" || l == ": taskgov event stream":
 		default:
-			t.Fatalf("unexpected line %q", l)
+			t.Fatalf("%s: unexpected line %q", name, l)
 		}
 	}
-	for name, n := range seen {
-		if n != 1 {
-			t.Errorf("%s's Submitted event came %d times", name, n)
+	for task, k := range seen {
+		if k != 1 {
+			t.Errorf("%s: %s's Submitted event came %d times", name, task, k)
 		}
-	}
-	if got := api.hub.ringFor(principal{Role: model.RoleMember, Team: "load"}).head().batch - first.batch; got < waves {
-		t.Errorf("the events came in %d batches, want at least %d", got, waves)
 	}
 }
 
