@@ -49,8 +49,11 @@ import (
 //     wait's start), so no victim set is paid for (paidBack) and every search
 //     ends unpaid or failed, with the state restored. A reclaim of cheap
 //     victims alone needs no payback (cheapReclaim), so a tail within its
-//     quota blocks the stop while another team has a cheap candidate. Under
-//     preemption delay, tails not yet ready never search.
+//     quota blocks the stop while another team has a cheap candidate, unless
+//     too few nodes would reach the team's smallest bucket with every cheap
+//     candidate gone (roomBound's count over all of them, cheapReach): then
+//     every such search fails at roomBound. Under preemption delay, tails
+//     not yet ready never search.
 //   - Nothing else changes: the type's wake-up and unpaid mark. A tail try
 //     can ask for a wake-up at: its backoff's end (the check wants no task
 //     backing off); its starvation due (only if within quota: at or after
@@ -158,8 +161,11 @@ type borSummary struct {
 	zeroGPU bool    // a task without GPUs
 	cheap   *team   // the one team with a cheap task in the list (cheapVictims), or nil
 	cheaps  bool    // cheap tasks of several teams
-	ready   bool    // a task past its fair-share minimum runtime
-	wake    time.Time
+	// reach[k]: nodes whose free bucket would reach k were every cheap task
+	// of the list gone (roomBound's count, over all of them at once).
+	reach []int
+	ready bool // a task past its fair-share minimum runtime
+	wake  time.Time
 }
 
 func (s *Scheduler) borrowSummary(i int) *borSummary {
@@ -193,8 +199,44 @@ func (s *Scheduler) borrowSummary(i int) *borSummary {
 			sum.ready = true
 		}
 	}
+	if sum.cheap != nil || sum.cheaps {
+		sum.reach = s.cheapReach(i, list, at, window)
+	}
 	b.cycle, b.s = s.cycle, sum
 	return &b.s
+}
+
+// cheapReach counts, per bucket k, the schedulable nodes of type i whose
+// key would reach k with every cheap task of list gone: a node's key plus
+// its cheap pods' keys (roomBound's bound), at least its own key.
+func (s *Scheduler) cheapReach(i int, list []*task, at time.Time, window float64) []int {
+	it := s.types[i]
+	ix := &it.index
+	gain := map[int32]int{}
+	for _, v := range list {
+		if victimCost(v, s.riskedWork(v, at)) > 2*window*float64(v.total.GPUs) {
+			continue
+		}
+		for _, p := range v.pods {
+			n := s.nodes[p.node]
+			if ix.key[n.pos] >= 0 {
+				gain[p.node] += it.needKey(v.podOn(n))
+			}
+		}
+	}
+	reach := make([]int, len(ix.counts)+1)
+	for k := range ix.counts {
+		reach[k] = ix.counts[k]
+	}
+	for ni, g := range gain {
+		k := int(ix.key[s.nodes[ni].pos])
+		reach[k]--
+		reach[min(k+g, len(ix.counts)-1)]++
+	}
+	for k := len(ix.counts) - 2; k >= 0; k-- {
+		reach[k] += reach[k+1]
+	}
+	return reach
 }
 
 // othersThan reports whether the list holds a task of a team other than tm.
@@ -345,7 +387,7 @@ func (s *Scheduler) stoppable(i int) bool {
 			}
 		}
 		search := inQuota && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever
-		if search && bor.cheapOthersThan(tm) {
+		if search && bor.cheapOthersThan(tm) && (a.minKey >= len(bor.reach) || bor.reach[a.minKey] >= a.minNodes) {
 			return false // a cheap reclaim needs no payback (cheapReclaim)
 		}
 		if tm.spec.Lending.Borrows() && rebalance {

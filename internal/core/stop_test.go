@@ -5,16 +5,22 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // TestStopAfterCompletion: on a settled deep queue (1,000 tasks on 100
-// nodes, four teams), the cycle after a completion or a node failure stops
-// its walk early and tries a fraction of the pending tasks, and its
-// decision and its waiting list (with the deferred tries rendered) equal a
-// full rescan's.
+// nodes, four teams that lend but do not borrow, so no search has
+// candidates), the cycle after a completion or a node failure stops its walk
+// early and tries a fraction of the pending tasks, and its decision and its
+// waiting list (with the deferred tries rendered) equal a full rescan's.
 func TestStopAfterCompletion(t *testing.T) {
+	c := multiTypeCluster(100, 4, 1)
+	for k := range c.Teams {
+		c.Teams[k].Lending = model.LendOnly
+	}
 	build := func(full bool) *Scheduler {
-		s, err := New(multiTypeCluster(100, 4, 1), 1)
+		s, err := New(c, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
