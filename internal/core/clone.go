@@ -61,6 +61,8 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 		for _, t := range tm.pending {
 			if t.state == pending {
 				q = append(q, t)
+			} else {
+				t.queued = false
 			}
 		}
 		clear(tm.pending[len(q):])

@@ -38,6 +38,13 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 func (s *Scheduler) enqueue(t *task) {
 	t.state = pending
 	tm := t.team
+	if t.queued {
+		// Its entry from before (admitted, then stopped before a full sort
+		// dropped the entry) is valid again; a full sort puts it in place.
+		tm.unsort()
+		return
+	}
+	t.queued = true
 	tm.pending = append(tm.pending, t)
 	tm.tailOnly = tm.queueSorted || tm.tailOnly // only appended since the last sort
 	tm.queueSorted = false

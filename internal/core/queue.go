@@ -1,7 +1,8 @@
 package core
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
@@ -23,16 +24,29 @@ func sortQueue(tm *team) {
 	for _, t := range tm.pending {
 		if t.state == pending {
 			q = append(q, t)
+		} else {
+			t.queued = false
 		}
 	}
 	for k := len(q); k < len(tm.pending); k++ {
 		tm.pending[k] = nil
 	}
-	tm.pending = q
-	sort.Slice(q, func(a, b int) bool { return queueLess(q[a], q[b]) })
+	tm.pending, tm.stale = q, 0
+	sortTasks(q)
 	tm.queueSorted = true
 	tm.sortedLen = len(q)
 	splitByType(tm)
+}
+
+// dropped records that an admission took a task out of tm's queue. Its
+// entry stays, stale, in pending and byType (every reader skips tasks no
+// longer pending), as the order of the rest is unchanged: the cycle that
+// admitted thousands does not sort thousands of queues again. Stale entries
+// go with the next full sort, forced once they are half the list.
+func (tm *team) dropped() {
+	if tm.stale++; 2*tm.stale > len(tm.pending) {
+		tm.unsort()
+	}
 }
 
 // unsort records a change of tm's queue other than tasks queued at its end:
@@ -56,15 +70,15 @@ func appendSorted(tm *team) bool {
 			return false
 		}
 	}
-	sort.Slice(tail, func(a, b int) bool { return queueLess(tail[a], tail[b]) })
+	sortTasks(tail)
 	if len(tail) > 0 && tm.sortedLen > 0 && !queueLess(tm.pending[tm.sortedLen-1], tail[0]) {
 		return false
 	}
 	for _, t := range tail {
 		tm.byType[t.typ.idx] = append(tm.byType[t.typ.idx], t)
-		tm.sums[t.typ.idx].add(t)
 	}
 	tm.sortedLen = len(tm.pending)
+	foldAggs(tm)
 	return true
 }
 
@@ -72,19 +86,48 @@ func appendSorted(tm *team) bool {
 func splitByType(tm *team) {
 	n := len(tm.quota)
 	if len(tm.byType) != n {
-		tm.byType, tm.cursors, tm.sums = make([][]*task, n), make([]int, n), make([]queueSummary, n)
+		tm.byType, tm.cursors = make([][]*task, n), make([]int, n)
 	}
 	for i := range tm.byType {
 		clear(tm.byType[i])
 		tm.byType[i] = tm.byType[i][:0]
-		tm.sums[i] = queueSummary{}
 	}
 	tm.invalidateAggs()
 	for _, t := range tm.pending {
 		i := t.typ.idx
 		tm.byType[i] = append(tm.byType[i], t)
-		tm.sums[i].add(t)
 	}
+	foldAggs(tm)
+}
+
+// foldAggs brings tm's per-type aggregates (stop.go) up to date while the
+// tasks just filed are still in the processor's cache: folded later, in the
+// cycle's stop check, a deep queue costs a cache miss per task.
+func foldAggs(tm *team) {
+	for i := range tm.byType {
+		tm.agg(i)
+	}
+}
+
+// sortTasks sorts ts by queueLess, a strict total order (so any sort gives
+// the same result). A queue is usually sorted already or nearly (tasks are
+// queued in submission order): one pass finds out.
+func sortTasks(ts []*task) {
+	if slices.IsSortedFunc(ts, queueCmp) {
+		return
+	}
+	slices.SortFunc(ts, queueCmp)
+}
+
+// queueCmp is queueLess as a three-way comparison.
+func queueCmp(x, y *task) int {
+	if x.rank != y.rank {
+		return cmp.Compare(y.rank, x.rank)
+	}
+	if c := x.spec.SubmitTime.Compare(y.spec.SubmitTime); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.seq, y.seq)
 }
 
 func queueLess(x, y *task) bool {

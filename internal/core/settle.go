@@ -1,10 +1,6 @@
 package core
 
-import (
-	"time"
-
-	"github.com/taskgov/taskgov/internal/model"
-)
+import "github.com/taskgov/taskgov/internal/model"
 
 // Settling a spent type in bulk.
 //
@@ -15,7 +11,7 @@ import (
 // memo (keyed by team) and the type's wake-up (a minimum). The order of inert
 // tries then does not matter, except within a team, where the memo is read
 // and written in queue order. So the walk tries the rest of the type without
-// its heap, each team's tasks in queue order (settleStreams): a cycle
+// its heap, team by team, each team's tasks in queue order: a cycle
 // admitting everything that fits costs its admissions plus one plain pass
 // over the rest, not a heap operation and its share computations per pending
 // task.
@@ -39,13 +35,13 @@ import (
 // settleState keeps, per type, when the walk last asked whether the type is
 // spent, so that a failed check costs no more than the tries since it.
 type settleState struct {
-	cycle   uint64
-	tries   []int    // tries of the type since the last failed check
-	due     []int    // tries needed before the next check
-	avail   []int    // scratch: nodes per bucket or above
-	count   uint64   // types settled in bulk (a measure)
-	broken  bool     // test only: skip inertType and the hold check, to prove the differential test sees it
-	streams []stream // scratch of settleStreams
+	cycle  uint64
+	tries  []int  // tries of the type since the last failed check
+	due    []int  // tries needed before the next check
+	avail  []int  // scratch: nodes per bucket or above
+	count  uint64 // types settled in bulk (a measure)
+	broken bool   // test only: skip inertType and the hold check, to prove the differential test sees it
+	sink   int    // what settleTeam read ahead (kept, so the loads are not optimised away)
 }
 
 // minSettleTries is how many tries of a type pass before the first check.
@@ -72,23 +68,27 @@ func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
 		return false
 	}
 	st.tries[i] = 0
+	if s.stoppable(i) {
+		// The early stop (stop.go) applies: the rest is deferred, not tried.
+		s.stopType(i)
+		s.deferTail(e)
+		return true
+	}
 	if ok, cost := s.spent(*h, e); !ok {
 		st.due[i] = max(minSettleTries, cost)
 		return false
 	}
 	s.curType = i
 	st.count++
-	streams := append(s.settle.streams[:0], stream{e.t.seq, e.tm, e.t})
+	s.settleTeam(e.tm, i, e.t, d)
 	q := (*h)[:0]
 	for _, x := range *h {
 		if x.i == i {
-			streams = append(streams, stream{x.t.seq, x.tm, x.t})
+			s.settleTeam(x.tm, i, x.t, d)
 		} else {
 			q = append(q, x)
 		}
 	}
-	s.settleStreams(streams, i, d)
-	s.settle.streams = streams[:0]
 	for k := len(q); k < len(*h); k++ {
 		(*h)[k] = head{}
 	}
@@ -97,62 +97,41 @@ func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
 	return true
 }
 
-// stream is one team's remaining tasks of the type being settled: t is the
-// next, seq its submission order.
-type stream struct {
-	seq uint64
-	tm  *team
-	t   *task
+// settleTeam tries t, then tm's later tasks of type i in queue order,
+// reading ahead (readAhead).
+func (s *Scheduler) settleTeam(tm *team, i int, t *task, d *model.Decision) {
+	s.tried++
+	s.tryTask(t, d)
+	q := tm.byType[i]
+	for tm.cursors[i] < len(q) {
+		ahead := q[tm.cursors[i]:min(tm.cursors[i]+readAhead, len(q))]
+		s.readAhead(ahead)
+		for _, t := range ahead {
+			tm.cursors[i]++
+			if t.state != pending || t.touchedIn == s.cycle {
+				continue
+			}
+			s.tried++
+			s.tryTask(t, d)
+		}
+	}
 }
 
-// settleStreams tries every stream's tasks, each team's in queue order. The
-// teams are interleaved by submission order, which is about the order the
-// tasks lie in memory: the pass reads memory in sequence rather than one team
-// at a time. Inert tries may go in any order across teams (see above).
-func (s *Scheduler) settleStreams(h []stream, i int, d *model.Decision) {
-	less := func(a, b int) bool { return h[a].seq < h[b].seq }
-	down := func(p int) {
-		for {
-			c := 2*p + 1
-			if c >= len(h) {
-				return
-			}
-			if r := c + 1; r < len(h) && less(r, c) {
-				c = r
-			}
-			if !less(c, p) {
-				return
-			}
-			h[c], h[p] = h[p], h[c]
-			p = c
-		}
+// readAhead loads what a try reads of each of ts in a pass of independent
+// loads, so that their cache misses overlap instead of each stalling a try:
+// a deep queue's tasks are not in any cache. It changes nothing.
+func (s *Scheduler) readAhead(ts []*task) {
+	sink := 0
+	for _, t := range ts {
+		sink += int(t.state) + int(t.touchedIn) + t.spec.Nodes + len(t.wait.Code) + len(t.held) +
+			int(t.total.GPUs) + t.pendingSince.Nanosecond() + t.notBefore.Nanosecond()
 	}
-	for p := len(h)/2 - 1; p >= 0; p-- {
-		down(p)
-	}
-	for len(h) > 0 {
-		x := &h[0]
-		s.tried++
-		s.tryTask(x.t, d)
-		x.t = nil
-		tm := x.tm
-		q := tm.byType[i]
-		for tm.cursors[i] < len(q) {
-			t := q[tm.cursors[i]]
-			tm.cursors[i]++
-			if t.state == pending && t.touchedIn != s.cycle {
-				x.t, x.seq = t, t.seq
-				break
-			}
-		}
-		if x.t == nil {
-			h[0] = h[len(h)-1]
-			h[len(h)-1] = stream{}
-			h = h[:len(h)-1]
-		}
-		down(0)
-	}
+	s.settle.sink += sink // kept, so the loads are not optimised away
 }
+
+// readAhead is how many tasks a walk over deferred or settled tries loads
+// ahead of them.
+const readAhead = 128
 
 // spent reports whether every remaining try of e's type is inert, and how
 // many tasks it looked at.
@@ -179,8 +158,8 @@ func (s *Scheduler) spent(h heads, e head) (bool, int) {
 				}
 			}
 		}
-		if sum := tm.sums[i]; sum.set && (sum.minKey >= len(avail) || avail[sum.minKey] == 0) &&
-			(s.now.Before(sum.minPending.Add(bound)) || s.settle.broken) {
+		if a := tm.agg(i); a.n > 0 && (a.minKey >= len(avail) || avail[a.minKey] == 0) &&
+			(s.now.Before(a.minPS.Add(bound)) || s.settle.broken) {
 			return true // every task of the team's queue passes inertTask
 		}
 		looked++
@@ -231,28 +210,6 @@ func (s *Scheduler) inertTask(t *task, avail []int) bool {
 	}
 	i := t.typ.idx
 	return !t.team.usage[i].Add(t.total).LessEq(t.team.quota[i])
-}
-
-// queueSummary bounds the tasks of a team's queue of one type (byType, which
-// may hold tasks no longer pending): the smallest bucket a pod of theirs
-// needs (keyFor) and the earliest time one was queued. It is rebuilt with
-// byType, which changes only when the queue is sorted, so it holds for the
-// whole cycle.
-type queueSummary struct {
-	set        bool
-	minKey     int
-	minPending time.Time
-}
-
-func (q *queueSummary) add(t *task) {
-	k := keyFor(t)
-	if !q.set || k < q.minKey {
-		q.minKey = k
-	}
-	if !q.set || t.pendingSince.Before(q.minPending) {
-		q.minPending = t.pendingSince
-	}
-	q.set = true
 }
 
 // init makes h a heap again after entries were removed.

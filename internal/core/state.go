@@ -42,6 +42,7 @@ type task struct {
 	held      []int32 // nodes reserved for it against starvation
 	wait      model.WaitReason
 	touchedIn uint64 // cycle in which it was admitted or preempted
+	queued    bool   // it has an entry in its team's pending list (maybe a stale one, queue.go)
 	backfill  bool   // started while a higher-priority task of its team waited (immediate.go)
 }
 
@@ -92,14 +93,14 @@ type team struct {
 	fresh      []resource.Vector
 	freshCycle uint64
 
-	pending     []*task // queue; may hold stale entries until the next sort
+	pending     []*task // queue; may hold stale entries (stale counts those left by admissions)
+	stale       int     // entries of pending no longer pending, since the last full sort (dropped)
 	queueSorted bool
-	tailOnly    bool           // since the last sort only tasks were queued, at pending's end
-	sortedLen   int            // pending's length at the last sort
-	byType      [][]*task      // pending split per instance type, rebuilt with each sort
-	cursors     []int          // the cycle's position in each byType list
-	sums        []queueSummary // per type: bounds over byType's tasks (settle.go)
-	aggs        []queueAgg     // bounds over each byType list, for the early stop (stop.go)
+	tailOnly    bool       // since the last sort only tasks were queued, at pending's end
+	sortedLen   int        // pending's length at the last sort
+	byType      [][]*task  // pending split per instance type, rebuilt with each sort
+	cursors     []int      // the cycle's position in each byType list
+	aggs        []queueAgg // bounds over each byType list, for the early stop (stop.go)
 }
 
 // group is a lending group (cohort) and its per-type pools.

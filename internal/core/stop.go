@@ -240,20 +240,27 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 		return
 	}
 	if s.stoppable(i) {
-		st.stopped[i] = true
-		st.cycle[i] = s.cycle
-		st.stops++
-		memo := map[attemptKey]failedAttempt{}
-		for k, f := range s.cc.failed {
-			if k.typ == i {
-				memo[k] = f
-			}
-		}
-		st.memo[i] = memo
+		s.stopType(i)
 		return
 	}
 	st.step[i] *= 2
 	st.next[i] = st.tries[i] + st.step[i]
+}
+
+// stopType stops type i's walk: its heads are deferred from now on (the
+// walk's victim-search memo of the type is kept for their rendering).
+func (s *Scheduler) stopType(i int) {
+	st := &s.stops
+	st.stopped[i] = true
+	st.cycle[i] = s.cycle
+	st.stops++
+	memo := map[attemptKey]failedAttempt{}
+	for k, f := range s.cc.failed {
+		if k.typ == i {
+			memo[k] = f
+		}
+	}
+	st.memo[i] = memo
 }
 
 // deferTail keeps, for a stopped type, the popped head and the rest of its
@@ -386,7 +393,10 @@ func (s *Scheduler) renderType(i int) {
 	unpaid := i < len(s.unpaid) && s.unpaid[i]
 	s.rendering, s.curType = true, i
 	var d model.Decision
-	for _, t := range list {
+	for k, t := range list {
+		if k%readAhead == 0 {
+			s.readAhead(list[k:min(k+readAhead, len(list))])
+		}
 		if t.state != pending || t.touchedIn == st.cycle[i] {
 			continue
 		}

@@ -34,7 +34,7 @@ func (s *Scheduler) Pending() int {
 	n := 0
 	for _, tm := range s.teams {
 		sortQueue(tm)
-		n += len(tm.pending)
+		n += len(tm.pending) - tm.stale
 	}
 	return n
 }

@@ -21,6 +21,9 @@ type GenOptions struct {
 	Load float64
 	// MaxNodes caps gang sizes (default 16).
 	MaxNodes int
+	// Backlog jobs (the trace's first) are all submitted at time 0, a queue
+	// to start from; the rest arrive at the offered load after them.
+	Backlog int
 }
 
 // Generate makes a cluster and a trace: diurnal arrivals (rate ±50% over a
@@ -110,6 +113,10 @@ func Generate(o GenOptions) (model.Cluster, []Job) {
 	rate := o.Load * float64(nodes*8) / meanWork // jobs per second, on average
 	t := 0.0
 	for i := range jobs {
+		if i < o.Backlog {
+			jobs[i].SubmitS = 0
+			continue
+		}
 		// Diurnal: the rate swings ±50% over a day.
 		local := rate * (1 + 0.5*math.Sin(2*math.Pi*t/86400))
 		t += r.ExpFloat64() / local
