@@ -45,10 +45,11 @@ import (
 //     blocks the stop: it takes cheap borrowed victims at once, without
 //     waiting for their price (cheapReclaim, rule 10). For a fair-share
 //     search that has candidates, the stop needs preemption Payback, a positive
-//     restart cost, victims and tails with at least one GPU each, and tails
-//     whose wait has not yet paid one restart (cost clock minus the earliest
-//     pendingSince, times the largest GPU count): a victim costs at least its
-//     GPUs times the restart cost (victimCost, and paybackPrice's price at the
+//     restart cost, victims and tails with at least one GPU each (their
+//     weight, weight.go, is then their GPUs), and tails whose wait has not
+//     yet paid one restart (cost clock minus the earliest pendingSince, times
+//     the largest GPU count): a victim costs at least its weight times the
+//     restart cost (victimCost of riskedWork, and paybackPrice's price at the
 //     wait's start), so no victim set is paid for (paidBack) and every search
 //     ends unpaid or failed, with the state restored. A reclaim of cheap
 //     victims alone needs no payback (cheapReclaim), so a tail within its
@@ -181,7 +182,7 @@ func (s *Scheduler) borrowSummary(i int) *borSummary {
 	minRun := secs(*s.policy.FairShareMinRuntimeSeconds)
 	at, window := s.costClock(), float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range list {
-		if victimCost(v, s.riskedWork(v, at)) <= 2*window*float64(v.total.GPUs) {
+		if victimCost(v, s.riskedWork(v, at)) <= 2*window*s.weight(v) {
 			if sum.cheap == nil && !sum.cheaps {
 				sum.cheap = v.team
 			} else if v.team != sum.cheap {
@@ -217,7 +218,7 @@ func (s *Scheduler) cheapReach(i int, list []*task, at time.Time, window float64
 	ix := &it.index
 	gain := map[int32]int{}
 	for _, v := range list {
-		if victimCost(v, s.riskedWork(v, at)) > 2*window*float64(v.total.GPUs) {
+		if victimCost(v, s.riskedWork(v, at)) > 2*window*s.weight(v) {
 			continue
 		}
 		for _, p := range v.pods {
