@@ -285,3 +285,12 @@ func TestDifferentialCatchesBrokenStop(t *testing.T) {
 	}
 	t.Fatal("with an early stop that ignores admissible tasks, the differential test found no difference")
 }
+
+// TestDifferentialSeed100 keeps the seed that found a gang listed twice as
+// a victim in one domain (its pods alternated between domains): the victim
+// search freed its pods twice and the node index overflowed.
+func TestDifferentialSeed100(t *testing.T) {
+	if err := differentialRun(100, 2000, ""); err != nil {
+		t.Fatal(err)
+	}
+}

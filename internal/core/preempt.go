@@ -424,11 +424,12 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 	doms := t.typ.topo.levels[l]
 	inDom := make([][]victim, len(doms))
 	for _, v := range cands {
-		seen := int32(-1)
 		for _, p := range v.t.pods {
-			if id := s.nodes[p.node].dom[l]; id >= 0 && id != seen {
+			// Once per domain, though its pods may alternate between
+			// domains: a candidate listed twice was freed twice (a node's
+			// free capacity above its own, an index out of range).
+			if id := s.nodes[p.node].dom[l]; id >= 0 && (len(inDom[id]) == 0 || inDom[id][len(inDom[id])-1].t != v.t) {
 				inDom[id] = append(inDom[id], v)
-				seen = id
 			}
 		}
 	}
