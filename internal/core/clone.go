@@ -36,7 +36,7 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 		ct := out.tasks[t.spec.Name]
 		ct.seq, ct.resumes, ct.retries, ct.notBefore = t.seq, t.resumes, t.retries, t.notBefore
 		ct.startedAt, ct.checkpointAt, ct.pendingSince, ct.wait = t.startedAt, t.checkpointAt, t.pendingSince, t.wait
-		ct.backfill = t.backfill
+		ct.backfill, ct.priorityLost = t.backfill, t.priorityLost
 		switch t.state {
 		case running:
 			ct.pods = append([]placedPod(nil), t.pods...)

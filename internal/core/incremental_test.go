@@ -55,7 +55,14 @@ func differentialRun(seed int64, ops int, bug string) error {
 	now, next, added := epoch, 0, 0
 	cycles := inc.cycle
 	for op := 0; op < ops; op++ {
-		now = now.Add(time.Duration(r.Intn(300)) * time.Second)
+		// A third of the steps are under a minute: the cost clock's ticks,
+		// a wait shorter than a restart and a checkpoint just before a
+		// submission fall between them.
+		step := r.Intn(300)
+		if r.Intn(3) == 0 {
+			step = r.Intn(20)
+		}
+		now = now.Add(time.Duration(step) * time.Second)
 		k := r.Intn(100)
 		var names []string
 		if k >= 38 && k < 79 {
@@ -68,6 +75,14 @@ func differentialRun(seed int64, ops int, bug string) error {
 			next++
 			spec := randomTask(r, fmt.Sprintf("j%d", next), &c)
 			err = p.both(func(s *Scheduler) error { return s.Submit(spec, now) })
+			for burst := r.Intn(4); burst > 1 && err == nil; burst-- {
+				// More of the same at once: tasks of one team meet the
+				// same victims in one cycle.
+				next++
+				more := spec
+				more.Name = fmt.Sprintf("j%d", next)
+				err = p.both(func(s *Scheduler) error { return s.Submit(more, now) })
+			}
 		case k < 50 && len(names) > 0:
 			n := pick()
 			err = p.both(func(s *Scheduler) error { return s.Complete(n) })
@@ -80,6 +95,15 @@ func differentialRun(seed int64, ops int, bug string) error {
 		case k < 68 && len(names) > 0:
 			n := pick()
 			err = p.both(func(s *Scheduler) error { return s.Checkpoint(n, now) })
+			if r.Intn(3) == 0 {
+				// Every live task checkpoints: all are cheap victims a
+				// moment later.
+				for _, o := range names {
+					if err == nil && o != n {
+						err = p.both(func(s *Scheduler) error { return s.Checkpoint(o, now) })
+					}
+				}
+			}
 		case k < 72 && len(names) > 0:
 			n := pick()
 			err = p.both(func(s *Scheduler) error { return s.Suspend(n, now) })

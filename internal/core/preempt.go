@@ -203,6 +203,9 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
 			Reason: reasons(v), For: t.spec.Name, LostGPUSeconds: s.lostWork(v.t, s.now)})
 		wait = append(wait, v.t.spec.Name)
+		if v.t.team == t.team {
+			v.t.priorityLost++ // reasons(v) is WithinTeamPriority
+		}
 		s.afterPreempt(v.t)
 	}
 	s.cc.borrowed[i] = nil

@@ -48,6 +48,7 @@ func randomPolicy(r *rand.Rand) model.Policy {
 		VictimOrder:                []model.VictimOrder{model.LeastLostWork, model.MostRecentlyStarted}[r.Intn(2)],
 		PreemptionDelaySeconds:     float64(r.Intn(2) * 120),
 		Preemption:                 []model.PreemptionTiming{model.PreemptImmediate, model.PreemptPayback}[r.Intn(2)],
+		RestartCostSeconds:         i64([]int64{0, 60, 600}[r.Intn(3)]),
 	}
 	return p
 }

@@ -44,6 +44,10 @@ type task struct {
 	touchedIn uint64 // cycle in which it was admitted or preempted
 	queued    bool   // it has an entry in its team's pending list (maybe a stale one, queue.go)
 	backfill  bool   // started while a higher-priority task of its team waited (immediate.go)
+
+	// Within-team priority preemptions since this core began
+	// (immediate.go); not stored.
+	priorityLost int32
 }
 
 type placedPod struct {
@@ -172,4 +176,7 @@ type Scheduler struct {
 	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
 	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
 	breakStop  bool                       // test only: the stop ignores the no-admission bound, to prove the differential test sees it
+
+	// Test only: the stop ignores a within-quota task's victim search.
+	breakStopSearch bool
 }

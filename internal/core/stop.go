@@ -39,7 +39,10 @@ import (
 //   - No preemption. Own lower-priority victims exist only under rank
 //     preemption, which blocks the stop. Other teams' victims come from
 //     cycleBorrowed; if it holds none of another team, no search has
-//     candidates. If it does, the stop needs preemption Payback, a positive
+//     candidates. A within-quota (guaranteed) search that has candidates
+//     blocks the stop: it takes cheap borrowed victims at once, without
+//     waiting for their price (cheapReclaim, rule 10). For a fair-share
+//     search that has candidates, the stop needs preemption Payback, a positive
 //     restart cost, victims and tails with at least one GPU each, and tails
 //     whose wait has not yet paid one restart (cost clock minus the earliest
 //     pendingSince, times the largest GPU count): a victim costs at least its
@@ -321,6 +324,9 @@ func (s *Scheduler) stoppable(i int) bool {
 			}
 		}
 		search := inQuota && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever
+		if search && !s.breakStopSearch {
+			return false // a within-quota task reclaims cheap victims at once (cheapReclaim), unpaid
+		}
 		if tm.spec.Lending.Borrows() && rebalance {
 			if bor.wake.Before(cur) {
 				return false

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"syscall"
@@ -205,3 +206,29 @@ func TestSlowStreamIsCutOff(t *testing.T) {
 }
 
 func isReset(err error) bool { return strings.Contains(err.Error(), "reset by peer") }
+
+// TestStreamOverHTTP2: over HTTP/2 (TLS) the stream is framed by the
+// protocol (no Transfer-Encoding or Connection header goes out), still
+// compressed for a client that accepts gzip, and its events arrive whole.
+func TestStreamOverHTTP2(t *testing.T) {
+	e := newEnv(t, pendingCluster)
+	ts := httptest.NewUnstartedServer(e.srv.Config.Handler)
+	ts.EnableHTTP2 = true
+	ts.StartTLS()
+	defer ts.Close()
+	req, _ := http.NewRequest("GET", ts.URL+"/api/v1/events", nil)
+	req.Header.Set("Authorization", "Bearer "+e.token(model.RoleMember, "load"))
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.ProtoMajor != 2 || !resp.Uncompressed || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("protocol %s, decoded gzip %v, content type %q", resp.Proto, resp.Uncompressed, resp.Header.Get("Content-Type"))
+	}
+	for i := 0; i < 20; i++ {
+		e.mustDo("POST", "/api/v1/tasks", e.admin, model.TaskSpec{Name: fmt.Sprintf("h2-%d", i), Team: "load",
+			InstanceType: "ml.p5.48xlarge", PerNode: model.Request{GPUs: 1}, Command: []string{"true"}}, http.StatusCreated, nil)
+	}
+	readEvery(t, "HTTP/2", resp.Body, 20)
+}
