@@ -29,7 +29,7 @@ func (s *Scheduler) paidBack(t *task, victims []victim, guaranteed bool) bool {
 		return true
 	}
 	cost := s.paybackPrice(t, victims, guaranteed)
-	rate := float64(t.total.GPUs)
+	rate := s.weight(t)
 	if rate <= 0 || cost <= 0 {
 		return true
 	}
@@ -60,7 +60,7 @@ func (s *Scheduler) paybackPrice(t *task, victims []victim, guaranteed bool) flo
 
 // paidRent is the GPU time t's wait has paid, on the cost clock.
 func (s *Scheduler) paidRent(t *task) float64 {
-	return max(s.costClock().Sub(t.pendingSince).Seconds(), 0) * float64(t.total.GPUs)
+	return max(s.costClock().Sub(t.pendingSince).Seconds(), 0) * s.weight(t)
 }
 
 // paybackWait is the wait reason of a task whose victims are found but not
@@ -75,7 +75,7 @@ func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) mod
 	guaranteed := mode == modeGuaranteed
 	price := s.paybackPrice(t, victims, guaranteed)
 	r := model.WaitReason{Code: model.WaitingForPayback, InstanceType: t.typ.spec.Name,
-		Need: int64(math.Ceil(price)), Used: int64(s.paidRent(t)), Limit: t.total.GPUs}
+		Need: int64(math.Ceil(price)), Used: int64(s.paidRent(t)), Limit: int64(math.Ceil(s.weight(t)))}
 	var priority, others bool
 	team := ""
 	for _, v := range victims {
@@ -103,8 +103,8 @@ func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) mod
 		r.Detail = model.PaybackPriority
 	}
 	r.Team = team
-	if guaranteed && t.total.GPUs > 0 {
-		paid := t.pendingSince.Add(time.Duration(math.Ceil(price/float64(t.total.GPUs))) * time.Second)
+	if w := s.weight(t); guaranteed && w > 0 {
+		paid := t.pendingSince.Add(time.Duration(math.Ceil(price/w)) * time.Second)
 		at := paid.Unix()
 		if rem := ((at % costQuantum) + costQuantum) % costQuantum; rem != 0 {
 			at += costQuantum - rem // the payback is looked at on cost-clock ticks
@@ -151,7 +151,7 @@ func (s *Scheduler) cheapVictims(t *task, all []victim) (cheap []victim, dear, d
 	at := s.costClock()
 	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range all {
-		if victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
+		if victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*s.weight(v.t) {
 			cheap = append(cheap, v)
 			continue
 		}
@@ -171,7 +171,7 @@ func (s *Scheduler) reclaimPass(t *task, all []victim) []victim {
 	at := s.costClock()
 	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range all {
-		if v.t.team != t.team || victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
+		if v.t.team != t.team || victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*s.weight(v.t) {
 			out = append(out, v)
 		}
 	}
@@ -187,7 +187,7 @@ func (s *Scheduler) ownOrCheap(t *task, all []victim) (out []victim, dear bool) 
 	at := s.costClock()
 	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range all {
-		if v.t.team == t.team || victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*float64(v.t.total.GPUs) {
+		if v.t.team == t.team || victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*s.weight(v.t) {
 			out = append(out, v)
 		} else {
 			dear = true

@@ -22,7 +22,8 @@ import (
 //
 // Why the full walk decides the same. Let S be the state when the walk
 // stops. The tail is every pending task of the type not yet tried (for each
-// team with tasks of the type, byType[i] from the head in the heap on). The
+// team with tasks of the type, byType[i] from the head in the heap on, less
+// the cycle's victims, which wait for the next cycle in both walks). The
 // check reads aggregates over each team's whole byType[i] list (queueAgg: the
 // smallest request, key and gang, the earliest pendingSince, the latest
 // notBefore), a superset of the team's tail, so each bound below holds for
@@ -31,7 +32,8 @@ import (
 //     (usage, borrow limit and pool overflow only grow with it), so a refusal
 //     of the team's smallest request refuses every t; otherwise fewer nodes
 //     reach the smallest key than the smallest gang needs, so place fails at
-//     its count check for every t.
+//     its count check for every t; otherwise mayAdmit makes both checks for
+//     each task of the team's tail in turn.
 //   - No hold taken or dropped. Only the type's holder holds nodes, and the
 //     check wants none. A hold is taken only by a task within quota whose
 //     starvation bound has passed: either no t fits the team's quota, or the
@@ -48,8 +50,13 @@ import (
 //     pendingSince, times the largest GPU count): a victim costs at least its
 //     GPUs times the restart cost (victimCost, and paybackPrice's price at the
 //     wait's start), so no victim set is paid for (paidBack) and every search
-//     ends unpaid or failed, with the state restored. Under preemption delay,
-//     tails not yet ready never search.
+//     ends unpaid or failed, with the state restored. A reclaim of cheap
+//     victims alone needs no payback (cheapReclaim), so a tail within its
+//     quota blocks the stop while another team has a cheap candidate, unless
+//     too few nodes would reach the team's smallest bucket with every cheap
+//     candidate gone (roomBound's count over all of them, cheapReach): then
+//     every such search fails at roomBound. Under preemption delay, tails
+//     not yet ready never search.
 //   - Nothing else changes: the type's wake-up and unpaid mark. A tail try
 //     can ask for a wake-up at: its backoff's end (the check wants no task
 //     backing off); its starvation due (only if within quota: at or after
@@ -73,8 +80,12 @@ import (
 // makes the next cycle walk the type and drop the deferred tries; the
 // cycle's fresh admissions matter to the tries (they are not victims) only
 // in the cycle that made them, and a type whose cycle admitted is walked
-// again in the next. Waiting renders before it lists, so the list is what
-// the full walk would list; a reason read through Task may be older.
+// again in the next. A render in a later cycle runs at that cycle's time,
+// still before the type's wake-up, so every time-based rule a try reads
+// (backoff, starvation due, preemption delay, minimum runtime, the cost
+// clock's tick) stands where the check bounded it. Waiting renders before it
+// lists, so the list is what the full walk would list; a reason read through
+// Task may be older.
 // Under FairShare with several types, a borrower's search compares shares
 // that other types' admissions later in the same cycle may move; a tail that
 // may make such a search blocks the stop.
@@ -151,8 +162,13 @@ type borSummary struct {
 	team    *team   // the one team in the list, or nil if none or several
 	many    bool    // tasks of several teams
 	zeroGPU bool    // a task without GPUs
-	ready   bool    // a task past its fair-share minimum runtime
-	wake    time.Time
+	cheap   *team   // the one team with a cheap task in the list (cheapVictims), or nil
+	cheaps  bool    // cheap tasks of several teams
+	// reach[k]: nodes whose free bucket would reach k were every cheap task
+	// of the list gone (roomBound's count, over all of them at once).
+	reach []int
+	ready bool // a task past its fair-share minimum runtime
+	wake  time.Time
 }
 
 func (s *Scheduler) borrowSummary(i int) *borSummary {
@@ -163,7 +179,15 @@ func (s *Scheduler) borrowSummary(i int) *borSummary {
 	}
 	sum := borSummary{list: list, wake: never}
 	minRun := secs(*s.policy.FairShareMinRuntimeSeconds)
+	at, window := s.costClock(), float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range list {
+		if victimCost(v, s.riskedWork(v, at)) <= 2*window*float64(v.total.GPUs) {
+			if sum.cheap == nil && !sum.cheaps {
+				sum.cheap = v.team
+			} else if v.team != sum.cheap {
+				sum.cheap, sum.cheaps = nil, true
+			}
+		}
 		if sum.team == nil && !sum.many {
 			sum.team = v.team
 		} else if v.team != sum.team {
@@ -178,13 +202,55 @@ func (s *Scheduler) borrowSummary(i int) *borSummary {
 			sum.ready = true
 		}
 	}
+	if sum.cheap != nil || sum.cheaps {
+		sum.reach = s.cheapReach(i, list, at, window)
+	}
 	b.cycle, b.s = s.cycle, sum
 	return &b.s
+}
+
+// cheapReach counts, per bucket k, the schedulable nodes of type i whose
+// key would reach k with every cheap task of list gone: a node's key plus
+// its cheap pods' keys (roomBound's bound), at least its own key.
+func (s *Scheduler) cheapReach(i int, list []*task, at time.Time, window float64) []int {
+	it := s.types[i]
+	ix := &it.index
+	gain := map[int32]int{}
+	for _, v := range list {
+		if victimCost(v, s.riskedWork(v, at)) > 2*window*float64(v.total.GPUs) {
+			continue
+		}
+		for _, p := range v.pods {
+			n := s.nodes[p.node]
+			if ix.key[n.pos] >= 0 {
+				gain[p.node] += it.needKey(v.podOn(n))
+			}
+		}
+	}
+	reach := make([]int, len(ix.counts)+1)
+	for k := range ix.counts {
+		reach[k] = ix.counts[k]
+	}
+	for ni, g := range gain {
+		k := int(ix.key[s.nodes[ni].pos])
+		reach[k]--
+		reach[min(k+g, len(ix.counts)-1)]++
+	}
+	for k := len(ix.counts) - 2; k >= 0; k-- {
+		reach[k] += reach[k+1]
+	}
+	return reach
 }
 
 // othersThan reports whether the list holds a task of a team other than tm.
 func (b *borSummary) othersThan(tm *team) bool {
 	return b.many || (b.team != nil && b.team != tm)
+}
+
+// cheapOthersThan reports whether it holds a cheap task of a team other
+// than tm.
+func (b *borSummary) cheapOthersThan(tm *team) bool {
+	return b.cheaps || (b.cheap != nil && b.cheap != tm)
 }
 
 // stopState is the early stop's per-cycle scratch and its deferred tries.
@@ -324,7 +390,8 @@ func (s *Scheduler) stoppable(i int) bool {
 			}
 		}
 		search := inQuota && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever
-		if search && !s.breakStopSearch {
+		if search && !s.breakStopSearch && bor.cheapOthersThan(tm) &&
+			(a.minKey >= len(bor.reach) || bor.reach[a.minKey] >= a.minNodes) {
 			return false // a within-quota task reclaims cheap victims at once (cheapReclaim), unpaid
 		}
 		if tm.spec.Lending.Borrows() && rebalance {
