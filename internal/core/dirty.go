@@ -117,12 +117,15 @@ func (s *Scheduler) markShares(all bool, teams []*team) {
 		return
 	}
 	for _, tm := range teams {
+		// The per-type lists hold every task of the queue's sorted part (and
+		// maybe stale ones: marking a type too many is safe); the tail
+		// queued since the sort is read task by task.
 		for i := range s.types {
-			if len(tm.run[i]) > 0 {
+			if len(tm.run[i]) > 0 || (i < len(tm.byType) && len(tm.byType[i]) > 0) {
 				s.touchType(i)
 			}
 		}
-		for _, t := range tm.pending {
+		for _, t := range tm.pending[min(tm.sortedLen, len(tm.pending)):] {
 			if t.state == pending {
 				s.touchType(t.typ.idx)
 			}

@@ -31,6 +31,7 @@ func (s *Scheduler) Submit(spec model.TaskSpec, now time.Time) error {
 		sel: model.SelectorString(spec.NodeSelector)}
 	s.tasks[spec.Name] = t
 	s.enqueue(t)
+	fileNew(t)
 	s.touchAdded(t)
 	return nil
 }

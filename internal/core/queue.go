@@ -82,6 +82,32 @@ func appendSorted(tm *team) bool {
 	return true
 }
 
+// fileNew files t, just queued at the end of its team's queue, when the
+// queue was sorted and t comes after its last task (a submission, usually):
+// what appendSorted would do at the next sort, done now, while t is in the
+// processor's cache, so that a cycle after many submissions does not read
+// each of them once more to file it.
+func fileNew(t *task) {
+	tm := t.team
+	n := len(tm.pending)
+	if n == 1 { // the queue holds t alone: it is sorted
+		tm.stale = 0
+		splitByType(tm)
+		tm.sortedLen = 1
+		tm.queueSorted, tm.tailOnly = true, false
+		return
+	}
+	if !tm.tailOnly || tm.sortedLen != n-1 || len(tm.byType) != len(tm.quota) ||
+		(n > 1 && !queueLess(tm.pending[n-2], t)) {
+		return
+	}
+	i := t.typ.idx
+	tm.byType[i] = append(tm.byType[i], t)
+	tm.agg(i)
+	tm.sortedLen = n
+	tm.queueSorted, tm.tailOnly = true, false
+}
+
 // splitByType rebuilds tm's per-type queues from its sorted queue.
 func splitByType(tm *team) {
 	n := len(tm.quota)
