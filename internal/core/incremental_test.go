@@ -227,6 +227,23 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 	}
 }
 
+// TestIncrementalMatchesFullRescanMixedShapes is the differential test with
+// gangs of partial nodes (whose pods may interleave across topology domains)
+// and tasks without GPUs (rule 10's weights) among the draws.
+func TestIncrementalMatchesFullRescanMixedShapes(t *testing.T) {
+	mixedShapes = true
+	defer func() { mixedShapes = false }()
+	seeds, ops := envInt("TASKGOV_DIFF_SEEDS", 15), envInt("TASKGOV_DIFF_OPS", 2000)
+	if testing.Short() {
+		seeds, ops = 4, 500
+	}
+	for seed := 1; seed <= seeds; seed++ {
+		if err := differentialRun(int64(1000+seed), ops, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestDifferentialCatchesBrokenSettling injects a bug into bulk settling
 // (settle.go): a type counts as spent even when its tasks have victims, a
 // starvation hold exists or one is due, so tries that change things leave

@@ -63,6 +63,9 @@ func (s *Scheduler) paidRent(t *task) float64 {
 	return max(s.costClock().Sub(t.pendingSince).Seconds(), 0) * s.weight(t)
 }
 
+// maxPaybackWait is the longest payback a wait reason gives a time for.
+const maxPaybackWait = 365 * 24 * time.Hour
+
 // paybackWait is the wait reason of a task whose victims are found but not
 // yet paid for (rule 10): the kind of preemption, the victims' team when
 // they are all of one other team, the price and the rent paid. A guaranteed
@@ -75,7 +78,7 @@ func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) mod
 	guaranteed := mode == modeGuaranteed
 	price := s.paybackPrice(t, victims, guaranteed)
 	r := model.WaitReason{Code: model.WaitingForPayback, InstanceType: t.typ.spec.Name,
-		Need: int64(math.Ceil(price)), Used: int64(s.paidRent(t)), Limit: int64(math.Ceil(s.weight(t)))}
+		Need: int64(math.Ceil(price)), Used: int64(s.paidRent(t)), Limit: t.total.GPUs}
 	var priority, others bool
 	team := ""
 	for _, v := range victims {
@@ -103,7 +106,9 @@ func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) mod
 		r.Detail = model.PaybackPriority
 	}
 	r.Team = team
-	if w := s.weight(t); guaranteed && w > 0 {
+	// A light task (a few vCPU without GPUs) may need years to pay; past
+	// maxPaybackWait no time is given (rule 8's hold bounds its wait).
+	if w := s.weight(t); guaranteed && w > 0 && price/w <= maxPaybackWait.Seconds() {
 		paid := t.pendingSince.Add(time.Duration(math.Ceil(price/w)) * time.Second)
 		at := paid.Unix()
 		if rem := ((at % costQuantum) + costQuantum) % costQuantum; rem != 0 {

@@ -424,10 +424,10 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 	doms := t.typ.topo.levels[l]
 	inDom := make([][]victim, len(doms))
 	for _, v := range cands {
+		// Once per domain, however its pods interleave across domains (a
+		// gang placed tightest-first may lie in A, B, A): a victim listed
+		// twice would be removed twice.
 		for _, p := range v.t.pods {
-			// Once per domain, though its pods may alternate between
-			// domains: a candidate listed twice was freed twice (a node's
-			// free capacity above its own, an index out of range).
 			if id := s.nodes[p.node].dom[l]; id >= 0 && (len(inDom[id]) == 0 || inDom[id][len(inDom[id])-1].t != v.t) {
 				inDom[id] = append(inDom[id], v)
 			}

@@ -77,12 +77,27 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 	return t
 }
 
+// mixedShapes makes randomTask also draw gangs of partial nodes and tasks
+// without GPUs (TestIncrementalMatchesFullRescanMixedShapes); off, the
+// draws are those the seeds of the other random tests were written for.
+var mixedShapes bool
+
 func randomTask(r *rand.Rand, name string, c *model.Cluster) model.TaskSpec {
 	it := randTypes[r.Intn(2)]
 	s := model.TaskSpec{Name: name, Team: c.Teams[r.Intn(len(c.Teams))].Name, InstanceType: it,
 		Priority: []string{"high", "mid", "low", ""}[r.Intn(4)], Nodes: 1 + r.Intn(3),
 		AutoResume: r.Intn(2) == 0, MaxRetry: r.Intn(3)}
-	if r.Intn(2) == 0 {
+	if mixedShapes {
+		switch r.Intn(8) {
+		case 0, 1, 2:
+			s.Nodes = 1
+			s.PerNode.GPUs = int64(1 + r.Intn(4))
+		case 3:
+			s.PerNode.GPUs = int64(1 + r.Intn(4)) // a gang of partial nodes
+		case 4:
+			s.PerNode.VCPU = float64(1 + r.Intn(64)) // no GPUs: rule 10 counts its weight
+		}
+	} else if r.Intn(2) == 0 {
 		s.Nodes = 1
 		s.PerNode.GPUs = int64(1 + r.Intn(4))
 	}

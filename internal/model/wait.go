@@ -48,7 +48,8 @@ const (
 	// preemption (PaybackReclaim, PaybackPriority, PaybackFairShare, or two
 	// joined by " and "), Team the victims' team when they are all of one
 	// other team and the reader may see it, Need the price and Used the rent
-	// paid (GPU·s), Limit the task's GPUs, At (Unix seconds) when the price
+	// paid (GPU·s, a task without GPUs counted at the GPUs of its node
+	// share), Limit the task's GPUs, At (Unix seconds) when the price
 	// will be paid, or 0 when it is not fixed (a borrower's victims grow
 	// dearer while they run).
 	WaitingForPayback WaitCode = "WaitingForPayback"
@@ -185,8 +186,12 @@ func paybackMessage(r WaitReason) string {
 	if r.Limit == 1 {
 		gpus = "GPU"
 	}
-	msg := fmt.Sprintf("waiting: will preempt (%s) %s on %s once its wait has paid the work they would lose (%d GPU·s; %d paid so far at %d %s)",
-		r.Detail, whose, r.InstanceType, r.Need, r.Used, r.Limit, gpus)
+	rate := fmt.Sprintf("at %d %s", r.Limit, gpus)
+	if r.Limit == 0 {
+		rate = "at the GPUs of its share of a node" // a task without GPUs (rule 10's weight)
+	}
+	msg := fmt.Sprintf("waiting: will preempt (%s) %s on %s once its wait has paid the work they would lose (%d GPU·s; %d paid so far %s)",
+		r.Detail, whose, r.InstanceType, r.Need, r.Used, rate)
 	if r.At > 0 {
 		msg += ", at about " + time.Unix(r.At, 0).UTC().Format("2006-01-02 15:04 UTC")
 	}
