@@ -213,22 +213,27 @@ func (h *heads) pop() head {
 	last := len(q) - 1
 	q[0] = q[last]
 	q = q[:last]
-	for p := 0; ; {
-		c := 2*p + 1
-		if c >= len(q) {
-			break
-		}
-		if r := c + 1; r < len(q) && q.less(r, c) {
-			c = r
-		}
-		if !q.less(c, p) {
-			break
-		}
-		q[c], q[p] = q[p], q[c]
-		p = c
-	}
+	q.down(0)
 	*h = q
 	return top
+}
+
+// down moves the entry at p down until neither child is less than it.
+func (h heads) down(p int) {
+	for {
+		c := 2*p + 1
+		if c >= len(h) {
+			return
+		}
+		if r := c + 1; r < len(h) && h.less(r, c) {
+			c = r
+		}
+		if !h.less(c, p) {
+			return
+		}
+		h[c], h[p] = h[p], h[c]
+		p = c
+	}
 }
 
 // pushNext advances tm's cursor for type i to its next task of that type that

@@ -215,19 +215,6 @@ func (s *Scheduler) inertTask(t *task, avail []int) bool {
 // init makes h a heap again after entries were removed.
 func (h heads) init() {
 	for p := len(h)/2 - 1; p >= 0; p-- {
-		for c := p; ; {
-			m := 2*c + 1
-			if m >= len(h) {
-				break
-			}
-			if r := m + 1; r < len(h) && h.less(r, m) {
-				m = r
-			}
-			if !h.less(m, c) {
-				break
-			}
-			h[c], h[m] = h[m], h[c]
-			c = m
-		}
+		h.down(p)
 	}
 }
