@@ -115,25 +115,9 @@ func (e *Engine) step(batch []*op) error {
 	results := make([]result, len(batch))
 	e.mu.Lock()
 	e.undo.begin(e)
-	for i, o := range batch {
-		v, err := o.fn(w)
-		results[i] = result{v, err}
-		if o.audit != nil {
-			a := *o.audit
-			a.At = e.now()
-			a.Result = "ok"
-			if err != nil {
-				a.Result = "refused: " + err.Error()
-			}
-			w.put(model.Write{Audit: &a})
-		}
+	if p := e.compute(batch, w, results); p != nil {
+		return e.panicked(p, batch) // unlocks e.mu
 	}
-	started := time.Now()
-	d := e.sched.Schedule(e.now())
-	cycle := time.Since(started)
-	w.after = append(w.after, func() { e.obs.Cycle(cycle) })
-	e.apply(d, w)
-	e.waitFresh = false // the core builds the list on the next read (waitindex.go)
 	e.mu.Unlock()
 
 	if degraded {
