@@ -140,6 +140,16 @@ func (s *Scheduler) cheapReclaim(t *task, victims []victim, mode preemptMode) bo
 	return true
 }
 
+// cheap reports whether preempting v at the cost-clock time at is cheap
+// (rule 10): its cost (victimCost: risked work weighted by its earlier
+// preemptions) is at most twice its restart, weight × 2 ×
+// max(restartCostSeconds, one cost-clock tick). Every cheapness test (the
+// searches here and the early stop's bounds, stop.go) reads this one.
+func (s *Scheduler) cheap(v *task, at time.Time) bool {
+	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
+	return victimCost(v, s.riskedWork(v, at)) <= 2*window*s.weight(v)
+}
+
 // cheapVictims splits candidates for preemption Payback: it returns those
 // that are cheap now (cheap), whether any is not (dear), and whether any of
 // another team is not (dearOthers). A victim is cheap when its cost (lost
@@ -154,9 +164,8 @@ func (s *Scheduler) cheapReclaim(t *task, victims []victim, mode preemptMode) bo
 func (s *Scheduler) cheapVictims(t *task, all []victim) (cheap []victim, dear, dearOthers bool) {
 	cheap = s.cc.cheap[:0]
 	at := s.costClock()
-	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range all {
-		if victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*s.weight(v.t) {
+		if s.cheap(v.t, at) {
 			cheap = append(cheap, v)
 			continue
 		}
@@ -174,9 +183,8 @@ func (s *Scheduler) cheapVictims(t *task, all []victim) (cheap []victim, dear, d
 func (s *Scheduler) reclaimPass(t *task, all []victim) []victim {
 	out := s.cc.pass[:0]
 	at := s.costClock()
-	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range all {
-		if v.t.team != t.team || victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*s.weight(v.t) {
+		if v.t.team != t.team || s.cheap(v.t, at) {
 			out = append(out, v)
 		}
 	}
@@ -190,9 +198,8 @@ func (s *Scheduler) reclaimPass(t *task, all []victim) []victim {
 func (s *Scheduler) ownOrCheap(t *task, all []victim) (out []victim, dear bool) {
 	out = s.cc.pass[:0]
 	at := s.costClock()
-	window := float64(max(*s.policy.RestartCostSeconds, costQuantum))
 	for _, v := range all {
-		if v.t.team == t.team || victimCost(v.t, s.riskedWork(v.t, at)) <= 2*window*s.weight(v.t) {
+		if v.t.team == t.team || s.cheap(v.t, at) {
 			out = append(out, v)
 		} else {
 			dear = true

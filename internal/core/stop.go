@@ -180,9 +180,9 @@ func (s *Scheduler) borrowSummary(i int) *borSummary {
 	}
 	sum := borSummary{list: list, wake: never}
 	minRun := secs(*s.policy.FairShareMinRuntimeSeconds)
-	at, window := s.costClock(), float64(max(*s.policy.RestartCostSeconds, costQuantum))
+	at := s.costClock()
 	for _, v := range list {
-		if victimCost(v, s.riskedWork(v, at)) <= 2*window*s.weight(v) {
+		if s.cheap(v, at) {
 			if sum.cheap == nil && !sum.cheaps {
 				sum.cheap = v.team
 			} else if v.team != sum.cheap {
@@ -204,7 +204,7 @@ func (s *Scheduler) borrowSummary(i int) *borSummary {
 		}
 	}
 	if sum.cheap != nil || sum.cheaps {
-		sum.reach = s.cheapReach(i, list, at, window)
+		sum.reach = s.cheapReach(i, list, at)
 	}
 	b.cycle, b.s = s.cycle, sum
 	return &b.s
@@ -213,12 +213,12 @@ func (s *Scheduler) borrowSummary(i int) *borSummary {
 // cheapReach counts, per bucket k, the schedulable nodes of type i whose
 // key would reach k with every cheap task of list gone: a node's key plus
 // its cheap pods' keys (roomBound's bound), at least its own key.
-func (s *Scheduler) cheapReach(i int, list []*task, at time.Time, window float64) []int {
+func (s *Scheduler) cheapReach(i int, list []*task, at time.Time) []int {
 	it := s.types[i]
 	ix := &it.index
 	gain := map[int32]int{}
 	for _, v := range list {
-		if victimCost(v, s.riskedWork(v, at)) > 2*window*s.weight(v) {
+		if !s.cheap(v, at) {
 			continue
 		}
 		for _, p := range v.pods {
