@@ -38,15 +38,7 @@ func (t *Tx) RevokeTeamTokens(team string, at time.Time) ([]string, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return sqlrow.All(rows, sqlrow.String)
 }
 
 // TokenByHash finds a live token by the hash of its secret.

@@ -133,6 +133,13 @@ func Event(row Row) (model.Event, error) {
 // hash).
 const TokenColumns = `id, role, team, note, created_at, revoked_at`
 
+// String reads a row of one text column.
+func String(row Row) (string, error) {
+	var s string
+	err := row.Scan(&s)
+	return s, err
+}
+
 // Token reads a row of TokenColumns.
 func Token(row Row) (model.Token, error) {
 	var tok model.Token
