@@ -37,6 +37,13 @@ func newHarness(t *testing.T) *harness { return newHarnessWith(t, harnessCluster
 // now (the real one if nil).
 func newHarnessWith(t *testing.T, yaml string, now func() time.Time) *harness {
 	t.Helper()
+	return newHarnessRetry(t, yaml, now, time.Millisecond)
+}
+
+// newHarnessRetry is newHarnessWith with how long writes are refused after
+// a fault before the engine tries again.
+func newHarnessRetry(t *testing.T, yaml string, now func() time.Time, retry time.Duration) *harness {
+	t.Helper()
 	var c model.Cluster
 	if err := config.Decode([]byte(yaml), &c); err != nil {
 		t.Fatal(err)
@@ -46,7 +53,7 @@ func newHarnessWith(t *testing.T, yaml string, now func() time.Time) *harness {
 	}
 	h := &harness{t: t, st: newFakeStore(), x: newFakeExec()}
 	e, err := Open(context.Background(), Options{Store: h.st, Executor: h.x, Cluster: &c, Now: now,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), RetryEvery: time.Millisecond, ProbeEvery: 10 * time.Millisecond})
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), RetryEvery: retry, ProbeEvery: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
