@@ -35,6 +35,9 @@ type Options struct {
 	// every pending task (core.SetFullRescan). Decisions are the same; it
 	// exists to measure incremental cycles against it.
 	FullRescan bool
+	// OnDecision, if set, sees each cycle's decision at its virtual time
+	// (seconds from the start), before the run applies it.
+	OnDecision func(now float64, d model.Decision)
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -211,6 +214,9 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 		}
 		d := s.Schedule(at(now))
+		if o.OnDecision != nil {
+			o.OnDecision(now, d)
+		}
 		m.decisions++
 		m.causes.note(released, submitted, s.TasksTried()-m.tasksTried, len(d.Admissions)+len(d.Preemptions) > 0)
 		m.tasksTried = s.TasksTried()
@@ -244,7 +250,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 			j.lastCkpt = 0
 			m.admit(j, a)
-			heap.Push(&done, completion{at: j.runStart + (j.DurationS-j.base)*j.slow, name: j.Name, runID: j.runID})
+			heap.Push(&done, completion{at: roundUS(j.runStart + (j.DurationS-j.base)*j.slow), name: j.Name, runID: j.runID})
 		}
 		m.waiting = s.Pending()
 		m.sample(now)
@@ -255,6 +261,11 @@ func Run(jobs []Job, o Options) (*Report, error) {
 	}
 	return r, nil
 }
+
+// roundUS rounds a virtual time to the microsecond, so that a run that ends
+// when another event happens (a start plus a duration, each exact in
+// decimal) ends at that event's time and not a float's rounding after it.
+func roundUS(s float64) float64 { return math.Round(s*1e6) / 1e6 }
 
 func restartCost(s *core.Scheduler) float64 { return float64(*s.Policy().RestartCostSeconds) }
 
