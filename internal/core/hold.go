@@ -105,3 +105,19 @@ func (s *Scheduler) holdDomain(t *task) []int32 {
 	}
 	return best
 }
+
+// HoldByRank is an experiment switch.
+var HoldByRank = true
+
+// outranksHolder reports whether t ranks above the task holding nodes of its
+// type: a higher priority class that fits its team's quota. A hold guards its
+// task against work that ranks at or below it; it does not keep the nodes
+// from a task the cycle order puts first (rule 8).
+func (s *Scheduler) outranksHolder(t *task) bool {
+	h := t.typ.holder
+	if !HoldByRank || h == nil || h == t || t.rank <= h.rank {
+		return false
+	}
+	i := t.typ.idx
+	return t.team.usage[i].Add(t.total).LessEq(t.team.quota[i])
+}
