@@ -147,18 +147,13 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		} else if s.rendering {
 			s.stops.renderHits++ // stop.go: a deferred try never holds
 			return
-		} else {
-			if s.outranksHolder(t) && len(t.held) == 0 {
-				s.releaseHold(it.holder) // a starving task of a higher class takes the hold over
-			}
-			if s.reserve(t) {
-				t.wait = model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,
-					Need: int64(len(t.held)), Used: int64(s.busyHeld(t))}
-				return
-			} else if h := it.holder; h != nil {
-				t.wait = model.WaitReason{Code: model.QueuedForHold, InstanceType: it.spec.Name, Detail: h.spec.Name}
-				return
-			}
+		} else if s.reserve(t) {
+			t.wait = model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,
+				Need: int64(len(t.held)), Used: int64(s.busyHeld(t))}
+			return
+		} else if h := it.holder; h != nil {
+			t.wait = model.WaitReason{Code: model.QueuedForHold, InstanceType: it.spec.Name, Detail: h.spec.Name}
+			return
 		}
 	}
 	if it.holder != nil {
