@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taskgov/taskgov/internal/sim"
 )
 
 // buildBinary compiles taskgov once for the CLI tests, which run it as a real
@@ -154,6 +156,24 @@ func TestSimCommands(t *testing.T) {
 	_, errs, code := cli(t, "sim", "run", "--cluster", cluster, "--trace", filepath.Join(dir, "missing.csv"), "--out", out)
 	if code == 0 || !strings.Contains(errs, "missing.csv") {
 		t.Fatalf("missing trace: %d %s", code, errs)
+	}
+	// A deep-backlog trace: whole-node jobs, a backlog at time 0.
+	deep := filepath.Join(dir, "deep.csv")
+	mustCLI(t, "sim", "gen", "--jobs", "300", "--gpus", "64", "--load", "1.1", "--backlog", "100", "--mix", "nodes", "--trace", deep, "--cluster", cluster)
+	jobs, err := sim.ReadTrace(deep)
+	if err != nil || len(jobs) != 300 {
+		t.Fatalf("deep trace: %d jobs, %v", len(jobs), err)
+	}
+	for i, j := range jobs {
+		if j.GPUsPerNode != 8 || (i < 100) != (j.SubmitS == 0) {
+			t.Fatalf("deep trace job %d: %+v", i, j)
+		}
+	}
+	for _, bad := range [][]string{{"--mix", "tiny"}, {"--backlog", "301"}, {"--backlog", "-1"}} {
+		_, errs, code := cli(t, append([]string{"sim", "gen", "--jobs", "300", "--trace", deep, "--cluster", cluster}, bad...)...)
+		if code == 0 || !strings.Contains(errs, bad[0]) {
+			t.Fatalf("sim gen %v: exit %d, %q; want an error naming %s", bad, code, errs, bad[0])
+		}
 	}
 }
 

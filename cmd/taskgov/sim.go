@@ -177,6 +177,12 @@ func simGenCmd() *cobra.Command {
 	var trace, cluster string
 	c := &cobra.Command{Use: "gen", Short: "Generate a synthetic trace and its cluster file", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if g.Mix != sim.MixAll && g.Mix != sim.MixNodes {
+				return fmt.Errorf("--mix %q: want %s or %s", g.Mix, sim.MixAll, sim.MixNodes)
+			}
+			if g.Backlog < 0 || g.Backlog > g.Jobs {
+				return fmt.Errorf("--backlog %d: want 0 to --jobs (%d)", g.Backlog, g.Jobs)
+			}
 			cl, jobs := sim.Generate(g)
 			if err := sim.WriteTrace(trace, jobs); err != nil {
 				return err
@@ -194,6 +200,8 @@ func simGenCmd() *cobra.Command {
 	f.IntVar(&g.GPUs, "gpus", 256, "cluster GPUs (ml.p5.48xlarge, 8 per node, three-layer topology)")
 	f.Float64Var(&g.Load, "load", 0.8, "offered load")
 	f.IntVar(&g.MaxNodes, "max-nodes", 16, "largest gang, in nodes")
+	f.IntVar(&g.Backlog, "backlog", 0, "jobs queued at time 0 (the trace's first); the rest arrive at --load after them")
+	f.StringVar(&g.Mix, "mix", sim.MixAll, "job sizes: all (1 GPU to 16-node gangs) or nodes (whole-node jobs and 2- and 4-node gangs; keeps a deep backlog by count)")
 	f.StringVar(&trace, "trace", "trace.csv", "where to write the trace (.csv, or .jsonl for JSON lines)")
 	f.StringVar(&cluster, "cluster", "cluster.yaml", "where to write the cluster file")
 	return c

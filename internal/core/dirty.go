@@ -36,7 +36,8 @@ import (
 // SetFullRescan makes every cycle that runs evaluate every pending task (the
 // reference mode), or, off (the default), only the instance types an input
 // or a due time-based rule touched. Decisions are the same either way.
-func (s *Scheduler) SetFullRescan(on bool) { s.fullRescan = on }
+// The reference also computes every quota answer (no memo, quotamemo.go).
+func (s *Scheduler) SetFullRescan(on bool) { s.fullRescan, s.qm.off = on, on }
 
 // touch records an input that may change any pending task's outcome: the next
 // cycle evaluates every instance type.

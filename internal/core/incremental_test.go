@@ -45,6 +45,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakProbe = bug == "probe"
 	inc.settle.broken = bug == "settle"
 	inc.breakStop = bug == "stop"
+	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {
 		stats.probed, stats.settled = stats.probed+int(inc.probed), stats.settled+int(inc.settle.count)

@@ -135,6 +135,7 @@ func (s *Scheduler) SetTeam(spec model.Team) error {
 
 // detachTeam removes t's quota and contributions from its group and the sums.
 func (s *Scheduler) detachTeam(t *team) {
+	s.qm.bump()
 	g := t.group
 	for i := range s.types {
 		s.quotaSum[i] = s.quotaSum[i].Sub(t.quota[i])
@@ -152,6 +153,7 @@ func (s *Scheduler) detachTeam(t *team) {
 
 // attachTeam adds t's quota and contributions to its (possibly new) group.
 func (s *Scheduler) attachTeam(t *team) {
+	defer s.qm.bump()
 	t.group = s.groupOf(t.spec.Group)
 	for i := range s.types {
 		s.quotaSum[i] = s.quotaSum[i].Add(t.quota[i])
@@ -209,6 +211,7 @@ func (s *Scheduler) SetPolicy(p model.Policy) error {
 		}
 	}
 	s.policy = p.WithDefaults()
+	s.qm.bump()
 	for _, tk := range s.tasks {
 		tk.rank = s.rankOf(tk.spec.Priority)
 	}

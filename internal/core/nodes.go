@@ -47,6 +47,7 @@ func (s *Scheduler) setSchedulable(n *node, on bool) {
 		return
 	}
 	n.schedulable = on
+	s.qm.bump()
 	if on {
 		n.typ.sched = n.typ.sched.Add(n.capacity)
 	} else {

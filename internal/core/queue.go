@@ -250,7 +250,7 @@ func (s *Scheduler) pushNext(h *heads, tm *team, i int) {
 		}
 		e := head{tm: tm, i: i, t: t, borrows: !tm.usage[i].Add(t.total).LessEq(tm.quota[i])}
 		if e.borrows && s.policy.IdleComputeAllocation == model.FairShare {
-			e.share = s.share(tm, i, t.total)
+			e.share = s.headShare(tm, i, t.total)
 		}
 		h.push(e)
 		return

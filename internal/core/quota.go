@@ -52,6 +52,7 @@ func (s *Scheduler) refreshTeamType(t *team, i int) {
 	g.lend[i] = g.lend[i].Sub(t.lendC[i]).Add(lend)
 	g.borrowed[i] = g.borrowed[i].Sub(t.borC[i]).Add(bor)
 	t.lendC[i], t.borC[i] = lend, bor
+	s.qm.bumpUsage()
 	ov := g.borrowed[i].SubClamped(g.lend[i])
 	s.overflowTotal[i] = s.overflowTotal[i].Sub(g.overflow[i]).Add(ov)
 	g.overflow[i] = ov
@@ -63,8 +64,9 @@ func (s *Scheduler) addUsage(t *team, i int, delta resource.Vector) {
 	s.refreshTeamType(t, i)
 }
 
-// checkQuota says whether team t may run amount r more of type i now.
-func (s *Scheduler) checkQuota(t *team, i int, r resource.Vector) quotaVerdict {
+// checkQuotaNow says whether team t may run amount r more of type i now
+// (checkQuota asks it through the memo, quotamemo.go).
+func (s *Scheduler) checkQuotaNow(t *team, i int, r resource.Vector) quotaVerdict {
 	q := t.quota[i]
 	u := t.usage[i]
 	nu := u.Add(r)

@@ -175,6 +175,7 @@ type Scheduler struct {
 	settle     settleState                // when to settle a spent type in bulk (settle.go)
 	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
 	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
+	qm         quotaMemo                  // quota answers by request (quotamemo.go)
 	breakStop  bool                       // test only: the stop ignores the no-admission bound, to prove the differential test sees it
 
 	// Test only: the stop ignores a within-quota task's victim search.

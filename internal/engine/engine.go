@@ -77,6 +77,12 @@ type Engine struct {
 	// (waitFresh false until then; see serveWaiting in waitindex.go).
 	waiting   []model.Waiting
 	waitFresh bool
+	// waitCrash is set when building the list panicked (panic.go): until the
+	// next step, readers get an empty list instead of another try.
+	waitCrash *crash
+	// waitingOf, if set, builds the waiting list in place of sched.Waiting
+	// (tests inject a failure with it).
+	waitingOf func(*core.Scheduler) []model.Waiting
 	wantWait  chan struct{} // a reader needs the current View's list
 	seq       int64
 	runs      map[string]*run // tasks whose pods are running or stopping

@@ -27,7 +27,11 @@ func (e *Engine) loop(probeEvery time.Duration) {
 		case ev := <-e.exec.Events():
 			batch = append(batch, e.execOp(ev))
 		case <-e.wantWait:
-			e.serveWaiting()
+			if err := e.serveWaiting(); err != nil {
+				e.stop(err, nil)
+				return
+			}
+			timer.Reset(e.untilWake()) // a panic listing it sets a retry
 			continue
 		case <-probe.C:
 			if err := e.store.Probe(context.Background()); err != nil {

@@ -44,6 +44,7 @@ func (e *Engine) compute(batch []*op, w *writes, results []result) (caught *cras
 	w.after = append(w.after, func() { e.obs.Cycle(cycle) })
 	e.apply(d, w)
 	e.waitFresh = false // the core builds the list on the next read (waitindex.go)
+	e.waitCrash = nil   // and tries again, on the state this step made
 	return nil
 }
 
@@ -78,6 +79,50 @@ func (e *Engine) panicked(c *crash, batch []*op) error {
 		default:
 			e.redo = append(e.redo, o)
 		}
+	}
+	return nil
+}
+
+// listWaiting builds the core's waiting list, with e.mu held, and returns
+// the panic it caught, if any (the core's deferred tries run here, outside
+// any batch: stop.go's renderDeferred).
+func (e *Engine) listWaiting() (list []model.Waiting, caught *crash) {
+	defer func() {
+		if p := recover(); p != nil {
+			caught = &crash{value: p, stack: debug.Stack()}
+		}
+	}()
+	if e.waitingOf != nil {
+		return e.waitingOf(e.sched), nil
+	}
+	return e.sched.Waiting(), nil
+}
+
+// waitingPanicked handles a panic while the waiting list was built for a
+// reader, called with e.mu held (it unlocks it). No batch was in flight, so
+// nothing is undone, but the core may be half changed: it is reread from the
+// store (running pods stay adopted where they are) and a new View
+// published. Until the next step readers get an empty queue rather than a
+// new try (a list that panics would otherwise rebuild the core at every
+// read), and the engine reports itself not ready, naming the internal error,
+// and refuses writes until its next retry, as after a panic in a batch. Only
+// a failed rebuild is fatal: it is returned.
+func (e *Engine) waitingPanicked(c *crash) error {
+	e.waitCrash = c
+	e.waiting, e.waitFresh = nil, false
+	rerr := e.rebuild(context.Background())
+	if rerr == nil {
+		e.publishAll()
+	}
+	e.fault = &model.Fault{Kind: model.FaultTransient,
+		What: fmt.Sprintf("the scheduler failed listing the queue (internal error: %v)", c.value),
+		Fix:  "this is a bug in taskgov: queue reads are empty until the next change; the server tries again by itself; please report the stack trace in the server log"}
+	e.retryAt = time.Now().Add(e.retryEvery)
+	e.mu.Unlock()
+	e.log.Error("internal error: listing the queue panicked; the state was reread and the engine goes on", "panic", fmt.Sprint(c.value), "stack", string(c.stack))
+	if rerr != nil {
+		return &model.Fault{Kind: model.FaultFatal, What: "could not reread the state after an internal error", Err: rerr,
+			Fix: "restart the server (it recovers from the database) and report the stack trace in the log"}
 	}
 	return nil
 }

@@ -98,20 +98,32 @@ func (v *View) queue() (*View, *waitIndex) {
 }
 
 // serveWaiting builds the current View's waiting list, on the loop between
-// steps, when the core holds that View's state.
-func (e *Engine) serveWaiting() {
+// steps, when the core holds that View's state. It returns only a fatal
+// fault (the state could not be reread after a panic).
+func (e *Engine) serveWaiting() error {
 	v := e.view.Load()
 	if v.wait.isBuilt() {
-		return
+		return nil
 	}
 	e.mu.Lock() // Waiting caches the list in the core; Preview reads it
-	if !e.waitFresh {
-		e.waiting, e.waitFresh = e.sched.Waiting(), true
+	if !e.waitFresh && e.waitCrash == nil {
+		list, c := e.listWaiting()
+		if c != nil {
+			err := e.waitingPanicked(c) // unlocks e.mu
+			v.wait.list = nil
+			close(v.wait.built)
+			return err
+		}
+		e.waiting, e.waitFresh = list, true
 	}
 	list := e.waiting
+	if e.waitCrash != nil {
+		list = nil
+	}
 	e.mu.Unlock()
 	v.wait.list = list
 	close(v.wait.built)
+	return nil
 }
 
 func sameList(a, b []model.Waiting) bool {

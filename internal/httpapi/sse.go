@@ -95,8 +95,12 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 	if !write(hello) {
 		return nil
 	}
-	keepalive := time.NewTicker(s.keepalive)
+	// The ticker runs at half the keepalive period and a keepalive goes out
+	// when nothing was written for half a period, so a stream is never
+	// silent for longer than one period.
+	keepalive := time.NewTicker(s.keepalive / 2)
 	defer keepalive.Stop()
+	lastWrite := time.Now()
 	keepaliveFrame := []byte(": keepalive\n\n")
 	if gz {
 		keepaliveFrame = gzipKeepalive
@@ -106,7 +110,6 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 		return nil
 	}
 	var batches [][]byte
-	busy := false // a batch was written since the last keepalive tick
 	for {
 		select {
 		case <-r.Context().Done():
@@ -120,20 +123,20 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 			if !s.stillAllowed(r, p) {
 				return ended()
 			}
-			if busy { // a stream that had events needs no keepalive
-				busy = false
+			if time.Since(lastWrite) < s.keepalive/2 { // a stream that had events needs none
 				continue
 			}
 			if !write(keepaliveFrame) {
 				return nil
 			}
+			lastWrite = time.Now()
 		case <-ring.wait(at):
 			var missed uint64
 			batches, at, missed = ring.since(batches[:0], at, gz)
 			if missed > 0 {
 				batches = slices.Insert(batches, 0, frame(fmt.Sprintf(": %d events were dropped: this stream fell behind\n\n", missed)))
 			}
-			busy = true
+			lastWrite = time.Now()
 			ok := write(batches...)
 			clear(batches) // let sealed batches go once the ring drops them
 			if !ok {

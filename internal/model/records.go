@@ -41,9 +41,11 @@ type TaskRecord struct {
 	Message      string         `json:"message,omitempty"`
 }
 
-// Event is one entry of a task's history.
+// Event is one entry of a task's history. ID is the store's, so it is
+// known once the event is read back (history); an event streamed as it
+// happens has none, and its JSON then has no id.
 type Event struct {
-	ID      int64     `json:"id"`
+	ID      int64     `json:"id,omitempty"`
 	Task    string    `json:"task"`
 	TaskSeq int64     `json:"-"` // which task of that name (its Seq)
 	Team    string    `json:"team"`

@@ -28,14 +28,18 @@ func BenchmarkReplay(b *testing.B) {
 		b.ReportMetric(float64(r.Scheduler.Decisions), "decisions")
 		b.ReportMetric(float64(r.Scheduler.TasksTried)/float64(r.Scheduler.Decisions), "tried/cycle")
 		b.ReportMetric(r.Scheduler.WallS, "wall-s")
+		b.ReportMetric(float64(r.Preemptions.Count), "preemptions")
 	}
 }
 
-// BenchmarkReplayBacklog replays a deep-backlog trace: the same cluster,
-// a backlog queued at time 0 (TASKGOV_SIM_BACKLOG_DEPTH jobs, default a
-// tenth of the trace), then arrivals at 110% offered load
-// (TASKGOV_SIM_BACKLOG_LOAD, in percent), so the queue stays deep through
-// the run (with topology and gangs, as in BenchmarkReplay).
+// BenchmarkReplayBacklog replays a deep-backlog trace on the same cluster:
+// whole-node jobs and 2- and 4-node gangs, a third of the gangs with a
+// required topology and a third preferred (MixNodes;
+// TASKGOV_SIM_BACKLOG_MIX=all for BenchmarkReplay's mix, whose small jobs
+// pass the queue so that only the large gangs wait), a backlog queued at
+// time 0 (TASKGOV_SIM_BACKLOG_DEPTH jobs, default a tenth of the trace),
+// then arrivals at 110% offered load (TASKGOV_SIM_BACKLOG_LOAD, in percent),
+// so the queue stays deep through the run and grows.
 // TASKGOV_SIM_BACKLOG_JOBS sets the trace size (default 10,000; the issue's
 // target is 100,000). It reports the number pending over the run's timeline
 // (evenly spaced in simulated time): 10th percentile, median, peak, and the
@@ -55,7 +59,11 @@ func BenchmarkReplayBacklog(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("TASKGOV_SIM_BACKLOG_DEPTH")); err == nil && v >= 0 {
 		depth = v
 	}
-	cluster, jobs := Generate(GenOptions{Seed: 1, Teams: 4, Jobs: n, GPUs: 1000, Load: float64(load) / 100, Backlog: depth})
+	mix := MixNodes
+	if v := os.Getenv("TASKGOV_SIM_BACKLOG_MIX"); v != "" {
+		mix = v
+	}
+	cluster, jobs := Generate(GenOptions{Seed: 1, Teams: 4, Jobs: n, GPUs: 1000, Load: float64(load) / 100, Backlog: depth, Mix: mix})
 	b.Run("incremental", func(b *testing.B) { replayBacklog(b, cluster, jobs, false) })
 	if os.Getenv("TASKGOV_SIM_BACKLOG_FULL") != "0" {
 		b.Run("full", func(b *testing.B) { replayBacklog(b, cluster, jobs, true) })
@@ -86,5 +94,6 @@ func replayBacklog(b *testing.B, cluster model.Cluster, jobs []Job, full bool) {
 		b.ReportMetric(float64(r.Scheduler.Decisions), "decisions")
 		b.ReportMetric(float64(r.Scheduler.TasksTried)/float64(r.Scheduler.Decisions), "tried/cycle")
 		b.ReportMetric(r.Scheduler.WallS, "wall-s")
+		b.ReportMetric(float64(r.Preemptions.Count), "preemptions")
 	}
 }

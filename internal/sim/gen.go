@@ -24,13 +24,30 @@ type GenOptions struct {
 	// Backlog jobs (the trace's first) are all submitted at time 0, a queue
 	// to start from; the rest arrive at the offered load after them.
 	Backlog int
+	// Mix is the job-size mix: MixAll (the default, "") or MixNodes.
+	Mix string
 }
+
+// The size mixes Generate knows.
+const (
+	// MixAll: 1, 2 and 4 GPUs, a whole node, and gangs of 2 to 16 nodes.
+	MixAll = "all"
+	// MixNodes: whole-node work only, one node or a gang of 2 or 4 (half,
+	// a third, a sixth of the jobs). With a queue behind a full cluster, a
+	// node that frees goes to a waiting job, not to a few small jobs that
+	// pass the queue, so the number pending follows the backlog of work:
+	// the mix for a deep backlog by count.
+	MixNodes = "nodes"
+)
 
 // Generate makes a cluster and a trace: diurnal arrivals (rate ±50% over a
 // day), a size mix from 1 GPU to multi-node gangs, four priority classes,
 // checkpoint intervals for training work, and preferred or required
 // topology for some gangs. Teams get equal quotas and weights 10 to 50.
 func Generate(o GenOptions) (model.Cluster, []Job) {
+	if o.Mix != "" && o.Mix != MixAll && o.Mix != MixNodes {
+		panic(fmt.Sprintf("sim: unknown size mix %q", o.Mix))
+	}
 	r := rand.New(rand.NewSource(o.Seed))
 	if o.Teams <= 0 {
 		o.Teams = 4
@@ -61,6 +78,9 @@ func Generate(o GenOptions) (model.Cluster, []Job) {
 		p     float64
 	}
 	shapes := []shape{{1, 1, 0.25}, {1, 2, 0.15}, {1, 4, 0.15}, {1, 8, 0.15}, {2, 8, 0.12}, {4, 8, 0.1}, {8, 8, 0.05}, {16, 8, 0.03}}
+	if o.Mix == MixNodes {
+		shapes = []shape{{1, 8, 0.5}, {2, 8, 1.0 / 3}, {4, 8, 1.0 / 6}}
+	}
 	// A gang must fit every team's quota plus its 200% borrow limit.
 	teamMax := 3 * (nodes / o.Teams)
 	var sizes []shape
