@@ -54,7 +54,7 @@ func (s *Scheduler) Adopt(spec model.TaskSpec, resumes, retries int, checkpointA
 		return err
 	}
 	t := s.tasks[spec.Name]
-	t.resumes, t.retries, t.checkpointAt = resumes, retries, checkpointAt
+	t.resumes, t.retries, t.checkpointAt = int32(resumes), retries, checkpointAt
 	s.assign(t, nodes)
 	// assign took the lowest free GPUs; give the pods exactly the recorded ones.
 	for r, ni := range nodes {

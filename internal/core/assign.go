@@ -29,7 +29,7 @@ func (s *Scheduler) assign(t *task, nodes []int32) {
 	}
 	s.addUsage(t.team, t.typ.idx, t.total)
 	run := &t.team.run[t.typ.idx]
-	t.runPos = len(*run)
+	t.runPos = int32(len(*run))
 	*run = append(*run, t)
 	t.state = running
 }
@@ -63,7 +63,7 @@ func (s *Scheduler) reassign(t *task) {
 	}
 	s.addUsage(t.team, t.typ.idx, t.total)
 	run := &t.team.run[t.typ.idx]
-	t.runPos = len(*run)
+	t.runPos = int32(len(*run))
 	*run = append(*run, t)
 	t.state = running
 }

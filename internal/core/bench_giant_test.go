@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"testing"
@@ -23,7 +24,9 @@ import (
 // built once, as a reader would hold it). The core builds the waiting list
 // on demand (SetLazyWaiting), as the engine runs it; the full rescan also
 // lists it in the decision, as the reference does. TASKGOV_GIANT_DIV=10
-// divides every count by 10, for quick profiles.
+// divides every count by 10, for quick profiles. TASKGOV_GIANT_HEAPPROFILE=F
+// writes the live heap, as measured, to F (go tool pprof -sample_index=
+// inuse_space; -memprofile would be written after the state is gone).
 func BenchmarkGiant(b *testing.B) {
 	if os.Getenv("TASKGOV_GIANT") == "" {
 		b.Skip("set TASKGOV_GIANT=1 to run the giant-scale benchmark")
@@ -64,6 +67,7 @@ func BenchmarkGiant(b *testing.B) {
 		s.Waiting() // the list a reader would hold, counted in the heap as before
 		heap := liveHeap()
 		b.ReportMetric(float64(heap-base)/float64(tasks-len(runningTasks(s))), "B/pending")
+		writeHeapProfile(b, os.Getenv("TASKGOV_GIANT_HEAPPROFILE"))
 		now := epoch.Add(time.Second)
 		for _, full := range []bool{false, true} {
 			s.SetFullRescan(full)
@@ -83,6 +87,22 @@ func BenchmarkGiant(b *testing.B) {
 		}
 		runtime.KeepAlive(s)
 		fmt.Fprintln(os.Stderr, "giant: first cycle", took, "cpu", cpu)
+	}
+}
+
+// writeHeapProfile writes the heap profile of the last collection to path,
+// if path is set.
+func writeHeapProfile(b *testing.B, path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
 	}
 }
 

@@ -85,7 +85,7 @@ func (s *Scheduler) probeAdded() {
 			if t.state != pending {
 				continue
 			}
-			if len(t.held) > 0 {
+			if t.holds() {
 				pass = false
 				break
 			}

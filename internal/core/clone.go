@@ -44,12 +44,12 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 		case suspended:
 			ct.state = suspended
 		}
-		for _, ni := range t.held {
-			out.nodes[ni].heldFor = ct
-			ct.held = append(ct.held, ni)
-		}
-		if len(ct.held) > 0 {
+		if t.holds() {
 			ct.typ.holder = ct
+			ct.typ.held = append([]int32(nil), t.typ.held...)
+			for _, ni := range ct.typ.held {
+				out.nodes[ni].heldFor = ct
+			}
 		}
 	}
 	out.seq = s.seq

@@ -149,7 +149,7 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 			return
 		} else if s.reserve(t) {
 			t.wait = model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,
-				Need: int64(len(t.held)), Used: int64(s.busyHeld(t))}
+				Need: int64(len(t.heldNodes())), Used: int64(s.busyHeld(t))}
 			return
 		} else if h := it.holder; h != nil {
 			t.wait = model.WaitReason{Code: model.QueuedForHold, InstanceType: it.spec.Name, Detail: h.spec.Name}

@@ -18,7 +18,7 @@ import "sort"
 // among equals). It holds nothing and returns false if another task holds
 // nodes of t's type or too few nodes are available.
 func (s *Scheduler) reserve(t *task) bool {
-	if len(t.held) > 0 {
+	if t.holds() {
 		return true
 	}
 	it := t.typ
@@ -42,7 +42,7 @@ func (s *Scheduler) reserve(t *task) bool {
 	sort.SliceStable(cands, func(a, b int) bool { return it.primary(cands[a].free) > it.primary(cands[b].free) })
 	for _, n := range cands[:t.spec.Nodes] {
 		n.heldFor = t
-		t.held = append(t.held, n.idx)
+		it.held = append(it.held, n.idx)
 	}
 	it.holder = t
 	s.holdChanges++
@@ -52,17 +52,17 @@ func (s *Scheduler) reserve(t *task) bool {
 
 // releaseHold drops t's hold, if any.
 func (s *Scheduler) releaseHold(t *task) {
-	if len(t.held) == 0 {
+	if !t.holds() {
 		return
 	}
 	s.holdChanges++
 	s.markHold(t.typ.idx)
 	clear(s.cc.noRoom) // the released nodes may fit placements that failed
-	for _, ni := range t.held {
+	for _, ni := range t.typ.held {
 		s.nodes[ni].heldFor = nil
 	}
 	t.typ.holder = nil
-	t.held = nil
+	t.typ.held = nil
 }
 
 // releaseHoldsOn drops the whole hold that covers n, if any; the task picks a
@@ -76,7 +76,7 @@ func (s *Scheduler) releaseHoldsOn(n *node) {
 // busyHeld counts t's held nodes that cannot take its pod yet.
 func (s *Scheduler) busyHeld(t *task) int {
 	busy := 0
-	for _, ni := range t.held {
+	for _, ni := range t.heldNodes() {
 		n := s.nodes[ni]
 		if !usable(n, t, true) {
 			busy++

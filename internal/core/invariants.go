@@ -67,8 +67,11 @@ func (s *Scheduler) CheckInvariants() error {
 		if holders[i] != it.holder {
 			return fmt.Errorf("type %s: recorded holder is not the task holding its nodes", it.spec.Name)
 		}
-		if h := it.holder; h != nil && held[i] != len(h.held) {
-			return fmt.Errorf("type %s: %d nodes are held, but its holder %s lists %d", it.spec.Name, held[i], h.spec.Name, len(h.held))
+		if h := it.holder; h != nil && held[i] != len(it.held) {
+			return fmt.Errorf("type %s: %d nodes are held, but its holder %s lists %d", it.spec.Name, held[i], h.spec.Name, len(it.held))
+		}
+		if it.holder == nil && len(it.held) > 0 {
+			return fmt.Errorf("type %s: %d nodes are listed as held without a holder", it.spec.Name, len(it.held))
 		}
 	}
 	for i, n := range s.nodes {

@@ -95,7 +95,7 @@ func (s *Scheduler) Task(name string) (TaskInfo, bool) {
 		return TaskInfo{}, false
 	}
 	state := map[taskState]string{pending: "Pending", running: "Running", suspended: "Suspended"}[t.state]
-	return TaskInfo{Spec: t.spec, State: state, Resumes: t.resumes, Retries: t.retries, StartedAt: t.startedAt,
+	return TaskInfo{Spec: t.spec, State: state, Resumes: int(t.resumes), Retries: t.retries, StartedAt: t.startedAt,
 		CheckpointAt: t.checkpointAt, Wait: t.wait}, true
 }
 
@@ -107,7 +107,7 @@ func (s *Scheduler) Restore(spec model.TaskSpec, resumes, retries int, checkpoin
 		return err
 	}
 	t := s.tasks[spec.Name]
-	t.resumes, t.retries, t.checkpointAt = resumes, retries, checkpointAt
+	t.resumes, t.retries, t.checkpointAt = int32(resumes), retries, checkpointAt
 	if isSuspended {
 		t.state = suspended
 		t.team.unsort()

@@ -72,7 +72,7 @@ func (s *Scheduler) place(t *task, m placeMode) ([]int32, int) {
 	}
 	// A gang that found no room earlier in this cycle finds none now either,
 	// unless something was freed since (a preemption clears the memo).
-	memo := s.cc.noRoom != nil && !ignoreHolds && !m.quick && m.only == nil && len(t.held) == 0
+	memo := s.cc.noRoom != nil && !ignoreHolds && !m.quick && m.only == nil && !t.holds()
 	key := placeKey{typ: it.idx, pod: t.pod, nodes: need, whole: t.spec.PerNode.WholeNode(), req: t.reqLevel, sel: t.sel}
 	if memo && s.cc.noRoom[key] {
 		return nil, ix.atLeast(k0)

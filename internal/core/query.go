@@ -54,7 +54,7 @@ func (s *Scheduler) Running(name string) bool {
 // Resumes is how many times the named task was requeued after running.
 func (s *Scheduler) Resumes(name string) int {
 	if t, ok := s.tasks[name]; ok {
-		return t.resumes
+		return int(t.resumes)
 	}
 	return 0
 }

@@ -16,7 +16,12 @@ const (
 	gone      // completed, failed for good, or cancelled
 )
 
-// task is the core's view of one submitted task.
+// task is the core's view of one submitted task. Every pending task is one
+// of these (a million at giant scale), so the layout counts: the allocator
+// rounds it up to its size class (576, 640, 704 bytes), and a field that
+// pushes it past 640 costs 64 bytes a task (TestTaskFitsItsSizeClass).
+// Small fields are grouped at the end; counters that cannot reach 2^31 are
+// int32.
 type task struct {
 	spec  model.TaskSpec
 	seq   uint64 // submission order, the final tie-break
@@ -25,29 +30,39 @@ type task struct {
 	rank  int             // priority-class weight under TaskRanking, else 0
 	pod   resource.Vector // one pod's request
 	total resource.Vector // pod × nodes
-	state taskState
 
-	pods   []placedPod
-	runPos int // index in team.run[typ.idx] while running
+	pods    []placedPod
+	runPos  int32 // index in team.run[typ.idx] while running
+	resumes int32 // times requeued after running
 
 	startedAt    time.Time
 	checkpointAt time.Time // last reported checkpoint; zero if none
 	pendingSince time.Time // when it last entered the queue
-	resumes      int
 	retries      int
 	notBefore    time.Time // after a failure: no restart before (retry backoff)
 
-	reqLevel  int     // level index of its required topology, -1 if none
-	sel       string  // its nodeSelector (model.SelectorString); "" if none
-	held      []int32 // nodes reserved for it against starvation
+	reqLevel  int    // level index of its required topology, -1 if none
+	sel       string // its nodeSelector (model.SelectorString); "" if none
 	wait      model.WaitReason
 	touchedIn uint64 // cycle in which it was admitted or preempted
-	queued    bool   // it has an entry in its team's pending list (maybe a stale one, queue.go)
-	backfill  bool   // started while a higher-priority task of its team waited (immediate.go)
 
 	// Within-team priority preemptions since this core began
 	// (immediate.go); not stored.
 	priorityLost int32
+	state        taskState
+	queued       bool // it has an entry in its team's pending list (maybe a stale one, queue.go)
+	backfill     bool // started while a higher-priority task of its team waited (immediate.go)
+}
+
+// holds reports whether t holds nodes against starvation (hold.go).
+func (t *task) holds() bool { return t.typ.holder == t }
+
+// heldNodes are the nodes t holds, if any.
+func (t *task) heldNodes() []int32 {
+	if t.holds() {
+		return t.typ.held
+	}
+	return nil
 }
 
 type placedPod struct {
@@ -64,7 +79,8 @@ type itype struct {
 	sched    resource.Vector // total capacity of schedulable nodes
 	index    nodeIndex
 	topo     topoIndex
-	holder   *task // the one task holding nodes of this type, or nil
+	holder   *task   // the one task holding nodes of this type, or nil
+	held     []int32 // the nodes holder holds (hold.go)
 }
 
 // node is one machine.

@@ -474,7 +474,7 @@ func (s *Scheduler) renderType(i int) {
 		if t.state != pending || t.touchedIn == st.cycle[i] {
 			continue
 		}
-		if len(t.held) > 0 {
+		if t.holds() {
 			st.renderHits++
 			continue
 		}
