@@ -168,6 +168,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		}
 		m.advance(now, t)
 		now = t
+		released, submitted := false, false
 		for len(done) > 0 && done[0].at <= now {
 			c := heap.Pop(&done).(completion)
 			j := byName[c.name]
@@ -179,11 +180,13 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 			j.running, j.finished = false, now
 			m.finish(j)
+			released = true
 		}
 		for len(fails) > 0 && fails[0].at <= now {
 			f := fails[0]
 			fails = fails[1:]
 			_ = s.SetNodeHealth(f.node, f.up, at(now))
+			released = true
 		}
 		for next < len(order) && order[next].SubmitS <= now {
 			j := order[next]
@@ -194,6 +197,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 			j.submitted = true
 			m.submit(j)
+			submitted = true
 		}
 		// Tell the core the checkpoints running tasks have reached, so that
 		// its victim choice sees the work really at risk.
@@ -214,6 +218,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			o.OnDecision(now, d)
 		}
 		m.decisions++
+		m.causes.note(released, submitted, s.TasksTried()-m.tasksTried, len(d.Admissions)+len(d.Preemptions) > 0)
 		m.tasksTried = s.TasksTried()
 		for _, p := range d.Preemptions {
 			j := byName[p.Task]
