@@ -23,16 +23,29 @@ func simKueueCmd() *cobra.Command {
 	var allAtZero bool
 	var delay float64
 	var outDir string
+	var breakdown bool
 	c := &cobra.Command{Use: "kueue-baseline", Short: "Run Kueue's scheduler baseline benchmark in virtual time and compare", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, jobs := sim.KueueBaseline(allAtZero)
 			cl.Policy.PreemptionDelaySeconds = delay
-			r, err := sim.Run(jobs, sim.Options{Cluster: cl})
+			var r *sim.Report
+			var b *sim.KueueBreakdown
+			var err error
+			if breakdown {
+				if b, err = sim.RunKueueBreakdown(cl, jobs); err == nil {
+					r = b.Report
+				}
+			} else {
+				r, err = sim.Run(jobs, sim.Options{Cluster: cl})
+			}
 			if err != nil {
 				return err
 			}
 			f := sim.KueueResult(r)
 			kueueTable(cmd.OutOrStdout(), fmt.Sprintf("taskgov, virtual time (preemption delay %gs)", delay), f)
+			if b != nil {
+				b.Print(cmd.OutOrStdout())
+			}
 			if outDir != "" {
 				// report.json names both: wait (to the first admission) and
 				// wait_last_admission (Kueue's recorder's).
@@ -45,6 +58,7 @@ func simKueueCmd() *cobra.Command {
 		}}
 	c.Flags().BoolVar(&allAtZero, "all-at-zero", false, "submit every workload at t = 0 (Kueue's second variant)")
 	c.Flags().Float64Var(&delay, "preemption-delay", 1, "policy preemptionDelaySeconds for this run")
+	c.Flags().BoolVar(&breakdown, "breakdown", false, "also break the evictions and first admissions down (victim and preemptor class, reason, run time, times evicted)")
 	c.Flags().StringVar(&outDir, "out", "", "also write DIR/report.json and DIR/report.html")
 	return c
 }

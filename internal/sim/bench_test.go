@@ -29,6 +29,7 @@ func BenchmarkReplay(b *testing.B) {
 		b.ReportMetric(float64(r.Scheduler.TasksTried)/float64(r.Scheduler.Decisions), "tried/cycle")
 		b.ReportMetric(r.Scheduler.WallS, "wall-s")
 		b.ReportMetric(float64(r.Preemptions.Count), "preemptions")
+		reportCauses(b, r)
 	}
 }
 
@@ -95,5 +96,16 @@ func replayBacklog(b *testing.B, cluster model.Cluster, jobs []Job, full bool) {
 		b.ReportMetric(float64(r.Scheduler.TasksTried)/float64(r.Scheduler.Decisions), "tried/cycle")
 		b.ReportMetric(r.Scheduler.WallS, "wall-s")
 		b.ReportMetric(float64(r.Preemptions.Count), "preemptions")
+		reportCauses(b, r)
+	}
+}
+
+// reportCauses reports the cycles by what set them off (cycles.go): how
+// many, how many changed something, and the tasks each tried on average.
+func reportCauses(b *testing.B, r *Report) {
+	for _, c := range r.Scheduler.Causes {
+		b.ReportMetric(float64(c.Cycles), c.Cause+"-cycles")
+		b.ReportMetric(float64(c.Changed), c.Cause+"-changed")
+		b.ReportMetric(float64(c.TasksTried)/float64(max(c.Cycles, 1)), c.Cause+"-tried/cycle")
 	}
 }

@@ -24,6 +24,9 @@ func TestReplayIncrementalMatchesFull(t *testing.T) {
 		}
 		tried := r.Scheduler.TasksTried
 		r.Scheduler.TasksTried, r.Scheduler.WallS = 0, 0
+		for k := range r.Scheduler.Causes {
+			r.Scheduler.Causes[k].TasksTried = 0 // the count differs by mode; the cycles do not
+		}
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)

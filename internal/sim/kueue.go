@@ -80,7 +80,7 @@ func KueueBaseline(allAtZero bool) (model.Cluster, []Job) {
 
 // kueueArrival is when the i-th workload (from 0) of class k arrives: its
 // set's generator sleeps one interval before creating each workload.
-func kueueArrival(k KueueClass, i int) float64 { return float64(i+1) * k.EveryS }
+func kueueArrival(k KueueClass, i int) float64 { return roundMS(float64(i+1) * k.EveryS) }
 
 func ptrF(f float64) *float64 { return &f }
 

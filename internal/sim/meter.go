@@ -19,6 +19,7 @@ type meter struct {
 	waiting    int
 	decisions  int
 	tasksTried uint64
+	causes     cycleCauses
 	refused    []string
 
 	allocGPUs float64 // GPUs running now

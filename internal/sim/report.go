@@ -63,6 +63,8 @@ type Report struct {
 		// grows with the backlog.
 		TasksTried uint64  `json:"tasks_tried"`
 		WallS      float64 `json:"wall_s"`
+		// Causes: the cycles by what set them off (cycles.go).
+		Causes []CycleCause `json:"causes"`
 	} `json:"scheduler"`
 	// Teams has per-team usage as Kueue's recorder defines it (used vCPU
 	// integral ÷ (quota × time from first to last event)), for the Kueue
@@ -223,6 +225,7 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 	}
 	r.Scheduler.Decisions, r.Scheduler.TasksTried = m.decisions, m.tasksTried
 	r.Scheduler.WallS = wall
+	r.Scheduler.Causes = m.causes.list()
 	r.Teams = map[string]TeamStats{}
 	for name, tm := range m.teams {
 		if span := tm.last - tm.first; span > 0 && tm.quotaCPU > 0 {

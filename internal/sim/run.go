@@ -35,6 +35,9 @@ type Options struct {
 	// every pending task (core.SetFullRescan). Decisions are the same; it
 	// exists to measure incremental cycles against it.
 	FullRescan bool
+	// OnDecision, if set, sees each cycle's decision at its virtual time
+	// (seconds from the start), before the run applies it.
+	OnDecision func(now float64, d model.Decision)
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -165,6 +168,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		}
 		m.advance(now, t)
 		now = t
+		released, submitted := false, false
 		for len(done) > 0 && done[0].at <= now {
 			c := heap.Pop(&done).(completion)
 			j := byName[c.name]
@@ -176,11 +180,13 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 			j.running, j.finished = false, now
 			m.finish(j)
+			released = true
 		}
 		for len(fails) > 0 && fails[0].at <= now {
 			f := fails[0]
 			fails = fails[1:]
 			_ = s.SetNodeHealth(f.node, f.up, at(now))
+			released = true
 		}
 		for next < len(order) && order[next].SubmitS <= now {
 			j := order[next]
@@ -191,6 +197,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 			j.submitted = true
 			m.submit(j)
+			submitted = true
 		}
 		// Tell the core the checkpoints running tasks have reached, so that
 		// its victim choice sees the work really at risk.
@@ -207,7 +214,11 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 		}
 		d := s.Schedule(at(now))
+		if o.OnDecision != nil {
+			o.OnDecision(now, d)
+		}
 		m.decisions++
+		m.causes.note(released, submitted, s.TasksTried()-m.tasksTried, len(d.Admissions)+len(d.Preemptions) > 0)
 		m.tasksTried = s.TasksTried()
 		for _, p := range d.Preemptions {
 			j := byName[p.Task]
@@ -239,7 +250,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 			j.lastCkpt = 0
 			m.admit(j, a)
-			heap.Push(&done, completion{at: j.runStart + (j.DurationS-j.base)*j.slow, name: j.Name, runID: j.runID})
+			heap.Push(&done, completion{at: roundUS(j.runStart + (j.DurationS-j.base)*j.slow), name: j.Name, runID: j.runID})
 		}
 		m.waiting = s.Pending()
 		m.sample(now)
@@ -250,6 +261,11 @@ func Run(jobs []Job, o Options) (*Report, error) {
 	}
 	return r, nil
 }
+
+// roundUS rounds a virtual time to the microsecond, so that a run that ends
+// when another event happens (a start plus a duration, each exact in
+// decimal) ends at that event's time and not a float's rounding after it.
+func roundUS(s float64) float64 { return math.Round(s*1e6) / 1e6 }
 
 func restartCost(s *core.Scheduler) float64 { return float64(*s.Policy().RestartCostSeconds) }
 
