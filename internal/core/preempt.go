@@ -265,14 +265,14 @@ func (s *Scheduler) searchVictims(t *task, mode preemptMode, cands []victim) ([]
 		if !s.stillBorrows(v.t) {
 			return false
 		}
-		return mode != modeBorrow || s.share(tm, i, t.total) <= s.share(v.t.team, -1, resource.Zero)
+		return mode != modeBorrow || s.fairToTake(tm, s.share(tm, i, t.total), v.t.team)
 	}
 	var fair func([]victim) bool
 	if mode == modeBorrow {
 		fair = func(out []victim) bool {
 			mine := s.share(tm, i, t.total)
 			for _, v := range out {
-				if v.t.team != tm && mine > s.share(v.t.team, -1, resource.Zero) {
+				if v.t.team != tm && !s.fairToTake(tm, mine, v.t.team) {
 					return false
 				}
 			}
@@ -304,6 +304,18 @@ func (s *Scheduler) searchVictims(t *task, mode preemptMode, cands []victim) ([]
 		panic("core: victims chosen but the task does not place")
 	}
 	return victims, nodes
+}
+
+// fairToTake is rule 5's share condition: team tm, whose share with its task
+// (after its own victims) is mine, may take borrowed compute from team vt
+// when mine stays at or below vt's share after the preemption, or when vt's
+// weight is 0 and tm's is not: a team of weight 0 borrows last, only what no
+// team of positive weight wants, so it yields all it borrows to one.
+func (s *Scheduler) fairToTake(tm *team, mine float64, vt *team) bool {
+	if *vt.spec.FairShareWeight == 0 && *tm.spec.FairShareWeight > 0 {
+		return true
+	}
+	return mine <= s.share(vt, -1, resource.Zero)
 }
 
 // afterPreempt requeues a victim that chooseVictims already unassigned.

@@ -4,21 +4,29 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 var update = flag.Bool("update", false, "rewrite the expect blocks of testdata/*.yaml with the traces produced")
 
-// TestScenarios replays every testdata file, checks invariants after every
-// cycle, and compares the trace with the file's expect block. It also replays
-// each file a second time and requires the identical trace (determinism).
+// TestScenarios replays every testdata file (and those of testdata/kueue,
+// Kueue's unit tests translated, docs/KUEUE-TESTS.md), checks invariants
+// after every cycle, and compares the trace with the file's expect block. It
+// also replays each file a second time and requires the identical trace
+// (determinism).
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenario files: %v", err)
 	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
+	kueue, err := filepath.Glob("testdata/kueue/*.yaml")
+	if err != nil || len(kueue) == 0 {
+		t.Fatalf("no translated Kueue scenario files: %v", err)
+	}
+	for _, path := range append(files, kueue...) {
+		name, _ := filepath.Rel("testdata", path)
+		t.Run(strings.ReplaceAll(name, string(filepath.Separator), ":"), func(t *testing.T) {
 			f, err := Load(path)
 			if err != nil {
 				t.Fatal(err)
