@@ -46,7 +46,13 @@ func multiTypeCluster(nodes, teams, types int) model.Cluster {
 
 // settledInputBench returns a settled scheduler with benchTasks submitted on
 // types instance types (1 = the one-type setup).
-func settledInputBench(b *testing.B, types int, full bool) (*Scheduler, *rand.Rand) {
+// types = -1: the one-type setup, aged (agedBench); the time it was aged
+// to is returned (epoch otherwise).
+func settledInputBench(b *testing.B, types int, full bool) (*Scheduler, *rand.Rand, time.Time) {
+	aged := types < 0
+	if aged {
+		types = 1
+	}
 	s, err := New(multiTypeCluster(benchNodes, benchTeams, types), 1)
 	if err != nil {
 		b.Fatal(err)
@@ -60,8 +66,12 @@ func settledInputBench(b *testing.B, types int, full bool) (*Scheduler, *rand.Ra
 		}
 	}
 	settle(s, epoch)
+	now := epoch
+	if aged {
+		now = agedBench(s, r)
+	}
 	timedMode(s, full)
-	return s, r
+	return s, r, now
 }
 
 // settle runs cycles until one changes nothing, incrementally (the full
@@ -103,19 +113,67 @@ func BenchmarkOneInput(b *testing.B) {
 			b.Run(name+"/nodefail", func(b *testing.B) { benchNodeFail(b, types, mode == "full") })
 		}
 	}
+	// The aged setup: the one-type state after four hours of churn, so
+	// running tasks have varied starts and checkpoints (agedBench).
+	for _, mode := range []string{"incremental", "full"} {
+		name := "types=1-aged/" + mode
+		b.Run(name+"/complete", func(b *testing.B) { benchComplete(b, -1, mode == "full") })
+		b.Run(name+"/nodefail", func(b *testing.B) { benchNodeFail(b, -1, mode == "full") })
+	}
+}
+
+// agedBench ages a settled one-type state: for four hours of virtual time,
+// every 144 seconds a random running task completes and the cycles settle
+// (what its room lets start starts then), and every twelve minutes the
+// running tasks of a random quarter of the teams checkpoint. Running tasks
+// then have varied starts and checkpoints: some victims are cheap, most are
+// not, and the queue has waited past its starvation bound and paid its
+// restarts. It returns the time the state was aged to.
+func agedBench(s *Scheduler, r *rand.Rand) time.Time {
+	now, ty := epoch, 0
+	for k, it := range s.types {
+		if len(it.nodes) > 0 {
+			ty = k
+		}
+	}
+	for step := 1; step <= 100; step++ {
+		now = now.Add(144 * time.Second)
+		for {
+			tm := s.teams[r.Intn(len(s.teams))]
+			if run := tm.run[ty]; len(run) > 0 {
+				if err := s.Complete(run[r.Intn(len(run))].spec.Name); err != nil {
+					panic(err)
+				}
+				break
+			}
+		}
+		if step%5 == 0 {
+			for _, tm := range s.teams {
+				if r.Intn(4) == 0 {
+					for _, t := range tm.run[ty] {
+						if err := s.Checkpoint(t.spec.Name, now); err != nil {
+							panic(err)
+						}
+					}
+				}
+			}
+		}
+		settle(s, now)
+	}
+	return now
 }
 
 // benchSubmit: the cycle after one more submission (a 1-GPU task that waits).
 func benchSubmit(b *testing.B, types int, full bool) {
-	s, r := settledInputBench(b, types, full)
-	now := epoch.Add(time.Second)
+	s, r, at := settledInputBench(b, types, full)
+	now := at.Add(time.Second)
 	var work uint64
 	defer func() { b.ReportMetric(float64(work)/float64(b.N), "tried/op") }()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		spec := benchTask(r, benchTasks+i, benchTeams)
-		spec.InstanceType = benchTypes[s.teamIdx[spec.Team]%types]
+		spec.InstanceType = benchTypes[s.teamIdx[spec.Team]%max(types, 1)]
 		if err := s.Submit(spec, now); err != nil {
 			b.Fatal(err)
 		}
@@ -132,8 +190,8 @@ func benchSubmit(b *testing.B, types int, full bool) {
 // benchComplete: the cycle after one running task completes (it admits what
 // the freed room lets start).
 func benchComplete(b *testing.B, types int, full bool) {
-	s, r := settledInputBench(b, types, full)
-	now := epoch.Add(time.Second)
+	s, r, at := settledInputBench(b, types, full)
+	now := at.Add(time.Second)
 	var work uint64
 	defer func() { b.ReportMetric(float64(work)/float64(b.N), "tried/op") }()
 	b.ResetTimer()
@@ -156,8 +214,8 @@ func benchComplete(b *testing.B, types int, full bool) {
 // benchNodeFail: the cycle after a busy node fails (its tasks are requeued
 // and reported); the node returns outside the timer.
 func benchNodeFail(b *testing.B, types int, full bool) {
-	s, r := settledInputBench(b, types, full)
-	now := epoch.Add(time.Second)
+	s, r, at := settledInputBench(b, types, full)
+	now := at.Add(time.Second)
 	var work uint64
 	defer func() { b.ReportMetric(float64(work)/float64(b.N), "tried/op") }()
 	b.ResetTimer()
