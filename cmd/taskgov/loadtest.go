@@ -171,6 +171,11 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 		}
 		fmt.Fprintf(out, "memory: %d pending: server resident set %.1f MiB\n", prefill+tasks, float64(rss)/1024)
 	}
+	if profileDir != "" {
+		heap := filepath.Join(profileDir, "server-1.heap")
+		waitForFile(heap, 30*time.Second)
+		fmt.Fprintf(out, "server heap profile (after the timed phase): %s\n", heap)
+	}
 	if stored <= 0 {
 		return nil
 	}

@@ -5,16 +5,20 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
 
 // CPU profiles on demand, for `taskgov loadtest --profile-dir`: the server,
 // started with the hidden --cpu-profile-dir flag, starts a CPU profile on
-// SIGUSR1 and ends it on the next, so that the load tool can profile the
+// SIGUSR1 and ends it on the next (then writes the live heap to
+// DIR/server-N.heap), so that the load tool can profile the
 // server during each phase only (and itself the same way).
 
 // profileDirFlag adds the server's hidden --cpu-profile-dir flag.
@@ -42,6 +46,31 @@ type profiler struct {
 	f  *os.File
 }
 
+// writeHeapProfile writes the live heap (after a collection) to path, for
+// go tool pprof -sample_index=inuse_space; errors are ignored, as the
+// profile is a diagnostic.
+// It appears under its name once complete (waitForFile).
+func writeHeapProfile(path string) {
+	runtime.GC()
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return
+	}
+	err = pprof.Lookup("heap").WriteTo(f, 0)
+	if cerr := f.Close(); err == nil && cerr == nil {
+		_ = os.Rename(path+".tmp", path)
+	}
+}
+
+// waitForFile waits up to d for path to exist.
+func waitForFile(path string, d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+}
+
 // toggle starts DIR/PREFIX-N.prof, or ends the profile running, and
 // returns the file's path.
 func (p *profiler) toggle(dir, prefix string) string {
@@ -52,6 +81,7 @@ func (p *profiler) toggle(dir, prefix string) string {
 		name := p.f.Name()
 		p.f.Close()
 		p.f = nil
+		writeHeapProfile(strings.TrimSuffix(name, ".prof") + ".heap")
 		return name
 	}
 	p.n++

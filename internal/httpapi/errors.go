@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/model"
@@ -88,11 +89,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// bodyReaders are decode's buffered readers, reused across requests.
+var bodyReaders = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
+
 // decode reads a JSON body strictly: at most 1 MiB, one JSON object (not
 // null, an array or a bare value), no unknown fields.
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
-	br := bufio.NewReader(r.Body)
+	br := bodyReaders.Get().(*bufio.Reader) // a new 4 KiB reader per request was a fifth of a submission's garbage
+	br.Reset(r.Body)
+	defer func() {
+		br.Reset(nil)
+		bodyReaders.Put(br)
+	}()
 	for {
 		c, err := br.ReadByte()
 		if err != nil {

@@ -203,7 +203,7 @@ func (s *Store) migrate() error {
 type Tx struct {
 	tx    *sql.Tx
 	s     *Store
-	tasks []model.TaskRecord // task inserts and updates, for the name index once committed
+	tasks []model.NameRow // task inserts and updates, for the name index once committed
 }
 
 // Commit runs fn in one transaction and commits it durably (WAL with
@@ -226,17 +226,9 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 		s.names.Invalidate() // the outcome is unknown: reload on next use
 		return fmt.Errorf("commit: %w", err)
 	}
-	s.names.Committed(nameRows(t.tasks))
+	s.names.Committed(t.tasks)
 	if s.id != (fileID{}) {
 		return s.checkFile()
 	}
 	return nil
-}
-
-func nameRows(rs []model.TaskRecord) []model.NameRow {
-	out := make([]model.NameRow, len(rs))
-	for i, r := range rs {
-		out[i] = model.RowOf(r)
-	}
-	return out
 }

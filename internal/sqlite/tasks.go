@@ -31,7 +31,7 @@ func (t *Tx) InsertTask(r model.TaskRecord) error {
 	_, err = t.tx.Exec(`INSERT INTO tasks(name, team, seq, spec, state, submitted_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		r.Name, r.Team, r.Seq, spec, r.State, sqlrow.Nanos(r.SubmittedAt))
 	if err == nil {
-		t.tasks = append(t.tasks, r)
+		t.tasks = append(t.tasks, model.RowOf(r))
 	}
 	return err
 }
@@ -47,7 +47,7 @@ func (t *Tx) UpdateTask(r model.TaskRecord) error {
 	}
 	_, err = t.tx.Exec(updateTask, append(vals, r.Seq)...)
 	if err == nil {
-		t.tasks = append(t.tasks, r)
+		t.tasks = append(t.tasks, model.RowOf(r))
 	}
 	return err
 }
