@@ -105,18 +105,3 @@ func (s *Scheduler) holdDomain(t *task) []int32 {
 	}
 	return best
 }
-
-// outranksHolder reports whether t may use the nodes held for another task
-// of its type: t is of a higher priority class than the holder (TaskRanking)
-// and fits its team's quota, so the cycle order puts it first. A hold guards
-// its task against work that ranks at or below it (rule 8), not against the
-// priority order itself; a higher-class task that starves meanwhile still
-// queues for the hold (QueuedForHold) but may take the room it frees.
-func (s *Scheduler) outranksHolder(t *task) bool {
-	h := t.typ.holder
-	if h == nil || h == t || t.rank <= h.rank {
-		return false
-	}
-	i := t.typ.idx
-	return t.team.usage[i].Add(t.total).LessEq(t.team.quota[i])
-}

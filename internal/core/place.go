@@ -55,7 +55,7 @@ type placeMode struct {
 // returned slice is scratch, valid until the next call. It changes nothing
 // else.
 func (s *Scheduler) place(t *task, m placeMode) ([]int32, int) {
-	ignoreHolds := m.ignoreHolds || s.outranksHolder(t)
+	ignoreHolds := m.ignoreHolds
 	it := t.typ
 	ix := &it.index
 	need := t.spec.Nodes

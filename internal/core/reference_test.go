@@ -102,13 +102,13 @@ func refOverflowWith(s *Scheduler, i int, tm *team, use resource.Vector) resourc
 }
 
 // refPlace is placement by brute force: every schedulable node of the type
-// not held for another task (unless t outranks its holder) that can take the pod, sorted by free primary
+// not held for another task that can take the pod, sorted by free primary
 // units (tightest first) then position; the first N.
 func refPlace(s *Scheduler, t *task) []int32 {
 	var fit []*node
 	for _, ni := range t.typ.nodes {
 		n := s.nodes[ni]
-		if !n.schedulable || (n.heldFor != nil && n.heldFor != t && !s.outranksHolder(t)) || !t.pod.LessEq(n.free) {
+		if !n.schedulable || (n.heldFor != nil && n.heldFor != t) || !t.pod.LessEq(n.free) {
 			continue
 		}
 		if t.spec.PerNode.WholeNode() && n.free != t.typ.capacity {
@@ -151,7 +151,7 @@ func refBestSpread(s *Scheduler, t *task) (int, bool) {
 	var usableNodes []*node
 	for _, ni := range t.typ.nodes {
 		n := s.nodes[ni]
-		if n.schedulable && usable(n, t, s.outranksHolder(t)) {
+		if n.schedulable && usable(n, t, false) {
 			usableNodes = append(usableNodes, n)
 		}
 	}
