@@ -45,6 +45,8 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	// 2. Every team's queue in order; one head per team and instance type in
 	// a heap, for the types this cycle evaluates (dirty.go).
 	h := s.cc.heads[:0]
+	s.stops.heads = &h
+	defer func() { s.stops.heads = nil }()
 	for _, tm := range s.teams {
 		sortQueue(tm)
 		for i, on := range s.work {

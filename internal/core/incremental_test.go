@@ -45,11 +45,13 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakProbe = bug == "probe"
 	inc.settle.broken = bug == "settle"
 	inc.breakStop = bug == "stop"
+	inc.breakStopWake = bug == "stopwake"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {
 		stats.probed, stats.settled = stats.probed+int(inc.probed), stats.settled+int(inc.settle.count)
 		stats.stopped += int(inc.stops.stops)
+		stats.stopWakes += int(inc.stops.wakes)
 	}()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
@@ -179,7 +181,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 // least one instance type unevaluated, and types settled by probes alone
 // (blocked.go), types settled in bulk (settle.go) and walks stopped early
 // (stop.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed, settled, stopped int }
+var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {
@@ -212,8 +214,8 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 		}
 	}
 	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times; "+
-		"a spent type was settled in bulk %d times; %d walks stopped early", stats.cycles, stats.skipped, stats.probed,
-		stats.settled, stats.stopped)
+		"a spent type was settled in bulk %d times; %d walks stopped early, %d of them asking for their tail's starvation wake-up",
+		stats.cycles, stats.skipped, stats.probed, stats.settled, stats.stopped, stats.stopWakes)
 	if stats.skipped < stats.cycles/10 {
 		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
 	}
@@ -302,6 +304,19 @@ func TestDifferentialCatchesBrokenStop(t *testing.T) {
 		}
 	}
 	t.Fatal("with an early stop that ignores admissible tasks, the differential test found no difference")
+}
+
+// TestDifferentialCatchesBrokenStopWake injects a bug into the early stop's
+// wake-ups (stopwake.go): a stop no longer asks for the starvation wake-up
+// its tail's tries would have asked for. The differential test must see it.
+func TestDifferentialCatchesBrokenStopWake(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		if err := differentialRun(seed, 2000, "stopwake"); err != nil {
+			t.Logf("caught, as it must be: %v", err)
+			return
+		}
+	}
+	t.Fatal("with an early stop that leaves out its tail's starvation wake-ups, the differential test found no difference")
 }
 
 // TestDifferentialSeed100 keeps the seed that found a gang listed twice as

@@ -68,7 +68,10 @@ func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
 		return false
 	}
 	st.tries[i] = 0
-	if s.stoppable(i) {
+	s.stops.popped = e // its tail starts at e, which is in no heap
+	stop := s.stoppable(i)
+	s.stops.popped = head{}
+	if stop {
 		// The early stop (stop.go) applies: the rest is deferred, not tried.
 		s.stopType(i)
 		s.deferTail(e)

@@ -202,4 +202,6 @@ type Scheduler struct {
 
 	// Test only: the stop ignores a within-quota task's victim search.
 	breakStopSearch bool
+	// Test only: the stop leaves out the tail's starvation wake-ups (stopwake.go).
+	breakStopWake bool
 }

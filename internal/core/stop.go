@@ -60,14 +60,17 @@ import (
 //     not yet ready never search.
 //   - Nothing else changes: the type's wake-up and unpaid mark. A tail try
 //     can ask for a wake-up at: its backoff's end (the check wants no task
-//     backing off); its starvation due (only if within quota: at or after
-//     the earliest due); its preemption delay (the check wants every task
+//     backing off); its starvation due (only if within quota: the check
+//     computes the earliest such due over the tail when it could come
+//     before the wake-up collected so far, and the stop asks for it:
+//     stopwake.go); its preemption delay (the check wants every task
 //     ready, or the earliest at or after the wake-up);
 //     a not-yet-ready fair-share victim's minimum runtime (at or after the
 //     earliest over cycleBorrowed); the next cost-clock tick (after a search
 //     with candidates). The check wants each at or after the wake-up the walk
 //     has collected so far, and the unpaid mark already set when a search
-//     with candidates can happen; then the tail leaves both as they are.
+//     with candidates can happen; then the tail leaves both as they are,
+//     but for the starvation due the stop asks for itself.
 //   - So S is the state after the cycle for this type, and the full walk,
 //     which would try the tail at S (in an order that no longer matters, as
 //     nothing changes), decides what the stopped walk decided.
@@ -267,8 +270,21 @@ type stopState struct {
 		cycle uint64
 		s     borSummary
 	}
-	stops      uint64 // walks stopped early (a measure)
-	renderHits uint64 // deferred tries that would have changed something: must stay 0
+	stops uint64 // walks stopped early (a measure)
+	wakes uint64 // of them, stops that asked for their tail's starvation wake-up (a measure)
+	// The walk's heap while it runs, and the head settleRest popped and
+	// checks before trying it: which teams still have a tail (stopwake.go).
+	heads  *heads
+	popped head
+	wake   time.Time   // the tail's starvation wake-up, from the last check
+	dues   [][]dueMemo // per type and team: tailDue's last answer
+	// gen counts the walks' changes (admissions, preemptions, holds);
+	// noAdmit[i][team] is gen+1 when mayAdmit last found no task of the
+	// team's tail of type i that may be admitted.
+	gen        uint64
+	noAdmit    [][]uint64
+	blocker    []*team // per type: the team that held its last check back
+	renderHits uint64  // deferred tries that would have changed something: must stay 0
 }
 
 // startStops readies the check for a cycle's walk and drops the deferred
@@ -276,16 +292,18 @@ type stopState struct {
 func (s *Scheduler) startStops() {
 	n := len(s.types)
 	st := &s.stops
+	st.gen++ // a new cycle: no memo of mayAdmit's holds
 	if len(st.stopped) != n {
 		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
+		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
 		st.bor = make([]struct {
 			cycle uint64
 			s     borSummary
 		}, n)
 	}
 	for i := range st.stopped {
-		st.stopped[i], st.tries[i], st.next[i], st.step[i] = false, 0, 1, 1
+		st.stopped[i], st.tries[i], st.next[i], st.step[i], st.blocker[i] = false, 0, 1, 1, nil
 		if s.work[i] {
 			s.dropDeferred(i)
 		}
@@ -305,6 +323,7 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 	st.tries[i]++
 	if changed {
 		st.step[i], st.next[i] = 1, st.tries[i]
+		st.gen++
 	}
 	if st.tries[i] < st.next[i] {
 		return
@@ -318,10 +337,16 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 }
 
 // stopType stops type i's walk: its heads are deferred from now on (the
-// walk's victim-search memo of the type is kept for their rendering).
+// walk's victim-search memo of the type is kept for their rendering), and
+// the type wakes at the tail's starvation due if that comes first
+// (stopwake.go).
 func (s *Scheduler) stopType(i int) {
 	st := &s.stops
 	st.stopped[i] = true
+	if st.wake.Before(s.typeWake[i]) && !s.breakStopWake {
+		s.typeWake[i] = st.wake
+		st.wakes++
+	}
 	st.cycle[i] = s.cycle
 	st.stops++
 	memo := map[attemptKey]failedAttempt{}
@@ -343,100 +368,6 @@ func (s *Scheduler) deferTail(e head) {
 	d = append(d, e.tm.byType[e.i][e.tm.cursors[e.i]:]...)
 	e.tm.cursors[e.i] = len(e.tm.byType[e.i])
 	s.stops.deferred[e.i] = d
-}
-
-// stoppable reports whether no task left in type i's walk can change
-// anything (see the argument above).
-func (s *Scheduler) stoppable(i int) bool {
-	if s.fullRescan || s.probing || s.types[i].holder != nil {
-		return false
-	}
-	it, p, now := s.types[i], &s.policy, s.now
-	cur := s.typeWake[i]
-	rebalance := p.IdleComputeAllocation == model.FairShare && *p.FairShareRebalance
-	bor := s.borrowSummary(i)
-	for _, tm := range s.teams {
-		if len(tm.byType) <= i || len(tm.byType[i]) == 0 {
-			continue
-		}
-		a := tm.agg(i)
-		if now.Before(a.maxNB) {
-			return false // a task may be backing off: its own wake-up
-		}
-		v := s.checkQuota(tm, i, a.minTotal)
-		room := a.minKey < len(it.index.counts) && it.index.atLeast(a.minKey) >= a.minNodes
-		if v.ok && room && !s.breakStop && s.mayAdmit(tm, i) {
-			return false
-		}
-		inQuota := v.ok && v.inQuota
-		if inQuota {
-			due := a.minPS.Add(secs(*p.StarvationBoundSeconds))
-			if !now.Before(due) || due.Before(cur) {
-				return false
-			}
-		}
-		if s.rankPreemption(tm) {
-			return false
-		}
-		if delay := p.PreemptionDelaySeconds; delay > 0 {
-			// A tail task not yet ready asks for a wake-up at its ready
-			// time, and searches nothing.
-			d := time.Duration(delay * float64(time.Second))
-			lo, hi := a.minPS.Add(d), a.maxPS.Add(d)
-			if now.Before(hi) && lo.Before(cur) {
-				return false
-			}
-			if now.Before(lo) {
-				continue // no tail task of the team reaches a search
-			}
-		}
-		search := inQuota && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever
-		if search && !s.breakStopSearch && bor.cheapOthersThan(tm) &&
-			(a.minKey >= len(bor.reach) || bor.reach[a.minKey] >= a.minNodes) {
-			return false // a within-quota task reclaims cheap victims at once (cheapReclaim), unpaid
-		}
-		if tm.spec.Lending.Borrows() && rebalance {
-			if bor.wake.Before(cur) {
-				return false
-			}
-			if bor.ready && bor.othersThan(tm) {
-				if len(s.types) > 1 {
-					return false // fair-share searches compare shares other types move
-				}
-				search = true
-			}
-		}
-		if !search {
-			continue
-		}
-		if p.Preemption != model.PreemptPayback || *p.RestartCostSeconds <= 0 || bor.zeroGPU || a.minTotal.GPUs < 1 {
-			return false
-		}
-		if i >= len(s.unpaid) || !s.unpaid[i] || s.nextTick().Before(cur) {
-			return false
-		}
-		rent := max(s.costClock().Sub(a.minPS).Seconds(), 0) * float64(a.maxGPUs)
-		if rent >= float64(*p.RestartCostSeconds) {
-			return false
-		}
-	}
-	return true
-}
-
-// mayAdmit reports whether a task of tm's tail in type i passes its quota
-// check and place's count check: the bounds of its aggregate, task by task.
-func (s *Scheduler) mayAdmit(tm *team, i int) bool {
-	ix := &s.types[i].index
-	q := tm.byType[i]
-	for _, t := range q[max(tm.cursors[i]-1, 0):] {
-		if t.state != pending {
-			continue
-		}
-		if k := keyFor(t); k < len(ix.counts) && ix.atLeast(k) >= t.spec.Nodes && s.checkQuota(tm, i, t.total).ok {
-			return true
-		}
-	}
-	return false
 }
 
 // renderDeferred makes every deferred try, writing the wait reasons the

@@ -1,0 +1,156 @@
+package core
+
+import (
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// The early stop's check (stop.go has the argument it implements).
+
+// stoppable reports whether no task left in type i's walk can change
+// anything (see the argument in stop.go). The team that held the last check of the type back is asked first: while
+// the walk still admits, it usually still does, and the check then costs
+// one team instead of every team before it. The answer is the same in any
+// order (every team must pass), and a check that passes has asked every
+// team, so the tail's wake-up covers them all.
+func (s *Scheduler) stoppable(i int) bool {
+	if s.fullRescan || s.probing || s.types[i].holder != nil {
+		return false
+	}
+	p := &s.policy
+	c := stopCheck{i: i, cur: s.typeWake[i], wake: never,
+		rebalance: p.IdleComputeAllocation == model.FairShare && *p.FairShareRebalance, bor: s.borrowSummary(i)}
+	st := &s.stops
+	first := st.blocker[i]
+	if first != nil && s.blocks(first, &c) {
+		return false
+	}
+	for _, tm := range s.teams {
+		if tm != first && s.blocks(tm, &c) {
+			st.blocker[i] = tm
+			return false
+		}
+	}
+	st.wake = c.wake
+	return true
+}
+
+// stopCheck is what one check reads for every team, and the tail's
+// starvation wake-up it collects (stopwake.go).
+type stopCheck struct {
+	i         int
+	cur       time.Time // the type's wake-up the walk has collected
+	rebalance bool
+	bor       *borSummary
+	wake      time.Time
+}
+
+// blocks reports whether a task of tm's tail in type c.i may change
+// something (the bounds of the argument in stop.go); if not, it folds the
+// tail's starvation wake-up into c.wake.
+func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
+	i, cur, bor := c.i, c.cur, c.bor
+	it, p, now := s.types[i], &s.policy, s.now
+	if len(tm.byType) <= i || len(tm.byType[i]) == 0 {
+		return false
+	}
+	a := tm.agg(i)
+	if now.Before(a.maxNB) {
+		return true // a task may be backing off: its own wake-up
+	}
+	v := s.checkQuota(tm, i, a.minTotal)
+	room := a.minKey < len(it.index.counts) && it.index.atLeast(a.minKey) >= a.minNodes
+	if v.ok && room && !s.breakStop && s.mayAdmit(tm, i) {
+		return true
+	}
+	inQuota := v.ok && v.inQuota
+	if inQuota {
+		due := a.minPS.Add(secs(*p.StarvationBoundSeconds))
+		if !now.Before(due) {
+			return true
+		}
+		if due.Before(cur) {
+			// Its tail may ask for an earlier wake-up: the stop asks
+			// for it (stopwake.go).
+			d, ok := s.tailDue(tm, i)
+			if !ok {
+				return true
+			}
+			if d.Before(c.wake) {
+				c.wake = d
+			}
+		}
+	}
+	if s.rankPreemption(tm) {
+		return true
+	}
+	if delay := p.PreemptionDelaySeconds; delay > 0 {
+		// A tail task not yet ready asks for a wake-up at its ready
+		// time, and searches nothing.
+		d := time.Duration(delay * float64(time.Second))
+		lo, hi := a.minPS.Add(d), a.maxPS.Add(d)
+		if now.Before(hi) && lo.Before(cur) {
+			return true
+		}
+		if now.Before(lo) {
+			return false // no tail task of the team reaches a search
+		}
+	}
+	search := inQuota && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever
+	if search && !s.breakStopSearch && bor.cheapOthersThan(tm) &&
+		(a.minKey >= len(bor.reach) || bor.reach[a.minKey] >= a.minNodes) {
+		return true // a within-quota task reclaims cheap victims at once (cheapReclaim), unpaid
+	}
+	if tm.spec.Lending.Borrows() && c.rebalance {
+		if bor.wake.Before(cur) {
+			return true
+		}
+		if bor.ready && bor.othersThan(tm) {
+			if len(s.types) > 1 {
+				return true // fair-share searches compare shares other types move
+			}
+			search = true
+		}
+	}
+	if !search {
+		return false
+	}
+	if p.Preemption != model.PreemptPayback || *p.RestartCostSeconds <= 0 || bor.zeroGPU || a.minTotal.GPUs < 1 {
+		return true
+	}
+	if i >= len(s.unpaid) || !s.unpaid[i] || s.nextTick().Before(cur) {
+		return true
+	}
+	rent := max(s.costClock().Sub(a.minPS).Seconds(), 0) * float64(a.maxGPUs)
+	if rent >= float64(*p.RestartCostSeconds) {
+		return true
+	}
+	return false
+}
+
+// mayAdmit reports whether a task of tm's tail in type i passes its quota
+// check and place's count check: the bounds of its aggregate, task by task.
+// A no stands while the walk changes nothing (the tail only shrinks), so it
+// is kept until the next change (gen) and not looked for again.
+func (s *Scheduler) mayAdmit(tm *team, i int) bool {
+	ix := &s.types[i].index
+	st := &s.stops
+	if len(st.noAdmit[i]) != len(s.teams) {
+		st.noAdmit[i] = make([]uint64, len(s.teams))
+	}
+	if st.noAdmit[i][tm.idx] == st.gen+1 {
+		return false
+	}
+	q := tm.byType[i]
+	for _, t := range q[max(tm.cursors[i]-1, 0):] {
+		if t.state != pending {
+			continue
+		}
+		if k := keyFor(t); k < len(ix.counts) && ix.atLeast(k) >= t.spec.Nodes && s.checkQuota(tm, i, t.total).ok {
+			return true
+		}
+	}
+	st.noAdmit[i][tm.idx] = st.gen + 1
+	return false
+}
