@@ -118,7 +118,8 @@ func (s *Scheduler) sortVictims(vs []victim) {
 
 // chooseVictims simulates preempting candidates, cheapest first, until
 // feasible() holds, skipping any that allowed() rejects once removed, then
-// gives back (most costly first) every victim not needed: one is given back
+// gives back (the later category and higher priority first, then the most
+// costly) every victim not needed: one is given back
 // when feasible() still holds without it and, if fair is set, fair() holds
 // for the victims still out. It returns the victims, still removed, or nil
 // with the state exactly as before. It first checks that removing every
@@ -156,9 +157,21 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 		}
 		return nil
 	}
-	// Reprieve: try to keep the costliest victims running.
+	// Reprieve: try to keep running first the victims the order would take
+	// last (the later category, then the higher priority), and among those
+	// the costliest; so a lower-priority victim is never kept while a
+	// higher-priority one of its category goes.
 	byCost := append([]victim(nil), chosen...)
-	sort.SliceStable(byCost, func(a, b int) bool { return byCost[a].cost > byCost[b].cost })
+	sort.SliceStable(byCost, func(a, b int) bool {
+		x, y := byCost[a], byCost[b]
+		if x.cat != y.cat {
+			return x.cat > y.cat
+		}
+		if x.t.rank != y.t.rank {
+			return x.t.rank > y.t.rank
+		}
+		return x.cost > y.cost
+	})
 	kept := map[*task]bool{}
 	out := func() []victim {
 		var o []victim
