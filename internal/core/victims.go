@@ -321,6 +321,9 @@ func (s *Scheduler) enoughWithout(cands []victim, feasible func() bool) bool {
 			n := s.nodes[p.node]
 			n.free = n.free.Add(v.t.podOn(n))
 			n.freeGPUs |= p.gpus
+			if afterHold(n, v.t) {
+				n.afterHold = n.afterHold.Sub(v.t.podOn(n))
+			}
 			s.reindex(n)
 		}
 		if !slices.Contains(teams, v.t.team) {
@@ -342,6 +345,9 @@ func (s *Scheduler) enoughWithout(cands []victim, feasible func() bool) bool {
 			n := s.nodes[p.node]
 			n.free = n.free.Sub(v.t.podOn(n))
 			n.freeGPUs &^= p.gpus
+			if afterHold(n, v.t) {
+				n.afterHold = n.afterHold.Add(v.t.podOn(n))
+			}
 			s.reindex(n)
 		}
 	}

@@ -43,8 +43,12 @@ func (e *Engine) compute(batch []*op, w *writes, results []result) (caught *cras
 	cycle := time.Since(started)
 	w.after = append(w.after, func() { e.obs.Cycle(cycle) })
 	e.apply(d, w)
-	e.waitFresh = false // the core builds the list on the next read (waitindex.go)
-	e.waitCrash = nil   // and tries again, on the state this step made
+	// The core builds the list on the next read (waitindex.go). The old one
+	// is dropped: no later View reads it, and with 100,000 pending it is
+	// some 30 MB the collector would otherwise mark until the next read
+	// (the undo log keeps it for a rollback of this step).
+	e.waiting, e.waitFresh = nil, false
+	e.waitCrash = nil // and tries again, on the state this step made
 	return nil
 }
 
