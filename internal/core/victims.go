@@ -138,7 +138,12 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 	s.sortVictims(cands)
 	var chosen []victim
 	ok := false
-	for _, v := range cands {
+	fairTies := s.policy.IdleComputeAllocation == model.FairShare
+	for k := range cands {
+		if fairTies {
+			s.biggestBorrowerFirst(cands, k)
+		}
+		v := cands[k]
 		s.unassign(v.t)
 		if allowed != nil && !allowed(v) {
 			s.reassign(v.t)
@@ -194,6 +199,45 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 		s.unassign(v.t)
 	}
 	return out()
+}
+
+// fairTieWindow bounds how far biggestBorrowerFirst looks among tied
+// candidates, so that a search over thousands of identical tasks stays linear.
+const fairTieWindow = 32
+
+// biggestBorrowerFirst moves to position k, among the candidates from k on
+// that tie with cands[k] in the victim order (category, priority, and cost
+// or start), the first one of the team whose share of borrowed compute is
+// now the highest (after the victims taken so far). Under fair share, victims
+// that lose the same work are thus taken from the team that borrows the
+// most, as Kueue's fair sharing does, and a reclaim leaves the borrowers
+// even: none of its victims then preempts its way back by a rebalance
+// (scenario kueue/fair-reclaim-one-from-each). The order of the others is
+// kept.
+func (s *Scheduler) biggestBorrowerFirst(cands []victim, k int) {
+	x := cands[k]
+	byLoss := s.policy.VictimOrder != model.MostRecentlyStarted
+	best, bestShare := k, -1.0
+	var last *team
+	for j := k; j < len(cands) && j < k+fairTieWindow; j++ {
+		y := cands[j]
+		if y.cat != x.cat || y.t.rank != x.t.rank || (byLoss && y.cost != x.cost) ||
+			(!byLoss && !y.t.startedAt.Equal(x.t.startedAt)) {
+			break
+		}
+		if y.t.team == last {
+			continue
+		}
+		last = y.t.team
+		if sh := s.share(y.t.team, -1, resource.Zero); sh > bestShare {
+			best, bestShare = j, sh
+		}
+	}
+	if best != k {
+		y := cands[best]
+		copy(cands[k+1:best+1], cands[k:best])
+		cands[k] = y
+	}
 }
 
 // quotaWithout reports whether t's team fits its quota with t added once its
