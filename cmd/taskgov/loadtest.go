@@ -29,6 +29,7 @@ func loadtestCmd() *cobra.Command {
 	var storeArg string
 	var maxConns int
 	var leaderElect bool
+	var scrapeEvery time.Duration
 	var pressure pressureOptions
 	c := &cobra.Command{
 		Use:   "loadtest",
@@ -37,7 +38,8 @@ func loadtestCmd() *cobra.Command {
 submits --tasks tasks from --clients concurrent clients, and reports throughput and p50/p99 latency of
 acknowledged submissions (each acknowledged only after an fsynced commit).
 With --prefill N, it first queues N tasks (all stay pending) and reports how long that took, so the timed
-phase measures submissions against a deep queue, then reports the server's resident memory.
+phase measures submissions against a deep queue, then reports the server's resident memory. --scrape-every
+reads /metrics during the timed phase, as Prometheus would, and reports how long the reads took.
 With --store sqlite,postgres-temp --rounds 3 it measures SQLite and a throwaway PostgreSQL in turns, in the
 same minutes, and prints the load average before each run and the CPU the server and PostgreSQL used.
 With --stored, it then fills the database to --stored tasks, cancels all but --pending of them, and reports
@@ -70,7 +72,7 @@ per submission; each phase submits 15000 tasks unless --tasks says otherwise (do
 					return loadtestPressure(out, clients, tasks, pressure, args...)
 				}
 				run.serverArgs = args
-				return loadtest(out, clients, tasks, stored, pending, prefill, run, pressure.profileDir)
+				return loadtest(out, clients, tasks, stored, pending, prefill, run, pressure.profileDir, scrapeEvery)
 			})
 		},
 	}
@@ -79,6 +81,7 @@ per submission; each phase submits 15000 tasks unless --tasks says otherwise (do
 	c.Flags().IntVar(&stored, "stored", 0, "then fill the database to this many tasks (0: skip the memory phase)")
 	c.Flags().IntVar(&pending, "pending", 10000, "of which this many stay pending")
 	c.Flags().IntVar(&prefill, "prefill", 0, "queue this many pending tasks before the timed phase")
+	c.Flags().DurationVar(&scrapeEvery, "scrape-every", 0, "during the timed phase, read /metrics this often, as Prometheus would (it counts the pending tasks by reason), and report how long the reads took")
 	c.Flags().IntVar(&maxConns, "max-connections", 0, "the server's --max-connections (0: its default), to measure the cap's eviction under --idle-conns")
 	c.Flags().BoolVar(&leaderElect, "leader-elect", false, "on PostgreSQL, run the server as a replica with --leader-elect, as several replicas run: it takes the lease, and every commit checks its term")
 	c.Flags().StringVar(&storeArg, "store", "sqlite", "the server's store: sqlite (in the temporary directory), "+tempPostgres+
@@ -90,7 +93,7 @@ per submission; each phase submits 15000 tasks unless --tasks says otherwise (do
 // loadtest runs the submission phases against a server started with
 // run.serverArgs; with profileDir, the server's CPU profile of the timed
 // phase goes to profileDir/STORE-ROUND/server-1.prof.
-func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run storeRun, profileDir string) error {
+func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run storeRun, profileDir string, scrapeEvery time.Duration) error {
 	serverArgs := run.serverArgs
 	if profileDir != "" {
 		dir, err := filepath.Abs(filepath.Join(profileDir, run.name))
@@ -139,12 +142,16 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 	if run.dbPID != 0 {
 		cpu.add("PostgreSQL", func() (time.Duration, error) { return treeCPU(run.dbPID) })
 	}
+	scrapeStart := time.Now()
 	sums, sumsErr := scrapeEngine(srv.base, srv.token)
+	scrapeTook := time.Since(scrapeStart) // it lists every pending task's reason
+	scrapes := scrapeDuring(srv.base, srv.token, scrapeEvery)
 	cpu.begin()
 	if profileDir != "" {
 		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // the server starts its profile
 	}
 	lat, elapsed, err := parallel(clients, 0, tasks, submit)
+	scraped := scrapes.stop()
 	if profileDir != "" {
 		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // and ends it
 	}
@@ -161,6 +168,10 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 		tasks, clients, elapsed.Seconds(), float64(tasks)/elapsed.Seconds(),
 		ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
 	fmt.Fprintf(out, "CPU used meanwhile: %s\nthe server's loop meanwhile: %s\n", cpuUsed, loop)
+	fmt.Fprintf(out, "a /metrics scrape before the phase (it counts the pending tasks by reason) took %.1f ms\n", ms(scrapeTook))
+	if scrapeEvery > 0 {
+		fmt.Fprintf(out, "during the phase: %s\n", scraped)
+	}
 	if profileDir != "" {
 		fmt.Fprintf(out, "server CPU profile: %s\n", filepath.Join(profileDir, "server-1.prof"))
 	}

@@ -164,3 +164,52 @@ func (s engineSums) since(before engineSums) string {
 	return fmt.Sprintf("%.0f commits of %.1f inputs on average, a commit %.2f ms and a cycle %.2f ms on average; %.0f commits over %s s",
 		n, (s.ops-before.ops)/n, (s.commitSec-before.commitSec)*1000/n, (s.cycleSec-before.cycleSec)*1000/cycles, slow, slowCommit)
 }
+
+// scraper reads /metrics every interval until stopped, as a Prometheus
+// server would during the timed phase.
+type scraper struct {
+	quit chan struct{}
+	done chan []time.Duration
+}
+
+// scrapeDuring starts a scraper; with every <= 0 it reads nothing.
+func scrapeDuring(base, token string, every time.Duration) *scraper {
+	s := &scraper{quit: make(chan struct{}), done: make(chan []time.Duration, 1)}
+	go func() {
+		var took []time.Duration
+		defer func() { s.done <- took }()
+		if every <= 0 {
+			return
+		}
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-s.quit:
+				return
+			case <-tick.C:
+				start := time.Now()
+				if _, err := scrapeEngine(base, token); err == nil {
+					took = append(took, time.Since(start))
+				}
+			}
+		}
+	}()
+	return s
+}
+
+// stop ends the scraper and says how many reads it made and how long they
+// took.
+func (s *scraper) stop() string {
+	close(s.quit)
+	took := <-s.done
+	if len(took) == 0 {
+		return "no /metrics reads"
+	}
+	var sum, most time.Duration
+	for _, d := range took {
+		sum += d
+		most = max(most, d)
+	}
+	return fmt.Sprintf("%d /metrics reads, %.1f ms on average, %.1f ms at most", len(took), ms(sum/time.Duration(len(took))), ms(most))
+}

@@ -20,10 +20,15 @@ func (t *task) podOn(n *node) resource.Vector {
 // team. The nodes must have room; the caller checked with place.
 func (s *Scheduler) assign(t *task, nodes []int32) {
 	t.pods = make([]placedPod, len(nodes))
+	s.placements++
+	t.placed = s.placements
 	for r, ni := range nodes {
 		n := s.nodes[ni]
 		take := t.podOn(n)
 		n.free = n.free.Sub(take)
+		if afterHold(n, t) {
+			n.afterHold = n.afterHold.Add(take)
+		}
 		t.pods[r] = placedPod{node: ni, gpus: takeGPUs(n, take.GPUs)}
 		s.reindex(n)
 	}
@@ -41,6 +46,9 @@ func (s *Scheduler) unassign(t *task) {
 		n := s.nodes[p.node]
 		n.free = n.free.Add(t.podOn(n))
 		n.freeGPUs |= p.gpus
+		if afterHold(n, t) {
+			n.afterHold = n.afterHold.Sub(t.podOn(n))
+		}
 		s.reindex(n)
 	}
 	s.addUsage(t.team, t.typ.idx, resource.Zero.Sub(t.total))
@@ -59,6 +67,9 @@ func (s *Scheduler) reassign(t *task) {
 		n := s.nodes[p.node]
 		n.free = n.free.Sub(t.podOn(n))
 		n.freeGPUs &^= p.gpus
+		if afterHold(n, t) {
+			n.afterHold = n.afterHold.Add(t.podOn(n))
+		}
 		s.reindex(n)
 	}
 	s.addUsage(t.team, t.typ.idx, t.total)

@@ -36,7 +36,7 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 		ct := out.tasks[t.spec.Name]
 		ct.seq, ct.resumes, ct.retries, ct.notBefore = t.seq, t.resumes, t.retries, t.notBefore
 		ct.startedAt, ct.checkpointAt, ct.pendingSince, ct.wait = t.startedAt, t.checkpointAt, t.pendingSince, t.wait
-		ct.backfill, ct.priorityLost = t.backfill, t.priorityLost
+		ct.backfill, ct.priorityLost, ct.placed = t.backfill, t.priorityLost, t.placed
 		switch t.state {
 		case running:
 			ct.pods = append([]placedPod(nil), t.pods...)
@@ -47,12 +47,17 @@ func (s *Scheduler) Clone() (*Scheduler, error) {
 		if t.holds() {
 			ct.typ.holder = ct
 			ct.typ.held = append([]int32(nil), t.typ.held...)
+			ct.typ.heldAt = t.typ.heldAt
 			for _, ni := range ct.typ.held {
 				out.nodes[ni].heldFor = ct
 			}
 		}
 	}
 	out.seq = s.seq
+	out.placements = s.placements
+	for i, n := range s.nodes {
+		out.nodes[i].afterHold = n.afterHold // whatever order the tasks were restored in
+	}
 	for _, tm := range out.teams {
 		// Submit queued every task; keep only the pending ones, as the
 		// original's queue holds between cycles (a running task requeued

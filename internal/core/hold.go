@@ -1,6 +1,10 @@
 package core
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/taskgov/taskgov/internal/resource"
+)
 
 // Starvation guard. A task that fits its team's quota but has found no room
 // for longer than the policy's starvation bound gets a hold on the nodes it
@@ -42,8 +46,10 @@ func (s *Scheduler) reserve(t *task) bool {
 	sort.SliceStable(cands, func(a, b int) bool { return it.primary(cands[a].free) > it.primary(cands[b].free) })
 	for _, n := range cands[:t.spec.Nodes] {
 		n.heldFor = t
+		n.afterHold = resource.Zero
 		it.held = append(it.held, n.idx)
 	}
+	it.heldAt = s.placements
 	it.holder = t
 	s.holdChanges++
 	s.markHold(it.idx)
@@ -60,6 +66,7 @@ func (s *Scheduler) releaseHold(t *task) {
 	clear(s.cc.noRoom) // the released nodes may fit placements that failed
 	for _, ni := range t.typ.held {
 		s.nodes[ni].heldFor = nil
+		s.nodes[ni].afterHold = resource.Zero
 	}
 	t.typ.holder = nil
 	t.typ.held = nil
@@ -104,4 +111,25 @@ func (s *Scheduler) holdDomain(t *task) []int32 {
 		}
 	}
 	return best
+}
+
+// afterHold reports whether t's pod on n counts in n.afterHold: n is held
+// for another task, and t was assigned after the hold was taken.
+func afterHold(n *node, t *task) bool {
+	return n.heldFor != nil && n.heldFor != t && t.placed > n.typ.heldAt
+}
+
+// spareOnHeld reports whether a pod of t fits in the part of held node n
+// that its holder will never need: the holder's pod, the pods placed there
+// since the hold was taken and t's together fit the node. A hold reserves
+// what its holder needs, not the whole node: the holder still starts at
+// the latest when the tasks present at its hold end, and the rest of the
+// node does not sit idle meanwhile (rule 8). A whole-node holder leaves
+// nothing spare.
+func spareOnHeld(n *node, t *task) bool {
+	h := n.heldFor
+	if h.spec.PerNode.WholeNode() || t.spec.PerNode.WholeNode() {
+		return false
+	}
+	return n.afterHold.Add(t.pod).Add(h.pod).LessEq(n.capacity)
 }

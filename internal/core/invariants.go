@@ -15,6 +15,7 @@ import (
 func (s *Scheduler) CheckInvariants() error {
 	free := make([]resource.Vector, len(s.nodes))
 	gpus := make([]uint64, len(s.nodes))
+	after := make([]resource.Vector, len(s.nodes))
 	for i, n := range s.nodes {
 		free[i] = n.capacity
 		gpus[i] = fullMask(n.capacity.GPUs)
@@ -29,6 +30,9 @@ func (s *Scheduler) CheckInvariants() error {
 				use = use.Add(t.total)
 				for _, p := range t.pods {
 					free[p.node] = free[p.node].Sub(t.podOn(s.nodes[p.node]))
+					if afterHold(s.nodes[p.node], t) {
+						after[p.node] = after[p.node].Add(t.podOn(s.nodes[p.node]))
+					}
 					if gpus[p.node]&p.gpus != p.gpus {
 						return fmt.Errorf("node %s: a GPU of task %s is given twice", s.nodes[p.node].spec.Name, t.spec.Name)
 					}
@@ -75,6 +79,9 @@ func (s *Scheduler) CheckInvariants() error {
 		}
 	}
 	for i, n := range s.nodes {
+		if after[i] != n.afterHold {
+			return fmt.Errorf("node %s: %v placed since its hold, but the pods placed since add up to %v", n.spec.Name, n.afterHold, after[i])
+		}
 		if !resource.Zero.LessEq(free[i]) {
 			return fmt.Errorf("node %s is over capacity: free %v", n.spec.Name, free[i])
 		}

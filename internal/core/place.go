@@ -17,7 +17,7 @@ func keyFor(t *task) int {
 
 // usable reports whether node n can take one pod of t now.
 func usable(n *node, t *task, ignoreHolds bool) bool {
-	if n.heldFor != nil && n.heldFor != t && !ignoreHolds {
+	if n.heldFor != nil && n.heldFor != t && !ignoreHolds && !spareOnHeld(n, t) {
 		return false
 	}
 	if t.sel != "" && !selects(n, t) {

@@ -108,7 +108,7 @@ func refPlace(s *Scheduler, t *task) []int32 {
 	var fit []*node
 	for _, ni := range t.typ.nodes {
 		n := s.nodes[ni]
-		if !n.schedulable || (n.heldFor != nil && n.heldFor != t) || !t.pod.LessEq(n.free) {
+		if !n.schedulable || (n.heldFor != nil && n.heldFor != t && !spareOnHeld(n, t)) || !t.pod.LessEq(n.free) {
 			continue
 		}
 		if t.spec.PerNode.WholeNode() && n.free != t.typ.capacity {

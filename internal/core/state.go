@@ -32,8 +32,9 @@ type task struct {
 	total resource.Vector // pod × nodes
 
 	pods    []placedPod
-	runPos  int32 // index in team.run[typ.idx] while running
-	resumes int32 // times requeued after running
+	placed  uint64 // Scheduler.placements when it was last assigned (hold.go's spare room)
+	runPos  int32  // index in team.run[typ.idx] while running
+	resumes int32  // times requeued after running
 
 	startedAt    time.Time
 	checkpointAt time.Time // last reported checkpoint; zero if none
@@ -81,6 +82,7 @@ type itype struct {
 	topo     topoIndex
 	holder   *task   // the one task holding nodes of this type, or nil
 	held     []int32 // the nodes holder holds (hold.go)
+	heldAt   uint64  // Scheduler.placements when the hold was taken
 }
 
 // node is one machine.
@@ -96,6 +98,9 @@ type node struct {
 	freeGPUs    uint64  // mask of free GPU indices
 	dom         []int32 // its domain at each topology level, -1 if unlabelled
 	heldFor     *task
+	// afterHold: the pods of other tasks placed on it since heldFor's hold
+	// was taken (hold.go); zero when not held.
+	afterHold resource.Vector
 }
 
 // team is one compute allocation and its queue.
@@ -167,6 +172,7 @@ type Scheduler struct {
 	dirty       bool   // an input arrived since the last full cycle
 	limitsDirty bool   // quotas or policy changed: re-check over-limit teams
 	holdChanges uint64 // holds made or dropped, so a cycle that changed one is not the last
+	placements  uint64 // assignments made so far (task.placed, itype.heldAt)
 	nextWake    time.Time
 	lastWaiting []model.Waiting    // the last list built (waiting.go)
 	waitBuilt   uint64             // the cycle it was built in

@@ -118,7 +118,8 @@ func (s *Scheduler) sortVictims(vs []victim) {
 
 // chooseVictims simulates preempting candidates, cheapest first, until
 // feasible() holds, skipping any that allowed() rejects once removed, then
-// gives back (most costly first) every victim not needed: one is given back
+// gives back (the later category and higher priority first, then the most
+// costly) every victim not needed: one is given back
 // when feasible() still holds without it and, if fair is set, fair() holds
 // for the victims still out. It returns the victims, still removed, or nil
 // with the state exactly as before. It first checks that removing every
@@ -137,7 +138,12 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 	s.sortVictims(cands)
 	var chosen []victim
 	ok := false
-	for _, v := range cands {
+	fairTies := s.policy.IdleComputeAllocation == model.FairShare
+	for k := range cands {
+		if fairTies {
+			s.biggestBorrowerFirst(cands, k)
+		}
+		v := cands[k]
 		s.unassign(v.t)
 		if allowed != nil && !allowed(v) {
 			s.reassign(v.t)
@@ -156,9 +162,21 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 		}
 		return nil
 	}
-	// Reprieve: try to keep the costliest victims running.
+	// Reprieve: try to keep running first the victims the order would take
+	// last (the later category, then the higher priority), and among those
+	// the costliest; so a lower-priority victim is never kept while a
+	// higher-priority one of its category goes.
 	byCost := append([]victim(nil), chosen...)
-	sort.SliceStable(byCost, func(a, b int) bool { return byCost[a].cost > byCost[b].cost })
+	sort.SliceStable(byCost, func(a, b int) bool {
+		x, y := byCost[a], byCost[b]
+		if x.cat != y.cat {
+			return x.cat > y.cat
+		}
+		if x.t.rank != y.t.rank {
+			return x.t.rank > y.t.rank
+		}
+		return x.cost > y.cost
+	})
 	kept := map[*task]bool{}
 	out := func() []victim {
 		var o []victim
@@ -181,6 +199,45 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 		s.unassign(v.t)
 	}
 	return out()
+}
+
+// fairTieWindow bounds how far biggestBorrowerFirst looks among tied
+// candidates, so that a search over thousands of identical tasks stays linear.
+const fairTieWindow = 32
+
+// biggestBorrowerFirst moves to position k, among the candidates from k on
+// that tie with cands[k] in the victim order (category, priority, and cost
+// or start), the first one of the team whose share of borrowed compute is
+// now the highest (after the victims taken so far). Under fair share, victims
+// that lose the same work are thus taken from the team that borrows the
+// most, as Kueue's fair sharing does, and a reclaim leaves the borrowers
+// even: none of its victims then preempts its way back by a rebalance
+// (scenario kueue/fair-reclaim-one-from-each). The order of the others is
+// kept.
+func (s *Scheduler) biggestBorrowerFirst(cands []victim, k int) {
+	x := cands[k]
+	byLoss := s.policy.VictimOrder != model.MostRecentlyStarted
+	best, bestShare := k, -1.0
+	var last *team
+	for j := k; j < len(cands) && j < k+fairTieWindow; j++ {
+		y := cands[j]
+		if y.cat != x.cat || y.t.rank != x.t.rank || (byLoss && y.cost != x.cost) ||
+			(!byLoss && !y.t.startedAt.Equal(x.t.startedAt)) {
+			break
+		}
+		if y.t.team == last {
+			continue
+		}
+		last = y.t.team
+		if sh := s.share(y.t.team, -1, resource.Zero); sh > bestShare {
+			best, bestShare = j, sh
+		}
+	}
+	if best != k {
+		y := cands[best]
+		copy(cands[k+1:best+1], cands[k:best])
+		cands[k] = y
+	}
 }
 
 // quotaWithout reports whether t's team fits its quota with t added once its
@@ -264,6 +321,9 @@ func (s *Scheduler) enoughWithout(cands []victim, feasible func() bool) bool {
 			n := s.nodes[p.node]
 			n.free = n.free.Add(v.t.podOn(n))
 			n.freeGPUs |= p.gpus
+			if afterHold(n, v.t) {
+				n.afterHold = n.afterHold.Sub(v.t.podOn(n))
+			}
 			s.reindex(n)
 		}
 		if !slices.Contains(teams, v.t.team) {
@@ -285,6 +345,9 @@ func (s *Scheduler) enoughWithout(cands []victim, feasible func() bool) bool {
 			n := s.nodes[p.node]
 			n.free = n.free.Sub(v.t.podOn(n))
 			n.freeGPUs &^= p.gpus
+			if afterHold(n, v.t) {
+				n.afterHold = n.afterHold.Add(v.t.podOn(n))
+			}
 			s.reindex(n)
 		}
 	}
