@@ -82,14 +82,15 @@ type WaitReason struct {
 	// Cap is the borrow limit, for BorrowLimit.
 	Cap int64 `json:"cap,omitempty"`
 	// Detail is the team's lending strategy, the task holding a reservation,
-	// or the kind of preemption awaited.
+	// the kind of preemption awaited, or the protected tasks awaited.
 	Detail string `json:"detail,omitempty"`
 	// Team is the team of the victims a WaitingForPayback task will
 	// preempt; empty when they are its own, of several teams, or of a team
 	// the reader may not see.
 	Team string `json:"team,omitempty"`
-	// At is when a WaitingForPayback task's wait will have paid (Unix
-	// seconds); 0 when that is not known.
+	// At is when a WaitingForPayback task's wait will have paid, or when a
+	// VictimProtected task's victims may be taken (Unix seconds); 0 when
+	// that is not known.
 	At int64 `json:"at,omitempty"`
 }
 
@@ -213,7 +214,10 @@ func protectedMessage(r WaitReason) string {
 	if r.Need > 1 {
 		task, it, lost, is = "tasks", "they", "their work", "are"
 	}
-	whose := "a lower-priority " + task + " of its own team"
+	whose := "a lower-priority task of its own team"
+	if r.Need > 1 {
+		whose = "lower-priority tasks of its own team"
+	}
 	if r.Detail != "" {
 		whose = "lower-priority " + task + " " + r.Detail + " of its own team"
 	}
