@@ -49,7 +49,7 @@ type quotaMemoSet struct {
 
 type quotaMemo struct {
 	epoch  uint64
-	sets   []quotaMemoSet // team idx × types + type
+	sets   []*quotaMemoSet // team idx × types + type; allocated on first use (a team uses few of the catalogue's types)
 	teams  int
 	off    bool // the reference computes every answer
 	broken bool // test only: usage changes do not move the epoch
@@ -81,13 +81,16 @@ func (s *Scheduler) quotaSet(t *team, i int) *quotaMemoSet {
 	}
 	n := len(s.types)
 	if m.teams != len(s.teams) || len(m.sets) != len(s.teams)*n {
-		m.sets, m.teams = make([]quotaMemoSet, len(s.teams)*n), len(s.teams)
+		m.sets, m.teams = make([]*quotaMemoSet, len(s.teams)*n), len(s.teams)
 	}
 	k := t.idx*n + i
 	if t.idx < 0 || k >= len(m.sets) || s.teams[t.idx] != t {
 		return nil
 	}
-	return &m.sets[k]
+	if m.sets[k] == nil {
+		m.sets[k] = new(quotaMemoSet)
+	}
+	return m.sets[k]
 }
 
 // find returns the current entry for r, or nil.
