@@ -111,7 +111,8 @@ func (s *Scheduler) poolAllows(t *team, i int, nu resource.Vector) bool {
 // Kueue's fair sharing: for each type and resource, what it borrows divided
 // by what its group could lend, the largest of these, divided by its weight.
 // extra is added to its usage of type extraType first (pass a negative type
-// for none).
+// for none). A team of weight 0 that borrows has a share above every team of
+// positive weight (1e18 times one plus its unweighted share).
 func (s *Scheduler) share(t *team, extraType int, extra resource.Vector) float64 {
 	best := 0.0
 	for i := range s.types {
@@ -134,7 +135,9 @@ func (s *Scheduler) share(t *team, extraType int, extra resource.Vector) float64
 		return 0
 	}
 	if w == 0 {
-		return 1e18
+		// Weight 0 borrows last; among teams of weight 0, the one that
+		// borrows less (unweighted) first, as Kueue compares them.
+		return 1e18 * (1 + best)
 	}
 	return best / float64(w)
 }

@@ -77,9 +77,12 @@ type Engine struct {
 	// (waitFresh false until then; see serveWaiting in waitindex.go).
 	waiting   []model.Waiting
 	waitFresh bool
-	// waitCrash is set when building the list panicked (panic.go): until the
-	// next step, readers get an empty list instead of another try.
-	waitCrash *crash
+	// waitCrash is the last panic while building the list (panic.go); until
+	// waitCrashUntil readers are told the queue cannot be listed instead of
+	// another try, and waitPanics (in a row) doubles that pause each time.
+	waitCrash      *crash
+	waitCrashUntil time.Time
+	waitPanics     int
 	// waitingOf, if set, builds the waiting list in place of sched.Waiting
 	// (tests inject a failure with it).
 	waitingOf func(*core.Scheduler) []model.Waiting

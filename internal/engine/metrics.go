@@ -13,7 +13,7 @@ import (
 // from the View.
 func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 	list, v := e.View().Waiting()
-	var s metrics.Snapshot
+	s := metrics.Snapshot{QueueListed: v.wait.err == nil}
 	select {
 	case <-e.stopped:
 	default:

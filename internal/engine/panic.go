@@ -48,7 +48,6 @@ func (e *Engine) compute(batch []*op, w *writes, results []result) (caught *cras
 	// some 30 MB the collector would otherwise mark until the next read
 	// (the undo log keeps it for a rollback of this step).
 	e.waiting, e.waitFresh = nil, false
-	e.waitCrash = nil // and tries again, on the state this step made
 	return nil
 }
 
@@ -73,8 +72,7 @@ func (e *Engine) panicked(c *crash, batch []*op) error {
 	e.mu.Unlock()
 	e.log.Error("internal error: a batch panicked; it was undone and the engine goes on", "panic", fmt.Sprint(c.value), "stack", string(c.stack))
 	if rerr != nil {
-		return &model.Fault{Kind: model.FaultFatal, What: "could not reread the state after an internal error", Err: rerr,
-			Fix: "restart the server (it recovers from the database) and report the stack trace in the log"}
+		return rereadFailed(rerr)
 	}
 	for _, o := range batch {
 		switch {
@@ -102,17 +100,25 @@ func (e *Engine) listWaiting() (list []model.Waiting, caught *crash) {
 	return e.sched.Waiting(), nil
 }
 
+// maxListPause bounds how long queue reads are refused after panics in a
+// row while listing it.
+const maxListPause = 5 * time.Minute
+
 // waitingPanicked handles a panic while the waiting list was built for a
 // reader, called with e.mu held (it unlocks it). No batch was in flight, so
 // nothing is undone, but the core may be half changed: it is reread from the
-// store (running pods stay adopted where they are) and a new View
-// published. Until the next step readers get an empty queue rather than a
-// new try (a list that panics would otherwise rebuild the core at every
-// read), and the engine reports itself not ready, naming the internal error,
-// and refuses writes until its next retry, as after a panic in a batch. Only
-// a failed rebuild is fatal: it is returned.
+// store (running pods stay adopted where they are; in-memory state such as
+// starvation holds is lost, as at a restart) and a new View published. For a
+// pause (retryEvery, doubled after each such panic in a row, at most
+// maxListPause) queue reads answer that the queue cannot be listed, naming
+// the error, instead of trying again: a list that panics at every read
+// would otherwise rebuild the core at every read and flap readiness. The
+// engine reports itself not ready and refuses writes for the same pause, as
+// after a panic in a batch. Only a failed rebuild is fatal: it is returned.
 func (e *Engine) waitingPanicked(c *crash) error {
-	e.waitCrash = c
+	pause := min(e.retryEvery<<min(e.waitPanics, 20), maxListPause)
+	e.waitPanics++
+	e.waitCrash, e.waitCrashUntil = c, time.Now().Add(pause)
 	e.waiting, e.waitFresh = nil, false
 	rerr := e.rebuild(context.Background())
 	if rerr == nil {
@@ -120,13 +126,24 @@ func (e *Engine) waitingPanicked(c *crash) error {
 	}
 	e.fault = &model.Fault{Kind: model.FaultTransient,
 		What: fmt.Sprintf("the scheduler failed listing the queue (internal error: %v)", c.value),
-		Fix:  "this is a bug in taskgov: queue reads are empty until the next change; the server tries again by itself; please report the stack trace in the server log"}
-	e.retryAt = time.Now().Add(e.retryEvery)
+		Fix:  fmt.Sprintf("this is a bug in taskgov: the queue cannot be read for %v, then the server tries again by itself; please report the stack trace in the server log", pause)}
+	e.retryAt = e.waitCrashUntil
 	e.mu.Unlock()
-	e.log.Error("internal error: listing the queue panicked; the state was reread and the engine goes on", "panic", fmt.Sprint(c.value), "stack", string(c.stack))
+	e.log.Error("internal error: listing the queue panicked; the state was reread and the engine goes on", "panic", fmt.Sprint(c.value), "pause", pause, "stack", string(c.stack))
 	if rerr != nil {
-		return &model.Fault{Kind: model.FaultFatal, What: "could not reread the state after an internal error", Err: rerr,
-			Fix: "restart the server (it recovers from the database) and report the stack trace in the log"}
+		return rereadFailed(rerr)
 	}
 	return nil
+}
+
+// rereadFailed is the fatal fault of a state that cannot be reread after an
+// internal error.
+func rereadFailed(err error) error {
+	return &model.Fault{Kind: model.FaultFatal, What: "could not reread the state after an internal error", Err: err,
+		Fix: "restart the server (it recovers from the database) and report the stack trace in the log"}
+}
+
+// listErr is the error a queue read gets while the list cannot be built.
+func listErr(c *crash) error {
+	return fmt.Errorf("%w: the queue cannot be listed (internal error: %v); the server tries again by itself", ErrUnavailable, c.value)
 }

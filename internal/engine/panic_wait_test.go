@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -38,18 +39,23 @@ func (h *harness) fill() {
 }
 
 // TestPanicListingTheQueueIsCaught: a panic while the waiting list is built
-// for a reader (outside any batch) does not stop the engine: the reader gets
-// an empty queue, the engine says it is not ready, naming the internal
-// error, further reads do not try again until the next step, reads of tasks
-// still answer, and after the retry the queue is listed again from a state
-// equal to the store's.
+// for a reader (outside any batch) does not stop the engine: the reader is
+// told the queue cannot be listed (not an empty queue), the engine says it is
+// not ready, naming the internal error, further reads do not try again during
+// the pause, reads of tasks still answer, /metrics says the queue is not
+// counted, and after the pause the queue is listed again from a state equal
+// to the store's. A second panic in a row pauses twice as long.
 func TestPanicListingTheQueueIsCaught(t *testing.T) {
-	h := newHarnessRetry(t, harnessCluster, nil, 200*time.Millisecond)
+	h := newHarnessRetry(t, harnessCluster, nil, time.Minute)
 	ctx := context.Background()
 	h.fill()
 	h.quiesce()
 	calls := 0
 	h.failListing(&calls, nil)
+	err := h.e.QueueErr()
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "internal error: boom listing") {
+		t.Fatalf("the queue's error after a panic listing it: %v", err)
+	}
 	if page, total := h.e.QueuePage(nil, 0, 10); total != 0 || len(page) != 0 {
 		t.Fatalf("the queue after a panic listing it: %d of %d", len(page), total)
 	}
@@ -60,21 +66,47 @@ func TestPanicListingTheQueueIsCaught(t *testing.T) {
 		t.Fatalf("the engine stopped: %v", h.e.Err())
 	}
 	for range 3 {
-		h.e.QueuePage(nil, 0, 10)
+		if h.e.QueueErr() == nil {
+			t.Fatal("a read during the pause listed the queue")
+		}
 	}
 	if calls != 1 {
-		t.Fatalf("the list was tried %d times before the next step, want once", calls)
+		t.Fatalf("the list was tried %d times during the pause, want once", calls)
 	}
-	if r, err := h.e.Task(ctx, "waits"); err != nil || r.State != model.StatePending {
+	if r, err := h.e.Task(ctx, "waits"); err != nil || r.State != model.StatePending || !strings.Contains(r.Why, "unknown for now") {
 		t.Fatalf("a task read after the panic: %+v, %v", r, err)
 	}
+	if s := h.e.MetricsSnapshot(); s.QueueListed || !s.EngineUp {
+		t.Fatalf("metrics after the panic: listed %v, up %v", s.QueueListed, s.EngineUp)
+	}
 	h.e.mu.Lock()
-	h.e.waitingOf = nil
+	first := time.Until(h.e.waitCrashUntil)
+	h.e.waitCrashUntil, h.e.retryAt = time.Now(), time.Now() // end the pause
 	h.e.mu.Unlock()
+	h.quiesce() // a step: the retry
 	h.waitReady()
+	if err := h.e.QueueErr(); err == nil || calls != 2 {
+		t.Fatalf("a second panic in a row: err %v, %d tries", err, calls)
+	}
+	h.e.mu.Lock()
+	second := time.Until(h.e.waitCrashUntil)
+	h.e.waitingOf = nil
+	h.e.waitCrashUntil, h.e.retryAt = time.Now(), time.Now()
+	h.e.mu.Unlock()
+	h.quiesce()
+	if second < first+first/2 {
+		t.Fatalf("the second pause (%v) is not about twice the first (%v)", second, first)
+	}
+	h.waitReady()
+	if err := h.e.QueueErr(); err != nil {
+		t.Fatalf("the queue once the list works again: %v", err)
+	}
 	page, total := h.e.QueuePage(nil, 0, 10)
 	if total != 1 || len(page) != 1 || page[0].Name != "waits" {
 		t.Fatalf("the queue once ready again: %+v of %d, want waits", page, total)
+	}
+	if s := h.e.MetricsSnapshot(); !s.QueueListed {
+		t.Fatal("metrics do not count the queue again")
 	}
 	h.checkRecoveryEqualsLive("after a panic listing the queue")
 }

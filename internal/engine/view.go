@@ -89,6 +89,9 @@ func (v *View) Task(name string) (apitypes.Task, bool) {
 		return apitypes.Task{}, false
 	}
 	t := apitypes.Task{TaskRecord: *p}
+	if v.wait.err != nil {
+		t.Why = "its position and reason are unknown for now: " + v.wait.err.Error()
+	}
 	if i, ok := x.byTask[name]; ok {
 		w := x.list[i]
 		reason := w.Reason

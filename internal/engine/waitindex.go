@@ -3,6 +3,7 @@ package engine
 import (
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
@@ -42,8 +43,9 @@ func buildWaitIndex(list []model.Waiting) *waitIndex {
 // (serveWaiting). The index is built on the first read, once; Views that
 // share the list share it.
 type waitView struct {
-	built chan struct{} // closed once list is set
+	built chan struct{} // closed once list (or err) is set
 	list  []model.Waiting
+	err   error // the list could not be built (it is then empty)
 	once  sync.Once
 	idx   *waitIndex
 }
@@ -106,24 +108,36 @@ func (e *Engine) serveWaiting() error {
 		return nil
 	}
 	e.mu.Lock() // Waiting caches the list in the core; Preview reads it
-	if !e.waitFresh && e.waitCrash == nil {
+	if e.waitCrash != nil && time.Now().Before(e.waitCrashUntil) {
+		v.wait.err = listErr(e.waitCrash) // paused after a panic (panic.go)
+		e.mu.Unlock()
+		close(v.wait.built)
+		return nil
+	}
+	if !e.waitFresh {
 		list, c := e.listWaiting()
 		if c != nil {
 			err := e.waitingPanicked(c) // unlocks e.mu
-			v.wait.list = nil
+			v.wait.err = listErr(c)
 			close(v.wait.built)
 			return err
 		}
 		e.waiting, e.waitFresh = list, true
+		e.waitCrash, e.waitPanics = nil, 0
 	}
 	list := e.waiting
-	if e.waitCrash != nil {
-		list = nil
-	}
 	e.mu.Unlock()
 	v.wait.list = list
 	close(v.wait.built)
 	return nil
+}
+
+// QueueErr is why the current queue cannot be listed (an internal error,
+// for a while after it: see waitingPanicked), or nil. Readers of the queue
+// call it first, so as not to present an empty list as an empty queue.
+func (e *Engine) QueueErr() error {
+	v, _ := e.View().queue()
+	return v.wait.err
 }
 
 func sameList(a, b []model.Waiting) bool {

@@ -36,9 +36,10 @@ type Server struct {
 	rate    rateLimiter
 	streams streamCounter
 	hub     hub
-	// keepalive is how often streams write a keepalive and re-check their
-	// caller (sseKeepalive); streamWrite how long one write round of a
-	// stream may take (sseWriteTimeout). Tests shorten them.
+	// keepalive is about the longest a stream stays silent, and half of it
+	// how often streams re-check their caller (sseKeepalive); streamWrite
+	// how long one write round of a stream may take (sseWriteTimeout).
+	// Tests shorten them.
 	keepalive, streamWrite time.Duration
 }
 

@@ -12,9 +12,9 @@ import (
 // within it (Server.streamWrite).
 const sseWriteTimeout = 30 * time.Second
 
-// sseKeepalive is how often an idle stream writes a keepalive, and how
-// often every stream re-checks its caller (Server.keepalive; tests shorten
-// it).
+// sseKeepalive is about the longest an idle stream stays silent before it
+// writes a keepalive; every stream re-checks its caller twice in that time
+// (Server.keepalive; tests shorten it).
 const sseKeepalive = 15 * time.Second
 
 // eventStream streams task events as server-sent events, filtered to the
@@ -96,8 +96,9 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 		return nil
 	}
 	// The ticker runs at half the keepalive period and a keepalive goes out
-	// when nothing was written for half a period, so a stream is never
-	// silent for longer than one period.
+	// at a tick when nothing was written for half a period, so a stream is
+	// silent for at most one period plus the ticker's delay (a keepalive
+	// written just after a tick is not due at the next one).
 	keepalive := time.NewTicker(s.keepalive / 2)
 	defer keepalive.Stop()
 	lastWrite := time.Now()

@@ -200,6 +200,9 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p principal) e
 }
 
 func (s *Server) queue(w http.ResponseWriter, r *http.Request, p principal) error {
+	if err := s.eng.QueueErr(); err != nil {
+		return err // 503: an empty list is not an empty queue
+	}
 	teams := p.readableTeams()
 	if t := r.URL.Query().Get("team"); t != "" {
 		if !p.canRead(t) {

@@ -15,9 +15,12 @@ import (
 // Snapshot is the state the gauges show, read at scrape time.
 type Snapshot struct {
 	EngineUp bool // the engine's loop runs
-	Pending  []Pending
-	Usage    []Usage
-	Capacity []Capacity
+	// QueueListed: Pending counts the queue; false while it cannot be
+	// listed (an internal error; /readyz says why), when Pending is empty.
+	QueueListed bool
+	Pending     []Pending
+	Usage       []Usage
+	Capacity    []Capacity
 }
 
 // Pending counts waiting tasks of a team by reason.
@@ -128,6 +131,7 @@ var (
 	allocDesc   = prometheus.NewDesc("taskgov_allocated_gpus", "GPUs allocated to running tasks by instance type.", []string{"instance_type"}, nil)
 	nodesDesc   = prometheus.NewDesc("taskgov_nodes", "Nodes by instance type and health.", []string{"instance_type", "healthy"}, nil)
 	upDesc      = prometheus.NewDesc("taskgov_engine_up", "1 while the engine's control loop runs, 0 once it has stopped.", nil, nil)
+	listedDesc  = prometheus.NewDesc("taskgov_queue_listed", "1 when taskgov_pending_tasks counts the queue, 0 while the queue cannot be listed (an internal error; /readyz says why).", nil, nil)
 	heldDesc    = prometheus.NewDesc("taskgov_held_nodes", "Nodes held, draining, for a task past the starvation bound (at most one task per instance type).", []string{"instance_type"}, nil)
 )
 
@@ -135,7 +139,7 @@ var (
 type stateCollector struct{ snapshot func() Snapshot }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{upDesc, pendingDesc, quotaDesc, usedDesc, borrowDesc, lentDesc, capDesc, allocDesc, nodesDesc, heldDesc} {
+	for _, d := range []*prometheus.Desc{upDesc, listedDesc, pendingDesc, quotaDesc, usedDesc, borrowDesc, lentDesc, capDesc, allocDesc, nodesDesc, heldDesc} {
 		ch <- d
 	}
 }
@@ -150,6 +154,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		up = 1
 	}
 	g(upDesc, up)
+	listed := 0.0
+	if s.QueueListed {
+		listed = 1
+	}
+	g(listedDesc, listed)
 	for _, p := range s.Pending {
 		g(pendingDesc, float64(p.N), p.Team, p.Reason)
 	}
