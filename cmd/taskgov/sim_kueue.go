@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/sim"
 )
 
@@ -24,10 +25,19 @@ func simKueueCmd() *cobra.Command {
 	var delay float64
 	var outDir string
 	var breakdown bool
+	var preemption string
 	c := &cobra.Command{Use: "kueue-baseline", Short: "Run Kueue's scheduler baseline benchmark in virtual time and compare", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, jobs := sim.KueueBaseline(allAtZero)
 			cl.Policy.PreemptionDelaySeconds = delay
+			if preemption != "" {
+				switch p := model.PreemptionTiming(preemption); p {
+				case model.PreemptImmediate, model.PreemptPayback:
+					cl.Policy.Preemption = p
+				default:
+					return fmt.Errorf("--preemption %q: use Immediate (Kueue's: at once, the matched setting) or Payback (taskgov's default)", preemption)
+				}
+			}
 			var r *sim.Report
 			var b *sim.KueueBreakdown
 			var err error
@@ -42,7 +52,7 @@ func simKueueCmd() *cobra.Command {
 				return err
 			}
 			f := sim.KueueResult(r)
-			kueueTable(cmd.OutOrStdout(), fmt.Sprintf("taskgov, virtual time (preemption delay %gs)", delay), f)
+			kueueTable(cmd.OutOrStdout(), fmt.Sprintf("taskgov, virtual time (preemption %s, delay %gs)", cl.Policy.Preemption, delay), f)
 			if b != nil {
 				b.Print(cmd.OutOrStdout())
 			}
@@ -58,6 +68,7 @@ func simKueueCmd() *cobra.Command {
 		}}
 	c.Flags().BoolVar(&allAtZero, "all-at-zero", false, "submit every workload at t = 0 (Kueue's second variant)")
 	c.Flags().Float64Var(&delay, "preemption-delay", 1, "policy preemptionDelaySeconds for this run")
+	c.Flags().StringVar(&preemption, "preemption", "", "policy preemption for this run: Immediate (Kueue's, the default here) or Payback (taskgov's default policy)")
 	c.Flags().BoolVar(&breakdown, "breakdown", false, "also break the evictions and first admissions down (victim and preemptor class, reason, run time, times evicted)")
 	c.Flags().StringVar(&outDir, "out", "", "also write DIR/report.json and DIR/report.html")
 	return c

@@ -87,12 +87,19 @@ func TestPanicThenFailedRebuildStops(t *testing.T) {
 	if err == nil {
 		t.Fatal("the panicking batch answered no error")
 	}
+	h.waitStoppedAfterInternalError()
+}
+
+// waitStoppedAfterInternalError waits until the engine has stopped because
+// its state could not be reread after a panic, and checks that it says so.
+func (h *harness) waitStoppedAfterInternalError() {
+	h.t.Helper()
 	select {
 	case <-h.e.stopped:
 	case <-time.After(5 * time.Second):
-		t.Fatal("the engine did not stop")
+		h.t.Fatal("the engine did not stop")
 	}
 	if hl := h.e.Health(); hl.Ready || !strings.Contains(hl.Reason, "after an internal error") {
-		t.Fatalf("health after a failed rebuild: %+v", hl)
+		h.t.Fatalf("health after a failed rebuild: %+v", hl)
 	}
 }

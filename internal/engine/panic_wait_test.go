@@ -124,12 +124,5 @@ func TestPanicListingThenFailedRebuildStops(t *testing.T) {
 		h.st.mu.Unlock()
 	})
 	h.e.QueuePage(nil, 0, 10)
-	select {
-	case <-h.e.stopped:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the engine did not stop")
-	}
-	if hl := h.e.Health(); hl.Ready || !strings.Contains(hl.Reason, "after an internal error") {
-		t.Fatalf("health after a failed rebuild: %+v", hl)
-	}
+	h.waitStoppedAfterInternalError()
 }
