@@ -128,9 +128,13 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	if s.preemptFor(t, v, d) || s.probeHit {
 		return
 	}
-	// Victims found, but its wait has not paid their price (rule 10): that,
-	// not quota or room, is what it waits for, unless a hold acts sooner.
+	// Victims found, but its wait has not paid their price (rule 10), or
+	// found only among tasks priorityVictim spares: that, not quota or
+	// room, is what it waits for, unless a hold acts sooner.
 	payback := s.cc.payback
+	if payback.Code == "" {
+		payback = s.protectedWait(t, v)
+	}
 	if !v.ok {
 		s.releaseHold(t)
 		t.wait = v.wait

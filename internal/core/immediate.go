@@ -26,15 +26,20 @@ import (
 // redid 19% of GPU time. Under Payback the victim's cost, weighted by its
 // earlier preemptions, does this job (cheapVictims).
 func (s *Scheduler) priorityVictim(v *task) bool {
-	if s.policy.Preemption != model.PreemptImmediate || v.priorityLost == 0 || v.backfill {
-		return true
-	}
-	until := v.startedAt.Add(time.Duration(*s.policy.StarvationBoundSeconds) * time.Second)
-	if s.now.Before(until) {
+	if until, ok := s.spared(v); ok {
 		s.wakeAt(until) // the victim may be taken again then
 		return false
 	}
 	return true
+}
+
+// spared reports whether priorityVictim spares v now, and until when.
+func (s *Scheduler) spared(v *task) (until time.Time, ok bool) {
+	if s.policy.Preemption != model.PreemptImmediate || v.priorityLost == 0 || v.backfill {
+		return time.Time{}, false
+	}
+	until = v.startedAt.Add(time.Duration(*s.policy.StarvationBoundSeconds) * time.Second)
+	return until, s.now.Before(until)
 }
 
 // noteBackfill records, as t starts, whether a higher-priority task of its

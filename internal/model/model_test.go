@@ -3,6 +3,7 @@ package model
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/resource"
 )
@@ -72,9 +73,22 @@ func TestWaitMessagesAreSentences(t *testing.T) {
 	if got := r.Message(); got != "waiting: team quota for ml.p5.48xlarge is used (16/16 GPUs) and no idle compute can be borrowed" {
 		t.Fatalf("message: %q", got)
 	}
-	for _, c := range []WaitCode{QuotaExhausted, BorrowLimit, NoIdleCompute, NoNodes, NoCapacity, HeldForOther, Draining, QueuedForHold, Preempted, NoTopologyFit, NoMatchingNodes, WaitingForPayback} {
+	for _, c := range []WaitCode{QuotaExhausted, BorrowLimit, NoIdleCompute, NoNodes, NoCapacity, HeldForOther, Draining, QueuedForHold, Preempted, NoTopologyFit, NoMatchingNodes, WaitingForPayback, VictimProtected} {
 		if m := (WaitReason{Code: c, InstanceType: "x"}).Message(); !strings.HasPrefix(m, "waiting: ") || len(m) < 30 {
 			t.Errorf("%s: %q is not a sentence", c, m)
 		}
+	}
+}
+
+func TestVictimProtectedMessage(t *testing.T) {
+	at := time.Date(2026, 1, 1, 1, 30, 0, 0, time.UTC).Unix()
+	one := WaitReason{Code: VictimProtected, InstanceType: "ml.p5.48xlarge", Detail: "eval", Need: 1, At: at}
+	want := "waiting: will preempt lower-priority task eval of its own team on ml.p5.48xlarge, but it already lost its work to priority once and is protected for the starvation bound after it started again (preemption Immediate); it can be taken at 2026-01-01 01:30:00 UTC"
+	if got := one.Message(); got != want {
+		t.Errorf("one victim:\n got %q\nwant %q", got, want)
+	}
+	two := WaitReason{Code: VictimProtected, InstanceType: "ml.p5.48xlarge", Need: 2, At: at}
+	if got := two.Message(); !strings.Contains(got, "lower-priority tasks of its own team") || !strings.Contains(got, "they can be taken at 2026-01-01 01:30:00 UTC") || strings.Contains(got, "a lower-priority tasks") {
+		t.Errorf("two hidden victims: %q", got)
 	}
 }

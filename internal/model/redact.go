@@ -1,6 +1,9 @@
 package model
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // What a team member may see of other teams' work: another team's task must
 // look as if it did not exist, so its name is replaced wherever a view of
@@ -40,6 +43,17 @@ func (r *WaitReason) Hide(canRead func(team string) bool, visible func(task stri
 	if (r.Code == HeldForOther || r.Code == QueuedForHold) && r.Detail != "" && !visible(r.Detail) {
 		r.Detail = ""
 		changed = true
+	}
+	if r.Code == VictimProtected && r.Detail != "" {
+		// Its victims are of its own team; should the reader not see one,
+		// none is named.
+		for _, name := range strings.Split(r.Detail, ", ") {
+			if !visible(name) {
+				r.Detail = ""
+				changed = true
+				break
+			}
+		}
 	}
 	return changed
 }

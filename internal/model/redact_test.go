@@ -19,6 +19,14 @@ func TestHideOtherTeams(t *testing.T) {
 	if r.Hide(mine, mine) || r.Detail != "mine" || r.Team != "mine" {
 		t.Errorf("Hide cleared what the reader may see: %+v", r)
 	}
+	r = WaitReason{Code: VictimProtected, Detail: "mine, theirs", Need: 2}
+	if !r.Hide(mine, mine) || r.Detail != "" {
+		t.Errorf("Hide named a protected victim the reader may not see: %+v", r)
+	}
+	r = WaitReason{Code: VictimProtected, Detail: "mine", Need: 1}
+	if r.Hide(mine, mine) || r.Detail != "mine" {
+		t.Errorf("Hide cleared a protected victim the reader may see: %+v", r)
+	}
 	var none *WaitReason
 	if none.Hide(mine, mine) {
 		t.Error("a nil reason changed")

@@ -53,6 +53,13 @@ const (
 	// will be paid, or 0 when it is not fixed (a borrower's victims grow
 	// dearer while they run).
 	WaitingForPayback WaitCode = "WaitingForPayback"
+	// VictimProtected: preemption Immediate (rule 10) would preempt
+	// lower-priority tasks of the task's own team to start it, but they
+	// already lost their work to priority once and are protected for the
+	// starvation bound after they started again. Detail names them (", "
+	// between names; empty when the reader may not see them), Need is how
+	// many, At (Unix seconds) when the last of them may be taken.
+	VictimProtected WaitCode = "VictimProtected"
 )
 
 // The kinds of preemption a WaitingForPayback reason names (its Detail).
@@ -75,14 +82,15 @@ type WaitReason struct {
 	// Cap is the borrow limit, for BorrowLimit.
 	Cap int64 `json:"cap,omitempty"`
 	// Detail is the team's lending strategy, the task holding a reservation,
-	// or the kind of preemption awaited.
+	// the kind of preemption awaited, or the protected tasks awaited.
 	Detail string `json:"detail,omitempty"`
 	// Team is the team of the victims a WaitingForPayback task will
 	// preempt; empty when they are its own, of several teams, or of a team
 	// the reader may not see.
 	Team string `json:"team,omitempty"`
-	// At is when a WaitingForPayback task's wait will have paid (Unix
-	// seconds); 0 when that is not known.
+	// At is when a WaitingForPayback task's wait will have paid, or when a
+	// VictimProtected task's victims may be taken (Unix seconds); 0 when
+	// that is not known.
 	At int64 `json:"at,omitempty"`
 }
 
@@ -162,6 +170,8 @@ func (r WaitReason) Message() string {
 		return fmt.Sprintf("waiting: failed, and retry %d starts no sooner than %d s after the failure (retries back off: 1 s, doubling, at most 5 min)", r.Used, r.Need)
 	case WaitingForPayback:
 		return paybackMessage(r)
+	case VictimProtected:
+		return protectedMessage(r)
 	case Preempted:
 		return "waiting: preempted in this cycle; requeued in its original place and will resume from its last checkpoint"
 	}
@@ -194,6 +204,27 @@ func paybackMessage(r WaitReason) string {
 		r.Detail, whose, r.InstanceType, r.Need, r.Used, rate)
 	if r.At > 0 {
 		msg += ", at about " + time.Unix(r.At, 0).UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return msg
+}
+
+// protectedMessage renders a VictimProtected reason.
+func protectedMessage(r WaitReason) string {
+	task, it, lost, is := "task", "it", "its work", "is"
+	if r.Need > 1 {
+		task, it, lost, is = "tasks", "they", "their work", "are"
+	}
+	whose := "a lower-priority task of its own team"
+	if r.Need > 1 {
+		whose = "lower-priority tasks of its own team"
+	}
+	if r.Detail != "" {
+		whose = "lower-priority " + task + " " + r.Detail + " of its own team"
+	}
+	msg := fmt.Sprintf("waiting: will preempt %s on %s, but %s already lost %s to priority once and %s protected for the starvation bound after %s started again (preemption Immediate)",
+		whose, r.InstanceType, it, lost, is, it)
+	if r.At > 0 {
+		msg += fmt.Sprintf("; %s can be taken at %s", it, time.Unix(r.At, 0).UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
 	return msg
 }

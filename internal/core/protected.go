@@ -1,0 +1,87 @@
+package core
+
+import (
+	"strings"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// protectedWait is the wait reason of t when its preemption searches failed
+// (preemptFor) only because priorityVictim spares lower-priority tasks of
+// its team (preemption Immediate, rule 10): a search that may take them too
+// would let t start. The reason names the spared tasks that search chose
+// (Detail; they are of t's team, so its members may see them) and when the
+// last of them may be taken again (At, the end of its starvation bound,
+// where priorityVictim asked for a wake-up). It is empty otherwise.
+//
+// It reads only the state, not the cycle's victim-search memo, and changes
+// nothing: the search's victims are given back, it wakes nothing (the
+// failed search woke the type at each spared task's time, or an earlier
+// task of the team, whose candidates include t's, did), and its candidates
+// are of t's team, so no candidate is refused (no unpaid mark). So a skipped
+// search, a probe, a bulk settle and a deferred try (stop.go) record the
+// same reason as a full walk at the same state; decisions are unchanged.
+func (s *Scheduler) protectedWait(t *task, v quotaVerdict) model.WaitReason {
+	tm, i := t.team, t.typ.idx
+	if s.policy.Preemption != model.PreemptImmediate || !s.rankPreemption(tm) || i >= len(tm.run) {
+		return model.WaitReason{}
+	}
+	if delay := s.policy.PreemptionDelaySeconds; delay > 0 &&
+		s.now.Before(t.pendingSince.Add(time.Duration(delay*float64(time.Second)))) {
+		return model.WaitReason{} // no search yet (preemptFor)
+	}
+	some := false
+	for _, o := range tm.run[i] {
+		if o.rank < t.rank && o.touchedIn != s.cycle {
+			if _, ok := s.spared(o); ok {
+				some = true
+				break
+			}
+		}
+	}
+	if !some {
+		return model.WaitReason{}
+	}
+	// The modes preemptFor tries, in its order.
+	borrowing := !s.settled(tm, i).LessEq(tm.quota[i])
+	var modes []preemptMode
+	if v.inQuota || !borrowing {
+		modes = append(modes, modeGuaranteed)
+	}
+	if !v.inQuota && tm.spec.Lending.Borrows() {
+		modes = append(modes, modeBorrow)
+	}
+	for _, mode := range modes {
+		cands := s.cc.cands[:0]
+		for _, o := range tm.run[i] {
+			if o.rank < t.rank && o.touchedIn != s.cycle {
+				cands = append(cands, victim{t: o, cat: 0})
+			}
+		}
+		victims, _ := s.searchVictims(t, mode, cands)
+		s.cc.cands = cands[:0]
+		if victims == nil {
+			continue
+		}
+		var names []string
+		var at time.Time
+		for k := len(victims) - 1; k >= 0; k-- {
+			s.reassign(victims[k].t)
+		}
+		for _, vc := range victims {
+			if until, ok := s.spared(vc.t); ok {
+				names = append(names, vc.t.spec.Name)
+				if until.After(at) {
+					at = until
+				}
+			}
+		}
+		if len(names) == 0 {
+			return model.WaitReason{} // not what it waits for
+		}
+		return model.WaitReason{Code: model.VictimProtected, InstanceType: t.typ.spec.Name,
+			Detail: strings.Join(names, ", "), Need: int64(len(names)), At: at.Unix()}
+	}
+	return model.WaitReason{}
+}
