@@ -19,22 +19,7 @@ func TestStopAfterCompletion(t *testing.T) {
 	for k := range c.Teams {
 		c.Teams[k].Lending = model.LendOnly
 	}
-	build := func(full bool) *Scheduler {
-		s, err := New(c, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := rand.New(rand.NewSource(1))
-		for k := 0; k < 1000; k++ {
-			if err := s.Submit(benchTask(r, k, 4), epoch); err != nil {
-				t.Fatal(err)
-			}
-		}
-		settle(s, epoch)
-		timedMode(s, full)
-		return s
-	}
-	inc, ref := build(false), build(true)
+	inc, ref := settledPair(t, c)
 	r := rand.New(rand.NewSource(2))
 	now := epoch.Add(time.Second)
 	for k := 0; k < 10; k++ {
@@ -72,4 +57,27 @@ func TestStopAfterCompletion(t *testing.T) {
 			settle(s, now)
 		}
 	}
+}
+
+// settledPair returns two cores on cluster c holding the same 1,000 settled
+// benchmark tasks: one incremental, one full-rescan reference, each timed
+// in its mode (timedMode).
+func settledPair(t *testing.T, c model.Cluster) (inc, ref *Scheduler) {
+	t.Helper()
+	build := func(full bool) *Scheduler {
+		s, err := New(c, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewSource(1))
+		for k := 0; k < 1000; k++ {
+			if err := s.Submit(benchTask(r, k, 4), epoch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		settle(s, epoch)
+		timedMode(s, full)
+		return s
+	}
+	return build(false), build(true)
 }

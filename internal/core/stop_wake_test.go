@@ -30,22 +30,7 @@ func TestStopAsksForTheTailsWakeUp(t *testing.T) {
 
 func stopWakeRun(t *testing.T, bug bool) error {
 	c := multiTypeCluster(100, 4, 1)
-	build := func(full bool) *Scheduler {
-		s, err := New(c, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := rand.New(rand.NewSource(1))
-		for k := 0; k < 1000; k++ {
-			if err := s.Submit(benchTask(r, k, 4), epoch); err != nil {
-				t.Fatal(err)
-			}
-		}
-		settle(s, epoch)
-		timedMode(s, full)
-		return s
-	}
-	inc, ref := build(false), build(true)
+	inc, ref := settledPair(t, c)
 	inc.breakStopWake = bug
 	for _, tm := range inc.teams {
 		if tm.usage[0] != tm.quota[0] {
