@@ -68,6 +68,12 @@ func TestMetricsMatchTheAPI(t *testing.T) {
 			t.Errorf("pending %s: metrics %v, API %v", k, got, n)
 		}
 	}
+	if got := metricValue(t, text, `taskgov_team_pending_tasks{team="ml-engineers"}`); got != float64(len(q.Pending)) {
+		t.Errorf("team pending: metrics %v, API %d", got, len(q.Pending))
+	}
+	if got := metricValue(t, text, "taskgov_pending_tasks_age_seconds"); got < 0 || got > 30 {
+		t.Errorf("pending tasks' age: %v s", got)
+	}
 	var u struct{ Usage []apitypes.Usage }
 	if err := cl.Do(context.Background(), "GET", "/api/v1/usage", nil, &u); err != nil {
 		t.Fatal(err)

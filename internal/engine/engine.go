@@ -66,6 +66,8 @@ type Engine struct {
 
 	// view is the last committed step's state, for readers (view.go).
 	view atomic.Pointer[View]
+	// reasons is the last queue listing /metrics counted (pendingcount.go).
+	reasons atomic.Pointer[reasonCounts]
 
 	// mu guards what follows against the few readers that are not on the
 	// loop (Preview, Health, Shutdown, subscriptions). API reads use view.

@@ -9,29 +9,18 @@ import (
 )
 
 // MetricsSnapshot reads what the metrics gauges show: pending tasks by team
-// and reason, every team's quota and usage, and capacity by instance type,
-// from the View.
+// (exact) and by team and reason (from a recent queue listing, see
+// pendingcount.go), every team's quota and usage, and capacity by instance
+// type, from the View.
 func (e *Engine) MetricsSnapshot() metrics.Snapshot {
-	list, v := e.View().Waiting()
-	s := metrics.Snapshot{QueueListed: v.wait.err == nil}
+	v := e.View()
+	var s metrics.Snapshot
 	select {
 	case <-e.stopped:
 	default:
 		s.EngineUp = true
 	}
-	counts := map[[2]string]int{}
-	for _, w := range list {
-		counts[[2]string{w.Team, string(w.Reason.Code)}]++
-	}
-	for k, n := range counts {
-		s.Pending = append(s.Pending, metrics.Pending{Team: k[0], Reason: k[1], N: n})
-	}
-	sort.Slice(s.Pending, func(a, b int) bool {
-		if s.Pending[a].Team != s.Pending[b].Team {
-			return s.Pending[a].Team < s.Pending[b].Team
-		}
-		return s.Pending[a].Reason < s.Pending[b].Reason
-	})
+	e.pendingSnapshot(&s, v, time.Now())
 	for _, u := range v.Usage() {
 		s.Usage = append(s.Usage, metrics.Usage{Team: u.Team, InstanceType: u.InstanceType, Quota: float64(u.Quota.GPUs),
 			Used: float64(u.Used.GPUs), Borrowed: float64(u.Borrowed.GPUs), Lent: float64(u.Lent.GPUs)})

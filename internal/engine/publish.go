@@ -24,7 +24,7 @@ import (
 func (e *Engine) publishStep(ws []model.Write) {
 	prev := e.view.Load()
 	next := &View{e: e, next: make(chan struct{}), step: prev.step + 1, tasks: prev.tasks, running: prev.running,
-		wait: e.waitFor(prev), cl: prev.cl}
+		wait: e.waitFor(prev), cl: prev.cl, pending: prev.pending}
 	last := map[string]*model.TaskRecord{} // the step's last write of each task
 	clusterChanged := false
 	for _, w := range ws {
@@ -38,6 +38,7 @@ func (e *Engine) publishStep(ws []model.Write) {
 		}
 	}
 	if len(last) > 0 {
+		pendingDelta := map[string]int{}
 		tasks, running := prev.tasks.Txn(), prev.running.Txn()
 		for name, r := range last {
 			key := []byte(name)
@@ -56,8 +57,15 @@ func (e *Engine) publishStep(ws []model.Write) {
 				running.Delete(key)
 			}
 			clusterChanged = clusterChanged || isRunning != wasRunning // allocations moved
+			if was != nil && was.State == model.StatePending {
+				pendingDelta[was.Team]--
+			}
+			if live && r.State == model.StatePending {
+				pendingDelta[r.Team]++
+			}
 		}
 		next.tasks, next.running = tasks.CommitOnly(), running.CommitOnly()
+		next.pending = addPending(prev.pending, pendingDelta)
 	}
 	if clusterChanged || e.sched.HoldChanges() != prev.cl.holds {
 		next.cl = e.readCluster()
@@ -85,9 +93,13 @@ func (e *Engine) waitFor(prev *View) *waitView {
 // recovery or a rollback: O(n log n) in live tasks, so only for those.
 func (e *Engine) publishAll() {
 	tasks, running := iradix.New[*model.TaskRecord]().Txn(), iradix.New[*model.TaskRecord]().Txn()
+	pending := map[string]int{}
 	for name, r := range e.records {
 		cp := *r
 		tasks.Insert([]byte(name), &cp)
+		if cp.State == model.StatePending {
+			pending[cp.Team]++
+		}
 		if cp.State == model.StateRunning {
 			running.Insert([]byte(name), &cp)
 		}
@@ -98,7 +110,7 @@ func (e *Engine) publishAll() {
 		step = prev.step + 1
 	}
 	e.view.Store(&View{e: e, next: make(chan struct{}), step: step, tasks: tasks.CommitOnly(), running: running.CommitOnly(),
-		wait: e.waitFor(prev), cl: e.readCluster()})
+		wait: e.waitFor(prev), cl: e.readCluster(), pending: pending})
 	if prev != nil {
 		close(prev.next)
 	}

@@ -36,6 +36,7 @@ type View struct {
 	tasks   *iradix.Tree[*model.TaskRecord] // live tasks by name; records never change
 	running *iradix.Tree[*model.TaskRecord] // the live tasks in state Running
 	wait    *waitView                       // the queue
+	pending map[string]int                  // pending tasks by team; shared until a step changes it
 	cl      *clusterView                    // shared between steps that did not change it
 }
 

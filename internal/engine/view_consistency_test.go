@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 	"testing"
@@ -67,20 +68,27 @@ func readViews(e *Engine, stop <-chan struct{}) error {
 
 // checkView checks that a View is one step's state: every waiting task is
 // live and pending; the running set is exactly the live tasks in state
-// Running; and every node's allocated GPUs are those of the running tasks'
-// pods placed on it.
+// Running; the pending counts by team (for /metrics) are those of the live
+// tasks and of the waiting list; and every node's allocated GPUs are those
+// of the running tasks' pods placed on it.
 func checkView(v *View) error {
 	list, v := v.Waiting()
+	listed := map[string]int{}
 	for _, w := range list {
 		r, ok := v.Record(w.Task)
 		if !ok || r.State != model.StatePending {
 			return fmt.Errorf("waiting task %s: %+v (live %v)", w.Task, r, ok)
 		}
+		listed[w.Team]++
 	}
 	alloc := map[string]int64{}
 	running := 0
+	pending := map[string]int{}
 	it := v.tasks.Root().Iterator()
 	for _, r, ok := it.Next(); ok; _, r, ok = it.Next() {
+		if r.State == model.StatePending {
+			pending[r.Team]++
+		}
 		if r.State != model.StateRunning {
 			continue
 		}
@@ -91,6 +99,9 @@ func checkView(v *View) error {
 		for _, p := range r.Placement {
 			alloc[p.Node] += int64(len(p.GPUs))
 		}
+	}
+	if !maps.Equal(pending, v.pending) || v.wait.err == nil && !maps.Equal(listed, v.pending) {
+		return fmt.Errorf("pending by team: View counts %v, records %v, list %v", v.pending, pending, listed)
 	}
 	if running != v.running.Len() {
 		return fmt.Errorf("%d running tasks, %d in the running set", running, v.running.Len())

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
+	"github.com/taskgov/taskgov/internal/metrics"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -45,15 +46,19 @@ func buildWaitIndex(list []model.Waiting) *waitIndex {
 type waitView struct {
 	built chan struct{} // closed once list (or err) is set
 	list  []model.Waiting
-	err   error // the list could not be built (it is then empty)
+	err   error     // the list could not be built (it is then empty)
+	at    time.Time // when list (or err) was set
 	once  sync.Once
 	idx   *waitIndex
+	// counts: list counted by team and reason, for /metrics (pendingcount.go)
+	countOnce sync.Once
+	counts    []metrics.Pending
 }
 
 func newWaitView() *waitView { return &waitView{built: make(chan struct{})} }
 
 func builtWaitView(list []model.Waiting) *waitView {
-	w := &waitView{built: make(chan struct{}), list: list}
+	w := &waitView{built: make(chan struct{}), list: list, at: time.Now()}
 	close(w.built)
 	return w
 }
@@ -110,6 +115,8 @@ func (e *Engine) serveWaiting() error {
 	e.mu.Lock() // Waiting caches the list in the core; Preview reads it
 	if e.waitCrash != nil && time.Now().Before(e.waitCrashUntil) {
 		v.wait.err = listErr(e.waitCrash) // paused after a panic (panic.go)
+		v.wait.at = time.Now()
+		e.reasons.Store(nil) // /metrics must not count an old listing meanwhile
 		e.mu.Unlock()
 		close(v.wait.built)
 		return nil
@@ -118,7 +125,8 @@ func (e *Engine) serveWaiting() error {
 		list, c := e.listWaiting()
 		if c != nil {
 			err := e.waitingPanicked(c) // unlocks e.mu
-			v.wait.err = listErr(c)
+			v.wait.err, v.wait.at = listErr(c), time.Now()
+			e.reasons.Store(nil)
 			close(v.wait.built)
 			return err
 		}
@@ -127,7 +135,7 @@ func (e *Engine) serveWaiting() error {
 	}
 	list := e.waiting
 	e.mu.Unlock()
-	v.wait.list = list
+	v.wait.list, v.wait.at = list, time.Now()
 	close(v.wait.built)
 	return nil
 }

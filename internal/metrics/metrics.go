@@ -18,15 +18,25 @@ type Snapshot struct {
 	// QueueListed: Pending counts the queue; false while it cannot be
 	// listed (an internal error; /readyz says why), when Pending is empty.
 	QueueListed bool
-	Pending     []Pending
-	Usage       []Usage
-	Capacity    []Capacity
+	// Pending counts a listing of the queue by team and reason, taken
+	// ReasonsAge ago (0: the current queue); PendingByTeam is exact.
+	Pending       []Pending
+	ReasonsAge    time.Duration
+	PendingByTeam []TeamPending
+	Usage         []Usage
+	Capacity      []Capacity
 }
 
 // Pending counts waiting tasks of a team by reason.
 type Pending struct {
 	Team, Reason string
 	N            int
+}
+
+// TeamPending counts a team's pending tasks.
+type TeamPending struct {
+	Team string
+	N    int
 }
 
 // Usage is a team's standing on an instance type, in GPUs.
@@ -122,24 +132,26 @@ func (m *Metrics) Commit(d time.Duration, ops int) {
 }
 
 var (
-	pendingDesc = prometheus.NewDesc("taskgov_pending_tasks", "Pending tasks by team and wait reason.", []string{"team", "reason"}, nil)
-	quotaDesc   = prometheus.NewDesc("taskgov_team_quota_gpus", "A team's GPU quota by instance type.", []string{"team", "instance_type"}, nil)
-	usedDesc    = prometheus.NewDesc("taskgov_team_used_gpus", "GPUs a team's running tasks hold, by instance type.", []string{"team", "instance_type"}, nil)
-	borrowDesc  = prometheus.NewDesc("taskgov_team_borrowed_gpus", "GPUs a team uses beyond its quota, by instance type.", []string{"team", "instance_type"}, nil)
-	lentDesc    = prometheus.NewDesc("taskgov_team_lent_gpus", "A team's idle quota offered to its group, by instance type.", []string{"team", "instance_type"}, nil)
-	capDesc     = prometheus.NewDesc("taskgov_capacity_gpus", "Schedulable GPUs by instance type.", []string{"instance_type"}, nil)
-	allocDesc   = prometheus.NewDesc("taskgov_allocated_gpus", "GPUs allocated to running tasks by instance type.", []string{"instance_type"}, nil)
-	nodesDesc   = prometheus.NewDesc("taskgov_nodes", "Nodes by instance type and health.", []string{"instance_type", "healthy"}, nil)
-	upDesc      = prometheus.NewDesc("taskgov_engine_up", "1 while the engine's control loop runs, 0 once it has stopped.", nil, nil)
-	listedDesc  = prometheus.NewDesc("taskgov_queue_listed", "1 when taskgov_pending_tasks counts the queue, 0 while the queue cannot be listed (an internal error; /readyz says why).", nil, nil)
-	heldDesc    = prometheus.NewDesc("taskgov_held_nodes", "Nodes held, draining, for a task past the starvation bound (at most one task per instance type).", []string{"instance_type"}, nil)
+	pendingDesc  = prometheus.NewDesc("taskgov_pending_tasks", "Pending tasks by team and wait reason, as of the queue listing taskgov_pending_tasks_age_seconds old (at most 30 s; a scrape lists the queue again only when the last listing is older).", []string{"team", "reason"}, nil)
+	ageDesc      = prometheus.NewDesc("taskgov_pending_tasks_age_seconds", "How old the queue listing taskgov_pending_tasks counts is: 0 while it is the current queue, else seconds since it was listed (at most 30).", nil, nil)
+	teamPendDesc = prometheus.NewDesc("taskgov_team_pending_tasks", "Pending tasks by team, exact at the scrape (from the task records; no wait reason).", []string{"team"}, nil)
+	quotaDesc    = prometheus.NewDesc("taskgov_team_quota_gpus", "A team's GPU quota by instance type.", []string{"team", "instance_type"}, nil)
+	usedDesc     = prometheus.NewDesc("taskgov_team_used_gpus", "GPUs a team's running tasks hold, by instance type.", []string{"team", "instance_type"}, nil)
+	borrowDesc   = prometheus.NewDesc("taskgov_team_borrowed_gpus", "GPUs a team uses beyond its quota, by instance type.", []string{"team", "instance_type"}, nil)
+	lentDesc     = prometheus.NewDesc("taskgov_team_lent_gpus", "A team's idle quota offered to its group, by instance type.", []string{"team", "instance_type"}, nil)
+	capDesc      = prometheus.NewDesc("taskgov_capacity_gpus", "Schedulable GPUs by instance type.", []string{"instance_type"}, nil)
+	allocDesc    = prometheus.NewDesc("taskgov_allocated_gpus", "GPUs allocated to running tasks by instance type.", []string{"instance_type"}, nil)
+	nodesDesc    = prometheus.NewDesc("taskgov_nodes", "Nodes by instance type and health.", []string{"instance_type", "healthy"}, nil)
+	upDesc       = prometheus.NewDesc("taskgov_engine_up", "1 while the engine's control loop runs, 0 once it has stopped.", nil, nil)
+	listedDesc   = prometheus.NewDesc("taskgov_queue_listed", "1 when taskgov_pending_tasks counts the queue, 0 while the queue cannot be listed (an internal error; /readyz says why).", nil, nil)
+	heldDesc     = prometheus.NewDesc("taskgov_held_nodes", "Nodes held, draining, for a task past the starvation bound (at most one task per instance type).", []string{"instance_type"}, nil)
 )
 
 // stateCollector turns a Snapshot into gauges at scrape time.
 type stateCollector struct{ snapshot func() Snapshot }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{upDesc, listedDesc, pendingDesc, quotaDesc, usedDesc, borrowDesc, lentDesc, capDesc, allocDesc, nodesDesc, heldDesc} {
+	for _, d := range []*prometheus.Desc{upDesc, listedDesc, pendingDesc, ageDesc, teamPendDesc, quotaDesc, usedDesc, borrowDesc, lentDesc, capDesc, allocDesc, nodesDesc, heldDesc} {
 		ch <- d
 	}
 }
@@ -161,6 +173,12 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	g(listedDesc, listed)
 	for _, p := range s.Pending {
 		g(pendingDesc, float64(p.N), p.Team, p.Reason)
+	}
+	if s.QueueListed {
+		g(ageDesc, s.ReasonsAge.Seconds())
+	}
+	for _, p := range s.PendingByTeam {
+		g(teamPendDesc, float64(p.N), p.Team)
 	}
 	for _, u := range s.Usage {
 		g(quotaDesc, u.Quota, u.Team, u.InstanceType)
