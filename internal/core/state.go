@@ -204,4 +204,8 @@ type Scheduler struct {
 	breakStopSearch bool
 	// Test only: the stop leaves out the tail's starvation wake-ups (stopwake.go).
 	breakStopWake bool
+	// Test only: tailDue's memo ignores the team's usage (stopwake.go).
+	breakDueMemo bool
+	// Test only: a change in the walk keeps mayAdmit's noes (stop.go).
+	breakNoAdmitGen bool
 }

@@ -323,7 +323,9 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 	st.tries[i]++
 	if changed {
 		st.step[i], st.next[i] = 1, st.tries[i]
-		st.gen++
+		if !s.breakNoAdmitGen {
+			st.gen++
+		}
 	}
 	if st.tries[i] < st.next[i] {
 		return

@@ -88,7 +88,7 @@ func (s *Scheduler) tailDue(tm *team, i int) (due time.Time, ok bool) {
 	}
 	from := max(tm.cursors[i]-1, 0)
 	m := &st.dues[i][tm.idx]
-	if m.cycle == s.cycle && m.usage == tm.usage[i] &&
+	if m.cycle == s.cycle && (m.usage == tm.usage[i] || s.breakDueMemo) &&
 		(m.t == nil || (m.at >= from && m.t.state == pending && m.t.touchedIn != s.cycle)) {
 		return m.due, true
 	}
