@@ -182,8 +182,12 @@ func TestSimCommands(t *testing.T) {
 func TestSimKueueBaseline(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "kb")
 	text := mustCLI(t, "sim", "kueue-baseline", "--preemption-delay", "0", "--out", out)
-	if !strings.Contains(text, "to last admission: small s") || !strings.Contains(text, "| lower bound (one cohort) | 66.8 |") {
+	if !strings.Contains(text, "to last admission: small s") || !strings.Contains(text, "| lower bound (one cohort) | 66.8 |") ||
+		!strings.Contains(text, "(preemption Immediate, delay 0s)") {
 		t.Fatalf("kueue-baseline: %s", text)
+	}
+	if _, errs, code := cli(t, "sim", "kueue-baseline", "--preemption", "Sometimes"); code == 0 || !strings.Contains(errs, "use Immediate") {
+		t.Fatalf("a bad --preemption: %d %s", code, errs)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "report.json"))
 	if err != nil {
