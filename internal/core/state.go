@@ -208,4 +208,6 @@ type Scheduler struct {
 	breakDueMemo bool
 	// Test only: a change in the walk keeps mayAdmit's noes (stop.go).
 	breakNoAdmitGen bool
+	// Test only: the stop passes with a holder not yet tried (stophold.go).
+	breakStopHold bool
 }

@@ -272,6 +272,7 @@ type stopState struct {
 	}
 	stops uint64 // walks stopped early (a measure)
 	wakes uint64 // of them, stops that asked for their tail's starvation wake-up (a measure)
+	held  uint64 // of them, stops with a holder in place (stophold.go; a measure)
 	// The walk's heap while it runs, and the head settleRest popped and
 	// checks before trying it: which teams still have a tail (stopwake.go).
 	heads  *heads
@@ -281,10 +282,13 @@ type stopState struct {
 	// gen counts the walks' changes (admissions, preemptions, holds);
 	// noAdmit[i][team] is gen+1 when mayAdmit last found no task of the
 	// team's tail of type i that may be admitted.
-	gen        uint64
-	noAdmit    [][]uint64
-	blocker    []*team // per type: the team that held its last check back
-	renderHits uint64  // deferred tries that would have changed something: must stay 0
+	gen     uint64
+	noAdmit [][]uint64
+	blocker []*team // per type: the team that held its last check back
+	// holderTried[i]: the task that held nodes of type i after its try in
+	// this walk (stophold.go).
+	holderTried []*task
+	renderHits  uint64 // deferred tries that would have changed something: must stay 0
 }
 
 // startStops readies the check for a cycle's walk and drops the deferred
@@ -297,6 +301,7 @@ func (s *Scheduler) startStops() {
 		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
+		st.holderTried = make([]*task, n)
 		st.bor = make([]struct {
 			cycle uint64
 			s     borSummary
@@ -304,6 +309,7 @@ func (s *Scheduler) startStops() {
 	}
 	for i := range st.stopped {
 		st.stopped[i], st.tries[i], st.next[i], st.step[i], st.blocker[i] = false, 0, 1, 1, nil
+		st.holderTried[i] = nil
 		if s.work[i] {
 			s.dropDeferred(i)
 		}
@@ -351,6 +357,9 @@ func (s *Scheduler) stopType(i int) {
 	}
 	st.cycle[i] = s.cycle
 	st.stops++
+	if s.types[i].holder != nil {
+		st.held++
+	}
 	memo := map[attemptKey]failedAttempt{}
 	for k, f := range s.cc.failed {
 		if k.typ == i {
@@ -399,6 +408,7 @@ func (s *Scheduler) renderType(i int) {
 	wake := s.typeWake[i]
 	unpaid := i < len(s.unpaid) && s.unpaid[i]
 	s.rendering, s.curType = true, i
+	holds := s.holdChanges
 	var d model.Decision
 	for k, t := range list {
 		if k%readAhead == 0 {
@@ -407,11 +417,10 @@ func (s *Scheduler) renderType(i int) {
 		if t.state != pending || t.touchedIn == st.cycle[i] {
 			continue
 		}
-		if t.holds() {
-			st.renderHits++
-			continue
-		}
 		s.tryTask(t, &d)
+	}
+	if s.holdChanges != holds {
+		st.renderHits++ // a deferred try never takes or drops a hold (stophold.go)
 	}
 	s.rendering, s.curType = false, -1
 	if !s.typeWake[i].Equal(wake) {
