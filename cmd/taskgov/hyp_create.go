@@ -291,7 +291,14 @@ func hypOperatorLogsCmd() *cobra.Command {
 				return err
 			}
 			var lines []client.Event
+			seen := map[string]bool{}
 			for _, t := range ts {
+				// A reused name lists one task per submission, and its
+				// events are read once: the name's latest task's.
+				if seen[t.Name] {
+					continue
+				}
+				seen[t.Name] = true
 				evs, err := cl.TaskEvents(ctx, t.Name)
 				if err != nil {
 					return err
