@@ -137,6 +137,7 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 			Fix: "pass --command '[python, train.py]' (taskgov runs the command; it does not read the image's entrypoint)"}
 	}
 	s.Command = cmdline
+	relativePathNote(errw, cmdline)
 	if h.env != "" {
 		env, err := parseEnv([]string{h.env})
 		if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,5 +38,37 @@ func TestHypOperatorLogsReusedName(t *testing.T) {
 	}
 	if len(seen) == 0 {
 		t.Fatalf("get-operator-logs has no line of the job:\n%s", out)
+	}
+}
+
+// TestStartJobRelativeScript: the README's quick tour ran `start-job
+// --command "python3 examples/train.py ..."` from the repository, and the
+// job failed: it runs in its task's directory on the server, where the
+// relative path finds nothing. The CLI now names the absolute path on
+// stderr, and the tour's line with that path trains to the end.
+func TestStartJobRelativeScript(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed (the example training script needs it)")
+	}
+	cliServer(t)
+	repo, _ := filepath.Abs("../..")
+	t.Chdir(repo)
+	abs := filepath.Join(repo, "examples", "train.py")
+	_, errs, code := cli(t, "start-job", "--job-name", "rel", "-n", "hyperpod-ns-ml-engineers", "--node-count", "1",
+		"--command", "python3 examples/train.py --steps 2 --step-seconds 0.01")
+	if code != 0 || !strings.Contains(errs, "note: examples/train.py is a relative path") || !strings.Contains(errs, "pass "+abs) {
+		t.Fatalf("start-job with a relative script: exit %d, stderr:\n%s", code, errs)
+	}
+	waitJob(t, "rel", "Failed")
+	mustCLI(t, "start-job", "--job-name", "abs", "-n", "hyperpod-ns-ml-engineers", "--node-count", "1",
+		"--command", "python3 "+abs+" --steps 2 --step-seconds 0.01")
+	waitJob(t, "abs", "Succeeded")
+	// hyp's and hyperpod's forms of the same command line say the same.
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	_, errs, _ = cli(t, "create", "hyp-pytorch-job", "--job-name", "rel-hyp", "-n", "hyperpod-ns-ml-engineers",
+		"--image", "i", "--command", "[python3, examples/train.py]")
+	if !strings.Contains(errs, "pass "+abs) {
+		t.Fatalf("hyp create with a relative script, stderr:\n%s", errs)
 	}
 }
