@@ -48,7 +48,6 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakStopWake = bug == "stopwake"
 	inc.breakStopHold = bug == "stophold"
 	inc.settle.brokenFit = bug == "settlefit"
-	inc.breakShareEpoch = bug == "shareepoch"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {

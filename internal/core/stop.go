@@ -34,10 +34,12 @@ import (
 //     reach the smallest key than the smallest gang needs, so place fails at
 //     its count check for every t; otherwise mayAdmit makes both checks for
 //     each task of the team's tail in turn.
-//   - No hold taken or dropped. Only the type's holder holds nodes, and the
-//     check wants none. A hold is taken only by a task within quota whose
-//     starvation bound has passed: either no t fits the team's quota, or the
-//     earliest pendingSince plus the bound is still ahead.
+//   - No hold taken or dropped. Without a holder, a hold is taken only by a
+//     task within quota whose starvation bound has passed: either no t fits
+//     the team's quota, or the earliest pendingSince plus the bound is still
+//     ahead. With a holder, only its own try may move the hold: the check
+//     wants it tried already, or its try to keep the hold (stophold.go has
+//     the conditions and the argument).
 //   - No preemption. Own lower-priority victims exist only under rank
 //     preemption, which blocks the stop. Other teams' victims come from
 //     cycleBorrowed; if it holds none of another team, no search has

@@ -97,17 +97,3 @@ func TestDifferentialCatchesBrokenSettleFit(t *testing.T) {
 	}
 	t.Fatal("with bulk settling that ignores a due hold, the differential test found no difference")
 }
-
-// TestDifferentialCatchesBrokenShareEpoch injects a bug into the skip of
-// shareMoved's pass (sharemoved.go): it skips whatever moved, so a moved
-// weighted share no longer marks the types it orders. The differential test
-// must see it.
-func TestDifferentialCatchesBrokenShareEpoch(t *testing.T) {
-	for seed := int64(1); seed <= 10; seed++ {
-		if err := differentialRun(seed, 2000, "shareepoch"); err != nil {
-			t.Logf("caught, as it must be: %v", err)
-			return
-		}
-	}
-	t.Fatal("with shareMoved's pass skipped whatever moved, the differential test found no difference")
-}
