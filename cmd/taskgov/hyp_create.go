@@ -137,6 +137,7 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 			Fix: "pass --command '[python, train.py]' (taskgov runs the command; it does not read the image's entrypoint)"}
 	}
 	s.Command = cmdline
+	relativePathNote(errw, cmdline)
 	if h.env != "" {
 		env, err := parseEnv([]string{h.env})
 		if err != nil {
@@ -291,7 +292,14 @@ func hypOperatorLogsCmd() *cobra.Command {
 				return err
 			}
 			var lines []client.Event
+			seen := map[string]bool{}
 			for _, t := range ts {
+				// A reused name lists one task per submission, and its
+				// events are read once: the name's latest task's.
+				if seen[t.Name] {
+					continue
+				}
+				seen[t.Name] = true
 				evs, err := cl.TaskEvents(ctx, t.Name)
 				if err != nil {
 					return err
