@@ -213,4 +213,8 @@ type Scheduler struct {
 	breakStopHold bool
 	// Test only: shareMoved skips its pass whatever moved (sharemoved.go).
 	breakShareEpoch bool
+	// Test only: the stop ignores own cheap lower-priority victims (stoprank.go).
+	breakStopRank bool
+	// Test only: the stop takes any failed-search memo entry as covering (stopskip.go).
+	breakStopSkip bool
 }
