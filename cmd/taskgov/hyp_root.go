@@ -52,6 +52,7 @@ func newHypRoot() *cobra.Command {
 		group("exec", "Refused: taskgov does not run commands in pods", hypExecCmd),
 		getClustersCmd("list-cluster"), connectClusterCmd("set-cluster-context"), hypClusterContextCmd(), loginCmd(),
 	)
+	root.AddCommand(hypUnserved()...)
 	return root
 }
 
