@@ -101,3 +101,13 @@ func TestHypGetLogsReusedName(t *testing.T) {
 		t.Fatalf("get-logs of the second job:\n%s", out)
 	}
 }
+
+// TestHyperpodConfigFileMissing: `hyperpod start-job --config-file` with a
+// path that is not there exited 1 (taskgov failed) with Go's open error;
+// it is the user's input (exit 2), named as such.
+func TestHyperpodConfigFileMissing(t *testing.T) {
+	hyperpodMode = true
+	t.Cleanup(func() { hyperpodMode = false })
+	missing := filepath.Join(t.TempDir(), "job.yaml")
+	mustFail(t, exitInput, "--config-file: configuration file "+missing+" cannot be read: no such file or directory", "start-job", "--config-file", missing)
+}
