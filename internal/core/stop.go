@@ -39,7 +39,10 @@ import (
 //     starvation bound has passed: either no t fits the team's quota, or the
 //     earliest pendingSince plus the bound is still ahead.
 //   - No preemption. Own lower-priority victims exist only under rank
-//     preemption, which blocks the stop. Other teams' victims come from
+//     preemption: stoprank.go bounds what they can do (under Payback, none
+//     cheap and the type already unpaid), and stopskip.go a tail whose
+//     searches the failed-search memo skips, whatever its candidates (it is
+//     checked first, and the bounds below are then not needed). Other teams' victims come from
 //     cycleBorrowed; if it holds none of another team, no search has
 //     candidates. A within-quota (guaranteed) search that has candidates
 //     blocks the stop: it takes cheap borrowed victims at once, without
@@ -115,6 +118,7 @@ type queueAgg struct {
 	minPS    time.Time
 	maxPS    time.Time
 	maxNB    time.Time
+	shape    shapeAgg // what the victim-search memo reads (stopskip.go)
 }
 
 // agg returns tm's aggregate over byType[i], folding in tasks appended since
@@ -132,6 +136,7 @@ func (tm *team) agg(i int) *queueAgg {
 	}
 	for _, t := range q[a.n:] {
 		k := keyFor(t)
+		a.shape.fold(t, a.n == 0)
 		if a.n == 0 {
 			a.minTotal, a.maxGPUs, a.minKey, a.minNodes = t.total, t.total.GPUs, k, t.spec.Nodes
 			a.minPS, a.maxPS, a.maxNB = t.pendingSince, t.pendingSince, t.notBefore
