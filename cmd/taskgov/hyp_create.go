@@ -29,7 +29,14 @@ type hypCreate struct {
 }
 
 func hypCreateCmd() *cobra.Command {
-	var h hypCreate
+	c, _ := newHypCreate()
+	return c
+}
+
+// newHypCreate is `hyp create hyp-pytorch-job` and the options its flags
+// fill (`hyp create` from config.yaml parses its fields with them).
+func newHypCreate() (*cobra.Command, *hypCreate) {
+	h := &hypCreate{}
 	c := &cobra.Command{Short: "Create a PyTorch job", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return h.run(cmd) }}
 	f := c.Flags()
@@ -76,7 +83,7 @@ func hypCreateCmd() *cobra.Command {
 		f.IntVar(e.p, e.name, 0, "refused: taskgov runs gangs of a fixed size (no elastic training)")
 	}
 	f.StringVar(&h.discrete, "elastic-replica-discrete-values", "", "refused: no elastic training")
-	return c
+	return c, h
 }
 
 // hypList parses hyp's list options: '[a, b]' or 'a, b'.

@@ -72,3 +72,14 @@ func TestStartJobRelativeScript(t *testing.T) {
 		t.Fatalf("hyp create with a relative script, stderr:\n%s", errs)
 	}
 }
+
+// TestHypUnservedCommands: hyp's commands for endpoints, spaces, clusters
+// and GPU partitions answered cobra's `unknown command`; they now say why
+// taskgov does not serve them (exit 2), whatever their options.
+func TestHypUnservedCommands(t *testing.T) {
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	mustFail(t, exitInput, "does not schedule GPU partitions (MIG)", "list-accelerator-partition-type", "--instance-type", "ml.p5.48xlarge")
+	mustFail(t, exitInput, "hyp invoke is not served by taskgov: it invokes inference endpoints", "invoke", "hyp-custom-endpoint", "--endpoint-name", "e", "--body", "{}")
+	mustFail(t, exitInput, "hyp update is not served by taskgov", "update", "cluster", "--cluster-name", "my-cluster", "--node-recovery", "Automatic")
+}
