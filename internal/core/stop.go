@@ -288,8 +288,10 @@ type stopState struct {
 	// team's tail of type i that may be admitted.
 	gen        uint64
 	noAdmit    [][]uint64
-	blocker    []*team // per type: the team that held its last check back
-	renderHits uint64  // deferred tries that would have changed something: must stay 0
+	rankScans  [][]rankScan // per type and team: how far ownCheapFail read (stoprank.go)
+	ownCheap   []*task      // scratch of rankBlocks
+	blocker    []*team      // per type: the team that held its last check back
+	renderHits uint64       // deferred tries that would have changed something: must stay 0
 }
 
 // startStops readies the check for a cycle's walk and drops the deferred
@@ -302,6 +304,7 @@ func (s *Scheduler) startStops() {
 		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
+		st.rankScans = make([][]rankScan, n)
 		st.bor = make([]struct {
 			cycle uint64
 			s     borSummary
