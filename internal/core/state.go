@@ -215,6 +215,8 @@ type Scheduler struct {
 	breakShareEpoch bool
 	// Test only: the stop ignores own cheap lower-priority victims (stoprank.go).
 	breakStopRank bool
+	// Test only: the stop leaves out the tick its tail's searches ask for (stoprank.go).
+	breakStopTick bool
 	// Test only: the stop takes any failed-search memo entry as covering (stopskip.go).
 	breakStopSkip bool
 }

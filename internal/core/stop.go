@@ -289,9 +289,11 @@ type stopState struct {
 	// gen counts the walks' changes (admissions, preemptions, holds);
 	// noAdmit[i][team] is gen+1 when mayAdmit last found no task of the
 	// team's tail of type i that may be admitted.
-	gen     uint64
-	noAdmit [][]uint64
-	blocker []*team // per type: the team that held its last check back
+	gen       uint64
+	noAdmit   [][]uint64
+	rankScans [][]rankScan // per type and team: how far ownCheapFail read (stoprank.go)
+	ownCheap  []*task      // scratch of rankBlocks
+	blocker   []*team      // per type: the team that held its last check back
 	// holderTried[i]: the task that held nodes of type i after its try in
 	// this walk (stophold.go).
 	holderTried []*task
@@ -309,6 +311,7 @@ func (s *Scheduler) startStops() {
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
 		st.holderTried = make([]*task, n)
+		st.rankScans = make([][]rankScan, n)
 		st.bor = make([]struct {
 			cycle uint64
 			s     borSummary
