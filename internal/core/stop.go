@@ -280,6 +280,9 @@ type stopState struct {
 	stops uint64 // walks stopped early (a measure)
 	wakes uint64 // of them, stops that asked for their tail's starvation wake-up (a measure)
 	held  uint64 // of them, stops with a holder in place (stophold.go; a measure)
+	// holderTried[i]: the task that held nodes of type i after its try in
+	// this walk (stophold.go).
+	holderTried []*task
 	// The walk's heap while it runs, and the head settleRest popped and
 	// checks before trying it: which teams still have a tail (stopwake.go).
 	heads  *heads
@@ -289,15 +292,13 @@ type stopState struct {
 	// gen counts the walks' changes (admissions, preemptions, holds);
 	// noAdmit[i][team] is gen+1 when mayAdmit last found no task of the
 	// team's tail of type i that may be admitted.
-	gen       uint64
-	noAdmit   [][]uint64
-	rankScans [][]rankScan // per type and team: how far ownCheapFail read (stoprank.go)
-	ownCheap  []*task      // scratch of rankBlocks
-	blocker   []*team      // per type: the team that held its last check back
-	// holderTried[i]: the task that held nodes of type i after its try in
-	// this walk (stophold.go).
-	holderTried []*task
-	renderHits  uint64 // deferred tries that would have changed something: must stay 0
+	gen        uint64
+	noAdmit    [][]uint64
+	rankScans  [][]rankScan // per type and team: how far ownCheapFail read (stoprank.go)
+	fairScans  [][]fairScan // per type and team: how far tailBorrowSearch read (stopfair.go)
+	ownCheap   []*task      // scratch of rankBlocks
+	blocker    []*team      // per type: the team that held its last check back
+	renderHits uint64       // deferred tries that would have changed something: must stay 0
 }
 
 // startStops readies the check for a cycle's walk and drops the deferred
@@ -312,6 +313,7 @@ func (s *Scheduler) startStops() {
 		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
 		st.holderTried = make([]*task, n)
 		st.rankScans = make([][]rankScan, n)
+		st.fairScans = make([][]fairScan, n)
 		st.bor = make([]struct {
 			cycle uint64
 			s     borSummary
