@@ -96,6 +96,9 @@ func TestEngineSharesRecordsWithTheView(t *testing.T) {
 			t.Fatalf("%s %s: %v", act[1], act[0], err)
 		}
 	}
+	if _, err := h.e.TaskAction(ctx, "test", "j2", ActResume, ""); err == nil { // refused: j2 is not suspended
+		t.Fatal("resuming a task that is not suspended was accepted")
+	}
 	h.x.exit("j0", 0, false, nil)
 	h.quiesce()
 	h.e.mu.Lock()
