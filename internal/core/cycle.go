@@ -47,13 +47,12 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	h := s.cc.heads[:0]
 	s.stops.heads = &h
 	defer func() { s.stops.heads = nil }()
+	work := s.workTypes()
 	for _, tm := range s.teams {
 		sortQueue(tm)
-		for i, on := range s.work {
-			if on {
-				tm.cursors[i] = 0
-				s.pushNext(&h, tm, i)
-			}
+		for _, i := range work {
+			tm.cursors[i] = 0
+			s.pushNext(&h, tm, i)
 		}
 	}
 	// 3. Take the globally first head, try it, push that team's next.

@@ -20,6 +20,24 @@ package core
 // whatever moved, the bug TestDifferentialCatchesBrokenShareEpoch must
 // catch.
 
+// The same holds, at a smaller scale, for the cycle's loop over teams that
+// pushes each team's head of every evaluated type: it scanned the whole
+// catalogue per team (46,000 flags at 2,000 teams) to find the one or none
+// evaluated; workTypes lists them once per cycle.
+
+// workTypes returns the indices of the types the cycle evaluates (s.work),
+// in increasing order.
+func (s *Scheduler) workTypes() []int {
+	w := s.workList[:0]
+	for i, on := range s.work {
+		if on {
+			w = append(w, i)
+		}
+	}
+	s.workList = w
+	return w
+}
+
 // shareUnmoved reports whether nothing shareMoved reads moved since its
 // last pass, for a snapshot of want values.
 func (s *Scheduler) shareUnmoved(want int) bool {

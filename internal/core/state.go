@@ -195,6 +195,7 @@ type Scheduler struct {
 	breakMarks bool                       // test only: drop per-type marks, to prove the differential test sees it
 	shareSnap  []resource.Vector          // what weighted shares read, as of the last check (dirty.go)
 	shareEpoch uint64                     // the quota memo's epoch when shareSnap was taken (sharemoved.go)
+	workList   []int                      // the types this cycle evaluates, in order (sharemoved.go: workTypes)
 	settle     settleState                // when to settle a spent type in bulk (settle.go)
 	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
 	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
