@@ -200,6 +200,7 @@ func (sf *startFlags) run(cmd *cobra.Command) error {
 			notUsed(errw, "--"+u.flag, u.why)
 		}
 	}
+	relativePathNote(errw, s.Command)
 	cl, err := apiClient()
 	if err != nil {
 		return err

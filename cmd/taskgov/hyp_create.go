@@ -29,7 +29,14 @@ type hypCreate struct {
 }
 
 func hypCreateCmd() *cobra.Command {
-	var h hypCreate
+	c, _ := newHypCreate()
+	return c
+}
+
+// newHypCreate is `hyp create hyp-pytorch-job` and the options its flags
+// fill (`hyp create` from config.yaml parses its fields with them).
+func newHypCreate() (*cobra.Command, *hypCreate) {
+	h := &hypCreate{}
 	c := &cobra.Command{Short: "Create a PyTorch job", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return h.run(cmd) }}
 	f := c.Flags()
@@ -76,7 +83,7 @@ func hypCreateCmd() *cobra.Command {
 		f.IntVar(e.p, e.name, 0, "refused: taskgov runs gangs of a fixed size (no elastic training)")
 	}
 	f.StringVar(&h.discrete, "elastic-replica-discrete-values", "", "refused: no elastic training")
-	return c
+	return c, h
 }
 
 // hypList parses hyp's list options: '[a, b]' or 'a, b'.
@@ -137,6 +144,7 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 			Fix: "pass --command '[python, train.py]' (taskgov runs the command; it does not read the image's entrypoint)"}
 	}
 	s.Command = cmdline
+	relativePathNote(errw, cmdline)
 	if h.env != "" {
 		env, err := parseEnv([]string{h.env})
 		if err != nil {
@@ -291,7 +299,14 @@ func hypOperatorLogsCmd() *cobra.Command {
 				return err
 			}
 			var lines []client.Event
+			seen := map[string]bool{}
 			for _, t := range ts {
+				// A reused name lists one task per submission, and its
+				// events are read once: the name's latest task's.
+				if seen[t.Name] {
+					continue
+				}
+				seen[t.Name] = true
 				evs, err := cl.TaskEvents(ctx, t.Name)
 				if err != nil {
 					return err

@@ -22,8 +22,11 @@ func newHypRoot() *cobra.Command {
 	group := func(use, short string, newJob func() *cobra.Command) *cobra.Command {
 		g := &cobra.Command{Use: use, Short: short, Args: cobra.ArbitraryArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if len(args) == 0 && use == "create" {
+					return hypCreateFromConfig(cmd)
+				}
 				if len(args) == 0 {
-					return &usageError{fmt.Sprintf("hyp %s needs a resource: use `hyp %s hyp-pytorch-job` (taskgov does not serve hyp's init experience)", use, use)}
+					return &usageError{fmt.Sprintf("hyp %s needs a resource: use `hyp %s hyp-pytorch-job`", use, use)}
 				}
 				return &usageError{fmt.Sprintf("hyp %s: taskgov serves PyTorch jobs only, not %q: use `hyp %s hyp-pytorch-job`", use, args[0], use)}
 			}}
@@ -33,8 +36,13 @@ func newHypRoot() *cobra.Command {
 		g.AddCommand(job, recipe)
 		return g
 	}
+	create := group("create", "Create a PyTorch job; without a resource, the job of ./config.yaml (hyp init)", hypCreateCmd)
+	create.Flags().String("region", "", "refused: for cluster stacks")
+	create.Flags().Int("template-version", 0, "refused: for cluster stacks")
+	create.Flags().Bool("debug", false, "accepted")
 	root.AddCommand(
-		group("create", "Create a PyTorch job", hypCreateCmd),
+		hypInitCmd(), hypConfigureCmd(), hypValidateCmd(), hypResetCmd(),
+		create,
 		group("list", "List PyTorch jobs", hypListCmd),
 		group("describe", "Describe a PyTorch job", hypDescribeCmd),
 		group("delete", "Delete (cancel) a PyTorch job", hypDeleteCmd),
@@ -44,6 +52,7 @@ func newHypRoot() *cobra.Command {
 		group("exec", "Refused: taskgov does not run commands in pods", hypExecCmd),
 		getClustersCmd("list-cluster"), connectClusterCmd("set-cluster-context"), hypClusterContextCmd(), loginCmd(),
 	)
+	root.AddCommand(hypUnserved()...)
 	return root
 }
 

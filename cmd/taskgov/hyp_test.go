@@ -121,7 +121,7 @@ func TestHypWalkthrough(t *testing.T) {
 		t.Fatalf("hyp list-cluster:\n%s", o)
 	}
 	mustFail(t, exitInput, "PyTorch jobs only", "list", "hyp-jumpstart-endpoint")
-	mustFail(t, exitInput, "needs a resource", "create")
+	mustFail(t, exitInput, "No config.yaml found", "create") // hyp create without a resource: the init experience
 	mustFail(t, exitInput, "no elastic training", append(hypCreateLine("x", "hyperpod-ns-team-a", "training", "1", bin), "--max-replica-count", "4")...)
 	mustFail(t, exitInput, "Only one of 'replica_count' or 'node_count'", append(hypCreateLine("x", "hyperpod-ns-team-a", "training", "1", bin), "--replica-count", "1")...)
 	for _, j := range []struct{ job, ns string }{{"team-a-qwen3-training-prio", "hyperpod-ns-team-a"}, {"team-b-qwen3-training-prio", "hyperpod-ns-team-b"},

@@ -38,7 +38,8 @@ func loadtestCmd() *cobra.Command {
 submits --tasks tasks from --clients concurrent clients, and reports throughput and p50/p99 latency of
 acknowledged submissions (each acknowledged only after an fsynced commit).
 With --prefill N, it first queues N tasks (all stay pending) and reports how long that took, so the timed
-phase measures submissions against a deep queue, then reports the server's resident memory. --scrape-every
+phase measures submissions against a deep queue, then reports the server's live heap after the prefill, the garbage
+collections during the phase, and the server's resident memory. --scrape-every
 reads /metrics during the timed phase, as Prometheus would, and reports how long the reads took.
 With --store sqlite,postgres-temp --rounds 3 it measures SQLite and a throwaway PostgreSQL in turns, in the
 same minutes, and prints the load average before each run and the CPU the server and PostgreSQL used.
@@ -169,6 +170,9 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 		ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
 	fmt.Fprintf(out, "CPU used meanwhile: %s\nthe server's loop meanwhile: %s\n", cpuUsed, loop)
 	fmt.Fprintf(out, "a /metrics scrape before the phase (it counts the pending tasks by reason) took %.1f ms\n", ms(scrapeTook))
+	if prefill > 0 && sumsErr == nil {
+		fmt.Fprintf(out, "the server's live heap after the prefill (at its last collection): %.1f MiB\n", sums.liveHeap/(1<<20))
+	}
 	if scrapeEvery > 0 {
 		fmt.Fprintf(out, "during the phase: %s\n", scraped)
 	}

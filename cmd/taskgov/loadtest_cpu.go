@@ -103,6 +103,9 @@ func (m *cpuMeter) report(ops int) string {
 type engineSums struct {
 	commits, commitSec, ops, cycles, cycleSec float64
 	fastCommits                               float64 // commits of at most slowCommit
+	gcs                                       float64 // garbage collections the server completed
+	gcCPU, assistCPU                          float64 // CPU seconds its collector used, and of them in assists
+	liveHeap                                  float64 // the server's live heap at its last collection, bytes
 }
 
 // slowCommit is a commit histogram bucket's bound: a commit slower than
@@ -148,6 +151,14 @@ func scrapeEngine(base, token string) (engineSums, error) {
 			s.cycleSec = v
 		case `taskgov_store_commit_seconds_bucket{le="` + slowCommit + `"}`:
 			s.fastCommits = v
+		case "go_gc_duration_seconds_count":
+			s.gcs = v
+		case "go_gc_heap_live_bytes":
+			s.liveHeap = v
+		case "go_cpu_classes_gc_total_cpu_seconds_total":
+			s.gcCPU = v
+		case "go_cpu_classes_gc_mark_assist_cpu_seconds_total":
+			s.assistCPU = v
 		}
 	}
 	return s, nil
@@ -161,8 +172,9 @@ func (s engineSums) since(before engineSums) string {
 	}
 	cycles := max(s.cycles-before.cycles, 1)
 	slow := n - (s.fastCommits - before.fastCommits)
-	return fmt.Sprintf("%.0f commits of %.1f inputs on average, a commit %.2f ms and a cycle %.2f ms on average; %.0f commits over %s s",
-		n, (s.ops-before.ops)/n, (s.commitSec-before.commitSec)*1000/n, (s.cycleSec-before.cycleSec)*1000/cycles, slow, slowCommit)
+	return fmt.Sprintf("%.0f commits of %.1f inputs on average, a commit %.2f ms and a cycle %.2f ms on average; %.0f commits over %s s; %.0f garbage collections (%.0f ms of CPU, %.0f ms of it in assists)",
+		n, (s.ops-before.ops)/n, (s.commitSec-before.commitSec)*1000/n, (s.cycleSec-before.cycleSec)*1000/cycles, slow, slowCommit,
+		s.gcs-before.gcs, (s.gcCPU-before.gcCPU)*1000, (s.assistCPU-before.assistCPU)*1000)
 }
 
 // scraper reads /metrics every interval until stopped, as a Prometheus

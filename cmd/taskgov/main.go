@@ -45,7 +45,9 @@ func execute(root *cobra.Command, args []string) error {
 func newRootCmd() *cobra.Command {
 	connFlags.server, connFlags.token = "", ""
 	if hypMode {
-		return newHypRoot()
+		root := newHypRoot()
+		setVersion(root)
+		return root
 	}
 	root := &cobra.Command{
 		Use:           "taskgov",
@@ -62,6 +64,7 @@ func newRootCmd() *cobra.Command {
 		loginCmd(), startJobCmd(), listJobsCmd(), getJobCmd(), cancelJobCmd(), patchJobCmd(), listPodsCmd(), getLogCmd(),
 		policyCmd(), teamCmd(), priorityClassCmd(), nodeCmd(), tokenCmd(), applyCmd(), exportCmd(), simCmd(), benchCmd(), usageCmd(),
 		getClustersCmd("get-clusters"), connectClusterCmd("connect-cluster"), execCmd(), storeCmd())
+	setVersion(root)
 	return root
 }
 

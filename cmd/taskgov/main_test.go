@@ -108,6 +108,16 @@ func TestCLI(t *testing.T) {
 		"--command", "[true]"); code != exitInput || !strings.Contains(out, "no taskgov server given") {
 		t.Fatalf("hyp create --deep-health-check-passed-nodes-only true: exit %d\n%s", code, out)
 	}
+	// --version, in each CLI's shape (click's for hyperpod).
+	for name, want := range map[string]string{"hyp": "hyp version: ", "hyperpod": "hyperpod, version ", "taskgov": "taskgov version "} {
+		cmd := filepath.Join(dir, name)
+		if name == "taskgov" {
+			cmd = bin
+		}
+		if out, err := exec.Command(cmd, "--version").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), want) {
+			t.Fatalf("%s --version: %v\n%s", name, err, out)
+		}
+	}
 }
 
 // TestLiveDemo runs the README's main command end to end: a real server,

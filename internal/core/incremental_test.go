@@ -46,6 +46,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.settle.broken = bug == "settle"
 	inc.breakStop = bug == "stop"
 	inc.breakStopWake = bug == "stopwake"
+	inc.breakStopRank = bug == "stoprank"
+	inc.breakStopTick = bug == "stoptick"
+	inc.breakStopSkip = bug == "stopskip"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {

@@ -208,4 +208,10 @@ type Scheduler struct {
 	breakDueMemo bool
 	// Test only: a change in the walk keeps mayAdmit's noes (stop.go).
 	breakNoAdmitGen bool
+	// Test only: the stop ignores own cheap lower-priority victims (stoprank.go).
+	breakStopRank bool
+	// Test only: the stop leaves out the tick its tail's searches ask for (stoprank.go).
+	breakStopTick bool
+	// Test only: the stop takes any failed-search memo entry as covering (stopskip.go).
+	breakStopSkip bool
 }

@@ -39,7 +39,10 @@ import (
 //     starvation bound has passed: either no t fits the team's quota, or the
 //     earliest pendingSince plus the bound is still ahead.
 //   - No preemption. Own lower-priority victims exist only under rank
-//     preemption, which blocks the stop. Other teams' victims come from
+//     preemption: stoprank.go bounds what they can do (under Payback, none
+//     cheap and the type already unpaid), and stopskip.go a tail whose
+//     searches the failed-search memo skips, whatever its candidates (it is
+//     checked first, and the bounds below are then not needed). Other teams' victims come from
 //     cycleBorrowed; if it holds none of another team, no search has
 //     candidates. A within-quota (guaranteed) search that has candidates
 //     blocks the stop: it takes cheap borrowed victims at once, without
@@ -115,6 +118,7 @@ type queueAgg struct {
 	minPS    time.Time
 	maxPS    time.Time
 	maxNB    time.Time
+	shape    shapeAgg // what the victim-search memo reads (stopskip.go)
 }
 
 // agg returns tm's aggregate over byType[i], folding in tasks appended since
@@ -132,6 +136,7 @@ func (tm *team) agg(i int) *queueAgg {
 	}
 	for _, t := range q[a.n:] {
 		k := keyFor(t)
+		a.shape.fold(t, a.n == 0)
 		if a.n == 0 {
 			a.minTotal, a.maxGPUs, a.minKey, a.minNodes = t.total, t.total.GPUs, k, t.spec.Nodes
 			a.minPS, a.maxPS, a.maxNB = t.pendingSince, t.pendingSince, t.notBefore
@@ -283,8 +288,10 @@ type stopState struct {
 	// team's tail of type i that may be admitted.
 	gen        uint64
 	noAdmit    [][]uint64
-	blocker    []*team // per type: the team that held its last check back
-	renderHits uint64  // deferred tries that would have changed something: must stay 0
+	rankScans  [][]rankScan // per type and team: how far ownCheapFail read (stoprank.go)
+	ownCheap   []*task      // scratch of rankBlocks
+	blocker    []*team      // per type: the team that held its last check back
+	renderHits uint64       // deferred tries that would have changed something: must stay 0
 }
 
 // startStops readies the check for a cycle's walk and drops the deferred
@@ -297,6 +304,7 @@ func (s *Scheduler) startStops() {
 		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
+		st.rankScans = make([][]rankScan, n)
 		st.bor = make([]struct {
 			cycle uint64
 			s     borSummary

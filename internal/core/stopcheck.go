@@ -82,9 +82,6 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 			}
 		}
 	}
-	if s.rankPreemption(tm) {
-		return true
-	}
 	if delay := p.PreemptionDelaySeconds; delay > 0 {
 		// A tail task not yet ready asks for a wake-up at its ready
 		// time, and searches nothing.
@@ -96,6 +93,12 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 		if now.Before(lo) {
 			return false // no tail task of the team reaches a search
 		}
+	}
+	if s.searchesSkipped(tm, i, a) {
+		return false // the memo skips every search of its tail (stopskip.go)
+	}
+	if s.rankPreemption(tm) && s.rankBlocks(tm, c) {
+		return true // own lower-priority victims (stoprank.go)
 	}
 	search := inQuota && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever
 	if search && !s.breakStopSearch && bor.cheapOthersThan(tm) &&

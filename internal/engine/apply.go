@@ -13,7 +13,7 @@ import (
 // first; admissions start once nothing stopping holds their nodes.
 func (e *Engine) apply(d model.Decision, w *writes) {
 	for _, p := range d.Preemptions {
-		r := e.records[p.Task]
+		r := e.edit(p.Task)
 		if r == nil {
 			continue
 		}
@@ -35,7 +35,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		e.stopRun(p.Task, string(p.Reason), w)
 	}
 	for _, a := range d.Admissions {
-		r := e.records[a.Task]
+		r := e.edit(a.Task)
 		if r == nil {
 			continue
 		}
@@ -147,6 +147,7 @@ func (e *Engine) start(spec executor.StartSpec) {
 			return nil, nil
 		}
 		if r != nil && rn != nil {
+			r = e.edit(spec.Task)
 			r.PGIDs = handles
 			e.persist(r, w)
 			e.event(r, "Started", fmt.Sprintf("run %d started: %d pod(s)", r.Resumes+1, len(spec.Pods)), w)
@@ -170,6 +171,7 @@ func (e *Engine) execOp(ev executor.Event) *op {
 		r := e.records[ev.Task]
 		if ev.Checkpoint {
 			if r != nil && e.sched.Checkpoint(ev.Task, ev.At) == nil {
+				r = e.edit(ev.Task)
 				r.CheckpointAt = ev.At
 				e.persist(r, w)
 				e.event(r, "Checkpoint", "checkpoint saved", w)
@@ -186,6 +188,7 @@ func (e *Engine) execOp(ev executor.Event) *op {
 			rn.failed = true
 			e.stopRun(ev.Task, fmt.Sprintf("pod %d exited with code %d", ev.Rank, ev.ExitCode), w)
 			if r != nil {
+				r = e.edit(ev.Task)
 				r.Message = fmt.Sprintf("pod %d exited with code %d", ev.Rank, ev.ExitCode)
 			}
 		}
@@ -209,7 +212,7 @@ func (e *Engine) execOp(ev executor.Event) *op {
 // finish ends a task's run: success completes it; a failure requeues it if
 // it auto-resumes with retries left, else fails it for good.
 func (e *Engine) finish(task string, code int, why string, w *writes) {
-	r := e.records[task]
+	r := e.edit(task)
 	now := e.now()
 	if code == 0 {
 		e.endRun(task, now, "succeeded", w)
@@ -241,10 +244,10 @@ func (e *Engine) finish(task string, code int, why string, w *writes) {
 
 // interrupt requeues a running task (shutdown) and stops its pods.
 func (e *Engine) interrupt(task, why string, w *writes) {
-	r := e.records[task]
-	if r == nil || e.sched.Interrupt(task, e.now()) != nil {
+	if e.records[task] == nil || e.sched.Interrupt(task, e.now()) != nil {
 		return
 	}
+	r := e.edit(task)
 	info, _ := e.sched.Task(task)
 	r.State, r.Resumes, r.Placement, r.Message = model.StatePending, info.Resumes, nil, why
 	e.endRun(task, e.now(), "interrupted: server shutdown", w)
@@ -263,10 +266,31 @@ func (e *Engine) runningNames() []string {
 	return out
 }
 
-// persist queues a write of a record's current state.
+// persist queues a write of a record's current state. The copy written
+// takes the record's place in e.records when r is there: the View this step
+// publishes holds that copy, so the engine and the View share it (see edit).
 func (e *Engine) persist(r *model.TaskRecord, w *writes) {
 	cp := *r
 	w.put(model.Write{UpdateTask: &cp})
+	if e.records[r.Name] == r {
+		e.records[r.Name] = &cp
+	}
+}
+
+// edit returns a live task's record for the caller to change (nil if the
+// task is not live): a copy of the one in e.records, put in its place. A
+// record in e.records may be shared with published Views, which never
+// change (view.go), so the loop changes a record only through edit, never
+// in place; persist then shares the stored copy again. Sharing keeps one
+// record per live task instead of two (about 450 bytes each).
+func (e *Engine) edit(name string) *model.TaskRecord {
+	r := e.records[name]
+	if r == nil {
+		return nil
+	}
+	cp := *r
+	e.records[name] = &cp
+	return &cp
 }
 
 // event queues an event for storage and for live subscribers.

@@ -32,11 +32,10 @@ func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) 
 		e.seq++
 		r := &model.TaskRecord{Name: spec.Name, Team: spec.Team, Seq: e.seq, Spec: info.Spec, State: model.StatePending,
 			SubmittedAt: info.Spec.SubmitTime}
-		e.records[r.Name] = r
-		cp := *r
-		w.put(model.Write{InsertTask: &cp})
+		e.records[r.Name] = r // shared with the write and the next View: never changed in place (see edit)
+		w.put(model.Write{InsertTask: r})
 		e.event(r, "Submitted", "queued", w)
-		return cp, nil
+		return *r, nil
 	})
 	if err != nil {
 		return model.TaskRecord{}, err
@@ -61,7 +60,7 @@ func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string
 		team = r.Team
 	}
 	v, err := e.do(ctx, auditTeam(actor, "task."+action, team, name), func(w *writes) (any, error) {
-		r := e.records[name]
+		r := e.edit(name)
 		if r == nil {
 			return nil, fmt.Errorf("task %q is not live (finished or never submitted): %w", name, model.ErrNotFound)
 		}

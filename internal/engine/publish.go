@@ -1,8 +1,6 @@
 package engine
 
 import (
-	iradix "github.com/hashicorp/go-immutable-radix/v2"
-
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -12,7 +10,7 @@ import (
 // they read.
 //
 // publishStep costs O(k log n) for k task records written by the step (a
-// radix-tree path copy each), plus O(nodes + teams) only when the step
+// path copy in recMap's trie each), plus O(nodes + teams) only when the step
 // changed the cluster part: a cluster write (teams, policy, cordons, node
 // health or size), a task entering or leaving Running (allocations), or a
 // starvation hold made or dropped. Anything else, the queue included, is
@@ -41,20 +39,19 @@ func (e *Engine) publishStep(ws []model.Write) {
 		pendingDelta := map[string]int{}
 		tasks, running := prev.tasks.Txn(), prev.running.Txn()
 		for name, r := range last {
-			key := []byte(name)
 			var was *model.TaskRecord
 			live := e.records[name] != nil
 			if live {
-				was, _ = tasks.Insert(key, r)
+				was = tasks.Insert(r)
 			} else {
-				was, _ = tasks.Delete(key)
+				was = tasks.Delete(name)
 			}
 			wasRunning := was != nil && was.State == model.StateRunning
 			isRunning := live && r.State == model.StateRunning
 			if isRunning {
-				running.Insert(key, r)
+				running.Insert(r)
 			} else if wasRunning {
-				running.Delete(key)
+				running.Delete(name)
 			}
 			clusterChanged = clusterChanged || isRunning != wasRunning // allocations moved
 			if was != nil && was.State == model.StatePending {
@@ -64,7 +61,7 @@ func (e *Engine) publishStep(ws []model.Write) {
 				pendingDelta[r.Team]++
 			}
 		}
-		next.tasks, next.running = tasks.CommitOnly(), running.CommitOnly()
+		next.tasks, next.running = tasks.Commit(), running.Commit()
 		next.pending = addPending(prev.pending, pendingDelta)
 	}
 	if clusterChanged || e.sched.HoldChanges() != prev.cl.holds {
@@ -92,16 +89,15 @@ func (e *Engine) waitFor(prev *View) *waitView {
 // publishAll publishes a View built from the whole state, as after
 // recovery or a rollback: O(n log n) in live tasks, so only for those.
 func (e *Engine) publishAll() {
-	tasks, running := iradix.New[*model.TaskRecord]().Txn(), iradix.New[*model.TaskRecord]().Txn()
+	tasks, running := recMap{}.Txn(), recMap{}.Txn()
 	pending := map[string]int{}
-	for name, r := range e.records {
-		cp := *r
-		tasks.Insert([]byte(name), &cp)
-		if cp.State == model.StatePending {
-			pending[cp.Team]++
+	for _, r := range e.records { // shared: the loop changes none in place (edit)
+		tasks.Insert(r)
+		if r.State == model.StatePending {
+			pending[r.Team]++
 		}
-		if cp.State == model.StateRunning {
-			running.Insert([]byte(name), &cp)
+		if r.State == model.StateRunning {
+			running.Insert(r)
 		}
 	}
 	prev := e.view.Load()
@@ -109,7 +105,7 @@ func (e *Engine) publishAll() {
 	if prev != nil {
 		step = prev.step + 1
 	}
-	e.view.Store(&View{e: e, next: make(chan struct{}), step: step, tasks: tasks.CommitOnly(), running: running.CommitOnly(),
+	e.view.Store(&View{e: e, next: make(chan struct{}), step: step, tasks: tasks.Commit(), running: running.Commit(),
 		wait: e.waitFor(prev), cl: e.readCluster(), pending: pending})
 	if prev != nil {
 		close(prev.next)

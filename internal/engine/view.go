@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	iradix "github.com/hashicorp/go-immutable-radix/v2"
-
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
@@ -22,7 +20,8 @@ import (
 //
 // A View never changes once published. Publishing costs what the step
 // changed, not the size of the state: task records live in a persistent
-// radix tree (a step copies only the paths to the records it wrote), the
+// hash trie (recmap.go: a step copies only the paths to the records it
+// wrote), the
 // queue is the core's Waiting slice itself (indexed on first read), and the
 // cluster part is shared with the previous View unless the step changed
 // nodes, teams, policy or allocations (see publish.go).
@@ -30,14 +29,14 @@ import (
 // Slices and maps a View returns are shared with other readers: callers
 // must not change them.
 type View struct {
-	e       *Engine                         // that published it; nil in benchmarks
-	next    chan struct{}                   // closed when the next View is published
-	step    uint64                          // steps published before this one
-	tasks   *iradix.Tree[*model.TaskRecord] // live tasks by name; records never change
-	running *iradix.Tree[*model.TaskRecord] // the live tasks in state Running
-	wait    *waitView                       // the queue
-	pending map[string]int                  // pending tasks by team; shared until a step changes it
-	cl      *clusterView                    // shared between steps that did not change it
+	e       *Engine        // that published it; nil in benchmarks
+	next    chan struct{}  // closed when the next View is published
+	step    uint64         // steps published before this one
+	tasks   recMap         // live tasks by name; records never change
+	running recMap         // the live tasks in state Running
+	wait    *waitView      // the queue
+	pending map[string]int // pending tasks by team; shared until a step changes it
+	cl      *clusterView   // shared between steps that did not change it
 }
 
 // clusterView is what the core says about the cluster, read at one step.
@@ -66,7 +65,7 @@ func (v *View) LiveTasks() int { return v.tasks.Len() }
 // Record returns a live task's record; ok is false for a finished task or
 // an unknown name.
 func (v *View) Record(name string) (r model.TaskRecord, ok bool) {
-	p, ok := v.tasks.Get([]byte(name))
+	p, ok := v.tasks.Get(name)
 	if !ok {
 		return model.TaskRecord{}, false
 	}
@@ -77,8 +76,7 @@ func (v *View) Record(name string) (r model.TaskRecord, ok bool) {
 // waits; ok is false for a finished task or an unknown name. For a pending
 // task it reads the queue, so it may answer from a later View (see queue).
 func (v *View) Task(name string) (apitypes.Task, bool) {
-	key := []byte(name)
-	p, ok := v.tasks.Get(key)
+	p, ok := v.tasks.Get(name)
 	if !ok || p.State != model.StatePending {
 		if !ok {
 			return apitypes.Task{}, false
@@ -86,7 +84,7 @@ func (v *View) Task(name string) (apitypes.Task, bool) {
 		return apitypes.Task{TaskRecord: *p}, true
 	}
 	v, x := v.queue()
-	if p, ok = v.tasks.Get(key); !ok {
+	if p, ok = v.tasks.Get(name); !ok {
 		return apitypes.Task{}, false
 	}
 	t := apitypes.Task{TaskRecord: *p}
@@ -118,7 +116,7 @@ func (v *View) Queue(teams map[string]bool) []apitypes.Task {
 }
 
 func (v *View) waitingTask(w model.Waiting) (apitypes.Task, bool) {
-	p, ok := v.tasks.Get([]byte(w.Task))
+	p, ok := v.tasks.Get(w.Task)
 	if !ok {
 		return apitypes.Task{}, false
 	}
@@ -164,11 +162,11 @@ func (v *View) Usage() []core.TeamUsage { return v.cl.usage }
 // from the View's nodes and running tasks. It is built for each call, so
 // the caller may change it.
 func (v *View) Topology() model.TopologyView {
-	var rs []*model.TaskRecord
-	it := v.running.Root().Iterator()
-	for _, r, ok := it.Next(); ok; _, r, ok = it.Next() {
+	rs := make([]*model.TaskRecord, 0, v.running.Len())
+	v.running.Each(func(r *model.TaskRecord) bool {
 		rs = append(rs, r)
-	}
+		return true
+	})
 	slices.SortFunc(rs, func(a, b *model.TaskRecord) int { return cmp.Compare(a.Seq, b.Seq) })
 	tasksOn := map[string][]string{}
 	for _, r := range rs {

@@ -84,21 +84,26 @@ func checkView(v *View) error {
 	alloc := map[string]int64{}
 	running := 0
 	pending := map[string]int{}
-	it := v.tasks.Root().Iterator()
-	for _, r, ok := it.Next(); ok; _, r, ok = it.Next() {
+	var err error
+	v.tasks.Each(func(r *model.TaskRecord) bool {
 		if r.State == model.StatePending {
 			pending[r.Team]++
 		}
 		if r.State != model.StateRunning {
-			continue
+			return true
 		}
 		running++
-		if p, ok := v.running.Get([]byte(r.Name)); !ok || p != r {
-			return fmt.Errorf("running task %s is not in the running set", r.Name)
+		if p, ok := v.running.Get(r.Name); !ok || p != r {
+			err = fmt.Errorf("running task %s is not in the running set", r.Name)
+			return false
 		}
 		for _, p := range r.Placement {
 			alloc[p.Node] += int64(len(p.GPUs))
 		}
+		return true
+	})
+	if err != nil {
+		return err
 	}
 	if !maps.Equal(pending, v.pending) || v.wait.err == nil && !maps.Equal(listed, v.pending) {
 		return fmt.Errorf("pending by team: View counts %v, records %v, list %v", v.pending, pending, listed)

@@ -143,7 +143,7 @@ func stallStep(t *testing.T, h *harness) (release func(), done <-chan error) {
 			if err := h.e.sched.SetPriority("big", "inference"); err != nil {
 				return nil, err
 			}
-			r := h.e.records["big"]
+			r := h.e.edit("big") // the View's record is shared: never changed in place
 			r.Spec.Priority = "inference"
 			h.e.persist(r, w)
 			close(entered)

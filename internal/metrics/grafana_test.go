@@ -16,7 +16,7 @@ import (
 // every taskgov_* name its queries use is one this package exports.
 func TestGrafanaDashboardUsesRealMetrics(t *testing.T) {
 	m := New(func() Snapshot {
-		return Snapshot{Pending: []Pending{{"a", "NoCapacity", 2}}, Usage: []Usage{{"a", "ml.p5.48xlarge", 16, 8, 0, 8}},
+		return Snapshot{QueueListed: true, Pending: []Pending{{"a", "NoCapacity", 2}}, PendingByTeam: []TeamPending{{"a", 2}}, Usage: []Usage{{"a", "ml.p5.48xlarge", 16, 8, 0, 8}},
 			Capacity: []Capacity{{"ml.p5.48xlarge", 32, 8, 4, 4, 2}}}
 	})
 	m.Admitted("a", false, time.Minute)

@@ -7,9 +7,11 @@
 package metrics
 
 import (
+	"regexp"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // Snapshot is the state the gauges show, read at scrape time.
@@ -96,6 +98,15 @@ func New(snapshot func() Snapshot) *Metrics {
 		m.storeErrors.WithLabelValues(k)
 	}
 	m.Registry.MustRegister(m.admissions, m.preemptions, m.lostGPUHours, m.admissionWait, m.cycle, m.commit, m.batchOps, m.storeErrors, &stateCollector{snapshot: snapshot})
+	// The process and its Go runtime, as most Prometheus exporters serve
+	// them (go_*, process_*): the collector's default set, which counts
+	// collections (go_gc_duration_seconds_count) and shows GOGC and the
+	// memory limit, plus the live heap at the last collection and the CPU
+	// the collector used (go_cpu_classes_gc_*: in total, and in assists,
+	// the share charged to goroutines that allocate while it marks).
+	m.Registry.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
+			collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$|^/cpu/classes/gc/`)})))
 	return m
 }
 

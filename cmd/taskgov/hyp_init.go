@@ -1,0 +1,220 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// hyp's init experience over taskgov: `hyp init hyp-pytorch-job [DIR]`
+// writes config.yaml and a README; `hyp configure --FIELD VALUE` sets
+// fields; `hyp validate` checks them; `hyp reset` empties them; `hyp
+// create` submits the job and keeps a copy of config.yaml in run/<time>/.
+// taskgov renders no Kubernetes manifest (no k8s.jinja): it submits the
+// job itself. Other templates (endpoints, cluster stacks, recipe jobs) are
+// refused with the reason.
+
+// hypCreateHelp is the help of `hyp create hyp-pytorch-job`'s option:
+// config.yaml's comment for the field.
+func hypCreateHelp(flag string) string {
+	c, _ := newHypCreate()
+	if f := c.Flags().Lookup(flag); f != nil {
+		return f.Usage
+	}
+	return ""
+}
+
+const hypInitReadme = `# A hyp-pytorch-job for taskgov
+
+This directory holds one PyTorch job for ` + "`hyp create`" + `, served by taskgov.
+
+- ` + "`config.yaml`" + `: the job. Its fields are the options of
+  ` + "`hyp create hyp-pytorch-job`" + ` (see ` + "`hyp create hyp-pytorch-job --help`" + `),
+  written with ` + "`_`" + ` for ` + "`-`" + `; an empty field is not passed.
+- ` + "`hyp configure --job-name my-job --image IMAGE --command '[python3, /abs/train.py]'`" + `
+  sets fields; ` + "`hyp validate`" + ` checks them; ` + "`hyp reset`" + ` empties them.
+- ` + "`hyp create`" + ` submits the job and keeps the submitted config.yaml in
+  ` + "`run/<time>/`" + `. Then ` + "`hyp list hyp-pytorch-job`" + `, ` + "`hyp describe hyp-pytorch-job --job-name NAME`" + `.
+
+taskgov runs ` + "`command`" + ` followed by ` + "`args`" + `; on its local executor the job
+runs on the server's host in its own directory, so name a script by its
+absolute path. docs/HYPERPOD.md lists what taskgov does with each option.
+`
+
+func hypInitCmd() *cobra.Command {
+	var version string
+	c := &cobra.Command{Use: "init TEMPLATE [DIRECTORY]", Short: "Write config.yaml for a hyp-pytorch-job in DIRECTORY (default: here)",
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != hypTemplate {
+				return &usageError{fmt.Sprintf("hyp init: taskgov serves the hyp-pytorch-job template only, not %q (endpoints, cluster stacks and JumpStart recipe jobs are not taskgov's): use `hyp init hyp-pytorch-job`", args[0])}
+			}
+			if version != "1.0" && version != "1.1" {
+				return &usageError{fmt.Sprintf("hyp init: schema version %q is not served: use --version 1.0 or 1.1", version)}
+			}
+			dir := "."
+			if len(args) == 2 {
+				dir = args[1]
+			}
+			if _, err := os.Stat(filepath.Join(dir, hypConfigName)); err == nil {
+				return &usageError{fmt.Sprintf("hyp init: %s already holds a config.yaml: run `hyp reset` there to empty it, or init another directory", dir)}
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "Initializing new scaffold for '%s'…\n", hypTemplate)
+			cfg := hypConfig{template: hypTemplate, version: version, values: map[string]any{}}
+			if err := cfg.save(dir, hypCreateHelp); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(hypInitReadme), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "✔️ %s for schema version='%s' is initialized in %s\n", hypTemplate, version, dir)
+			fmt.Fprintf(out, "📘 See %s for usage.\n", filepath.Join(dir, "README.md"))
+			return nil
+		}}
+	c.Flags().StringVarP(&version, "version", "v", "1.1", "schema version: 1.0 or 1.1")
+	return c
+}
+
+// hypConfigureCmd has one option per field of either schema version.
+func hypConfigureCmd() *cobra.Command {
+	c := &cobra.Command{Use: "configure", Short: "Set fields of ./config.yaml: --FIELD VALUE, as `hyp create hyp-pytorch-job` takes them", Args: cobra.NoArgs}
+	vals := map[string]*[]string{}
+	for _, f := range hypFields {
+		v := new([]string)
+		vals[f.key] = v
+		c.Flags().StringArrayVar(v, f.flag(), nil, hypCreateHelp(f.flag()))
+	}
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := loadHypConfig(".")
+		if err != nil {
+			return err
+		}
+		inVersion := map[string]bool{}
+		for _, f := range hypFieldsOf(cfg.version) {
+			inVersion[f.key] = true
+		}
+		var problems []string
+		changed := 0
+		for _, f := range hypFields {
+			if !cmd.Flags().Changed(f.flag()) {
+				continue
+			}
+			if !inVersion[f.key] {
+				problems = append(problems, fmt.Sprintf("--%s: a field of schema 1.1; this config.yaml is %s (hyp init hyp-pytorch-job --version 1.1)", f.flag(), cfg.version))
+				continue
+			}
+			v, err := fieldValue(f, *vals[f.key])
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("--%s: %v", f.flag(), err))
+				continue
+			}
+			cfg.values[f.key] = v
+			changed++
+		}
+		if len(problems) > 0 {
+			return &usageError{"Invalid input arguments; config.yaml was not updated:\n  – " + strings.Join(problems, "\n  – ")}
+		}
+		if changed == 0 {
+			return cmd.Help()
+		}
+		if err := cfg.save(".", hypCreateHelp); err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), "✔️ config.yaml updated successfully.")
+		return nil
+	}
+	return c
+}
+
+// checkHypConfig loads ./config.yaml and checks it as `hyp create` would
+// (field types, then the options through `hyp create hyp-pytorch-job`'s
+// own checks); it returns those options.
+// Notes on options taskgov accepts but does not use go to notes.
+func checkHypConfig(cmd *cobra.Command, notes io.Writer) ([]string, *cobra.Command, *hypCreate, error) {
+	cfg, err := loadHypConfig(".")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	args, problems := cfg.options()
+	var create *cobra.Command
+	var h *hypCreate
+	if len(problems) == 0 {
+		create, h = newHypCreate()
+		create.SetOut(cmd.OutOrStdout())
+		create.SetErr(notes)
+		create.SetContext(cmd.Context())
+		if err := create.ParseFlags(args); err != nil {
+			problems = append(problems, err.Error())
+		} else if _, err := h.spec(create); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return nil, nil, nil, &usageError{"❌ Config validation errors:\n  – " + strings.Join(problems, "\n  – ")}
+	}
+	return args, create, h, nil
+}
+
+func hypValidateCmd() *cobra.Command {
+	return &cobra.Command{Use: "validate", Short: "Check ./config.yaml as `hyp create` would, without submitting", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, _, _, err := checkHypConfig(cmd, cmd.ErrOrStderr()); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "✔️ config.yaml is valid!")
+			return nil
+		}}
+}
+
+func hypResetCmd() *cobra.Command {
+	return &cobra.Command{Use: "reset", Short: "Empty every field of ./config.yaml (template and version stay)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadHypConfig(".")
+			if err != nil {
+				return err
+			}
+			cfg.values = map[string]any{}
+			if err := cfg.save(".", hypCreateHelp); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "✔️ config.yaml reset: all fields set to default values.")
+			return nil
+		}}
+}
+
+// hypCreateFromConfig is `hyp create` without a resource: the job of
+// ./config.yaml, checked, its config.yaml kept in run/<time>/, submitted.
+func hypCreateFromConfig(cmd *cobra.Command) error {
+	for _, f := range []string{"region", "template-version"} {
+		if cmd.Flags().Changed(f) {
+			return &usageError{fmt.Sprintf("--%s is only for the cluster-stack template, which taskgov does not serve: drop it", f)}
+		}
+	}
+	_, create, h, err := checkHypConfig(cmd, io.Discard)
+	if err != nil {
+		return err
+	}
+	create.SetErr(cmd.ErrOrStderr())
+	b, err := os.ReadFile(hypConfigName)
+	if err != nil {
+		return err
+	}
+	run := filepath.Join("run", time.Now().Format("20060102T150405"))
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(run, hypConfigName), b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "✔️ config.yaml kept in %s\n", run)
+	return h.run(create)
+}

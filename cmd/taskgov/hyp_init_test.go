@@ -1,0 +1,95 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHypInitExperience runs hyp's init experience of HyperPod's README
+// and training guide (Option 1: init, configure, validate, create) through
+// hyp's entry point against a real server, with its error cases: a second
+// init, empty required fields, a value of the wrong type, a field of the
+// other schema version, an unknown field, an option taskgov refuses, and
+// the templates taskgov does not serve.
+func TestHypInitExperience(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	dir := t.TempDir()
+	t.Chdir(dir)
+	read := func() string {
+		b, err := os.ReadFile("config.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	out := mustCLI(t, "init", "hyp-pytorch-job")
+	if !strings.Contains(out, "hyp-pytorch-job for schema version='1.1' is initialized in .") {
+		t.Fatalf("hyp init:\n%s", out)
+	}
+	if c := read(); !strings.HasPrefix(c, "# template: hyp-pytorch-job\n# version: 1.1\n") || !strings.Contains(c, "\njob_name: null\n") ||
+		!strings.Contains(c, "\nrequired_topology: null\n") {
+		t.Fatalf("config.yaml:\n%s", c)
+	}
+	if _, err := os.Stat("README.md"); err != nil {
+		t.Fatal(err)
+	}
+	mustFail(t, exitInput, "already holds a config.yaml", "init", "hyp-pytorch-job")
+	mustFail(t, exitInput, "job_name: Field is required", "validate")
+	mustFail(t, exitInput, "image: Field is required", "create")
+
+	mustCLI(t, "configure", "--job-name", "my-pytorch-job")
+	mustCLI(t, "configure", "--image", "pytorch/pytorch:latest", "--namespace", "hyperpod-ns-team-a", "--command", "[sleep, 30]",
+		"--environment", `{"A": "b"}`, "--node-count", "1", "--deep-health-check-passed-nodes-only", "true",
+		"--volume", "name=model-data,type=hostPath,mount_path=/data,path=/data")
+	before := read()
+	mustFail(t, exitInput, `--node-count: expected an integer, got "two"`, "configure", "--node-count", "two")
+	if read() != before {
+		t.Fatal("a refused configure changed config.yaml")
+	}
+	if out := mustCLI(t, "validate"); !strings.Contains(out, "config.yaml is valid!") {
+		t.Fatalf("hyp validate:\n%s", out)
+	}
+
+	// Edited by hand: an unknown field, and an option taskgov refuses.
+	_ = os.WriteFile("config.yaml", []byte(before+"bogus: 1\n"), 0o644)
+	mustFail(t, exitInput, "bogus: not a field of hyp-pytorch-job 1.1", "validate")
+	_ = os.WriteFile("config.yaml", []byte(strings.Replace(before, "max_node_count: null", "max_node_count: 4", 1)), 0o644)
+	mustFail(t, exitInput, "no elastic training", "validate")
+	_ = os.WriteFile("config.yaml", []byte(before), 0o644)
+
+	out, errs, code := cli(t, "create")
+	if code != 0 || !strings.Contains(out, "Successfully submitted HyperPodPytorchJob 'my-pytorch-job'!") || !strings.Contains(errs, "--volume is accepted but not used") {
+		t.Fatalf("hyp create: exit %d\n%s\n%s", code, out, errs)
+	}
+	waitJob(t, "my-pytorch-job", "Running")
+	runs, _ := filepath.Glob("run/*/config.yaml")
+	if len(runs) != 1 {
+		t.Fatalf("run/<time>/config.yaml: %v", runs)
+	}
+	if s := hypStates(t, mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-a")); s["my-pytorch-job"] != "Running" {
+		t.Fatalf("hyp list: %v", s)
+	}
+	if o := mustCLI(t, "describe", "hyp-pytorch-job", "--job-name", "my-pytorch-job", "-n", "hyperpod-ns-team-a"); !strings.Contains(o, "Image:           pytorch/pytorch:latest") {
+		t.Fatalf("hyp describe:\n%s", o)
+	}
+
+	mustCLI(t, "reset")
+	if c := read(); !strings.HasPrefix(c, "# template: hyp-pytorch-job\n# version: 1.1\n") || !strings.Contains(c, "\njob_name: null\n") {
+		t.Fatalf("config.yaml after reset:\n%s", c)
+	}
+	mustFail(t, exitInput, "only for the cluster-stack template", "create", "--region", "us-west-2")
+	mustFail(t, exitInput, "hyp-pytorch-job template only", "init", "cluster-stack", "stack")
+	mustFail(t, exitInput, "hyp-pytorch-job template only", "init", "hyp-recipe-job", "recipe")
+
+	// A 1.0 directory has 1.0's fields.
+	mustCLI(t, "init", "hyp-pytorch-job", "old", "--version", "1.0")
+	t.Chdir(filepath.Join(dir, "old"))
+	mustFail(t, exitInput, "a field of schema 1.1", "configure", "--replica-count", "2")
+	t.Chdir(t.TempDir())
+	mustFail(t, exitInput, "No config.yaml found", "validate")
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The walkthrough checks of the hyp CLI: command lines of HyperPod's docs
+// run through hyp's entry point against a real server, each for a fault
+// a user met.
+
+// TestHypOperatorLogsReusedName: a name submitted twice (the first job
+// deleted) lists two tasks; get-operator-logs printed the name's events
+// once per task, so every line twice.
+func TestHypOperatorLogsReusedName(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	create := []string{"create", "hyp-pytorch-job", "--job-name", "again", "--namespace", "hyperpod-ns-team-a",
+		"--image", "pytorch/pytorch:latest", "--command", "[sleep, 30]", "--node-count", "1"}
+	mustCLI(t, create...)
+	waitJob(t, "again", "Running")
+	mustCLI(t, "delete", "hyp-pytorch-job", "--job-name", "again", "-n", "hyperpod-ns-team-a")
+	waitJob(t, "again", "Cancelled")
+	mustCLI(t, create...)
+	waitJob(t, "again", "Running")
+	out := mustCLI(t, "get-operator-logs", "hyp-pytorch-job", "--since-hours", "1")
+	seen := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "team-a/again") {
+			if seen[l] {
+				t.Fatalf("get-operator-logs prints %q twice:\n%s", l, out)
+			}
+			seen[l] = true
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatalf("get-operator-logs has no line of the job:\n%s", out)
+	}
+}
+
+// TestStartJobRelativeScript: the README's quick tour ran `start-job
+// --command "python3 examples/train.py ..."` from the repository, and the
+// job failed: it runs in its task's directory on the server, where the
+// relative path finds nothing. The CLI now names the absolute path on
+// stderr, and the tour's line with that path trains to the end.
+func TestStartJobRelativeScript(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed (the example training script needs it)")
+	}
+	cliServer(t)
+	repo, _ := filepath.Abs("../..")
+	t.Chdir(repo)
+	abs := filepath.Join(repo, "examples", "train.py")
+	_, errs, code := cli(t, "start-job", "--job-name", "rel", "-n", "hyperpod-ns-ml-engineers", "--node-count", "1",
+		"--command", "python3 examples/train.py --steps 2 --step-seconds 0.01")
+	if code != 0 || !strings.Contains(errs, "note: examples/train.py is a relative path") || !strings.Contains(errs, "pass "+abs) {
+		t.Fatalf("start-job with a relative script: exit %d, stderr:\n%s", code, errs)
+	}
+	waitJob(t, "rel", "Failed")
+	mustCLI(t, "start-job", "--job-name", "abs", "-n", "hyperpod-ns-ml-engineers", "--node-count", "1",
+		"--command", "python3 "+abs+" --steps 2 --step-seconds 0.01")
+	waitJob(t, "abs", "Succeeded")
+	// hyp's and hyperpod's forms of the same command line say the same.
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	_, errs, _ = cli(t, "create", "hyp-pytorch-job", "--job-name", "rel-hyp", "-n", "hyperpod-ns-ml-engineers",
+		"--image", "i", "--command", "[python3, examples/train.py]")
+	if !strings.Contains(errs, "pass "+abs) {
+		t.Fatalf("hyp create with a relative script, stderr:\n%s", errs)
+	}
+}
+
+// TestHypUnservedCommands: hyp's commands for endpoints, spaces, clusters
+// and GPU partitions answered cobra's `unknown command`; they now say why
+// taskgov does not serve them (exit 2), whatever their options.
+func TestHypUnservedCommands(t *testing.T) {
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	mustFail(t, exitInput, "does not schedule GPU partitions (MIG)", "list-accelerator-partition-type", "--instance-type", "ml.p5.48xlarge")
+	mustFail(t, exitInput, "hyp invoke is not served by taskgov: it invokes inference endpoints", "invoke", "hyp-custom-endpoint", "--endpoint-name", "e", "--body", "{}")
+	mustFail(t, exitInput, "hyp update is not served by taskgov", "update", "cluster", "--cluster-name", "my-cluster", "--node-recovery", "Automatic")
+}
