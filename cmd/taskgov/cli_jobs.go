@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -107,7 +108,8 @@ func (sf *startFlags) run(cmd *cobra.Command) error {
 	if sf.configFile != "" {
 		b, err := os.ReadFile(sf.configFile)
 		if err != nil {
-			return err
+			return &model.FieldError{Field: "--config-file", Problem: fmt.Sprintf("configuration file %s cannot be read: %v", sf.configFile, errors.Unwrap(err)),
+				Fix: "give the path of HyperPod's job YAML (or a taskgov task YAML)"}
 		}
 		var fromFile model.TaskSpec
 		if isHydra(b) {

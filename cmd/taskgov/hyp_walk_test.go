@@ -83,3 +83,31 @@ func TestHypUnservedCommands(t *testing.T) {
 	mustFail(t, exitInput, "hyp invoke is not served by taskgov: it invokes inference endpoints", "invoke", "hyp-custom-endpoint", "--endpoint-name", "e", "--body", "{}")
 	mustFail(t, exitInput, "hyp update is not served by taskgov", "update", "cluster", "--cluster-name", "my-cluster", "--node-recovery", "Automatic")
 }
+
+// TestHypGetLogsReusedName: a job submitted under the name of a finished
+// one printed the earlier job's output too (the local executor appended
+// to the name's log files); HyperPod's new job has new pods and new logs.
+func TestHypGetLogsReusedName(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	for _, word := range []string{"first-job-output", "second-job-output"} {
+		mustCLI(t, "create", "hyp-pytorch-job", "--job-name", "twice", "-n", "hyperpod-ns-team-a", "--image", "i",
+			"--command", "[sh, -c, echo "+word+"]", "--node-count", "1")
+		waitJob(t, "twice", "Succeeded")
+	}
+	out := mustCLI(t, "get-logs", "hyp-pytorch-job", "--job-name", "twice", "--pod-name", "twice-pod-0", "-n", "hyperpod-ns-team-a")
+	if !strings.Contains(out, "second-job-output") || strings.Contains(out, "first-job-output") {
+		t.Fatalf("get-logs of the second job:\n%s", out)
+	}
+}
+
+// TestHyperpodConfigFileMissing: `hyperpod start-job --config-file` with a
+// path that is not there exited 1 (taskgov failed) with Go's open error;
+// it is the user's input (exit 2), named as such.
+func TestHyperpodConfigFileMissing(t *testing.T) {
+	hyperpodMode = true
+	t.Cleanup(func() { hyperpodMode = false })
+	missing := filepath.Join(t.TempDir(), "job.yaml")
+	mustFail(t, exitInput, "--config-file: configuration file "+missing+" cannot be read: no such file or directory", "start-job", "--config-file", missing)
+}

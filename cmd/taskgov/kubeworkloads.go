@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/taskgov/taskgov/internal/engine"
@@ -69,6 +70,36 @@ func (g engineGovernor) Classes() []string {
 	for _, c := range g.eng.View().Policy().PriorityClasses {
 		out = append(out, c.Name)
 	}
+	return out
+}
+
+// InstanceTypes are the types a team's workload may default to: its
+// quota's, else (a team without quota borrows) the cluster's nodes'.
+func (g engineGovernor) InstanceTypes(team string) []string {
+	view := g.eng.View()
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range view.Teams() {
+		if t.Name != team {
+			continue
+		}
+		for _, q := range t.Quotas {
+			if !seen[q.InstanceType] {
+				seen[q.InstanceType] = true
+				out = append(out, q.InstanceType)
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, n := range view.Nodes() {
+		if !seen[n.Spec.InstanceType] {
+			seen[n.Spec.InstanceType] = true
+			out = append(out, n.Spec.InstanceType)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

@@ -211,6 +211,9 @@ func (w *Workloads) Run(ctx context.Context, gov Governor) {
 	if w.Mapping.Classes == nil {
 		w.Mapping.Classes = gov.Classes
 	}
+	if it, ok := gov.(interface{ InstanceTypes(team string) []string }); ok && w.Mapping.InstanceTypes == nil {
+		w.Mapping.InstanceTypes = it.InstanceTypes
+	}
 	go func() { <-ctx.Done(); w.queue.ShutDown() }()
 	if w.teamNS != nil {
 		go w.teamNS.run(ctx, gov.TeamNamespaces, w.Log.Warn)

@@ -32,6 +32,11 @@ type Mapping struct {
 	// can mean the class "training" (and a class literally named
 	// "training-priority" still means itself).
 	Classes func() []string
+	// InstanceTypes, when set, lists the instance types a team's job may
+	// run on: its quota's, else the cluster's. A workload whose templates
+	// name no instance type runs on the only one (Kueue gives it its
+	// ClusterQueue's only flavor); with several, it must name one.
+	InstanceTypes func(team string) []string
 }
 
 // Team returns the team that governs u, and false when taskgov leaves u
@@ -145,6 +150,7 @@ func (m Mapping) TaskSpec(k *Kind, u *unstructured.Unstructured) (model.TaskSpec
 		return spec, &model.FieldError{Field: "spec", Problem: err.Error(), Fix: "give the " + k.Name + " its pod template(s)"}
 	}
 	var errs model.Errors
+	var untyped []string // pod sets that name no instance type
 	req, grace := model.Request{}, int64(-1)
 	ann := u.GetAnnotations()
 	for _, ps := range sets {
@@ -161,8 +167,7 @@ func (m Mapping) TaskSpec(k *Kind, u *unstructured.Unstructured) (model.TaskSpec
 		it := ps.Template.Spec.NodeSelector[LabelInstanceType]
 		switch {
 		case it == "":
-			errs = append(errs, &model.FieldError{Field: "nodeSelector (" + ps.Name + ")", Problem: "names no instance type",
-				Fix: "add nodeSelector " + LabelInstanceType + ": <type> (for example ml.p5.48xlarge) to the pod template"})
+			untyped = append(untyped, ps.Name)
 		case spec.InstanceType != "" && spec.InstanceType != it:
 			errs = append(errs, &model.FieldError{Field: "nodeSelector (" + ps.Name + ")", Problem: fmt.Sprintf("asks for %s while another pod set asks for %s", it, spec.InstanceType),
 				Fix: "give every pod set the same " + LabelInstanceType + "; a gang runs on one instance type"})
@@ -200,6 +205,13 @@ func (m Mapping) TaskSpec(k *Kind, u *unstructured.Unstructured) (model.TaskSpec
 			}
 		}
 	}
+	if spec.InstanceType == "" && len(untyped) > 0 {
+		// Pod sets that name no type share the one another set names
+		// (one gang, one type); if none names one, the team's only type.
+		if err := m.defaultInstanceType(&spec, untyped); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if req.GPUs > 0 || req.VCPU > 0 || req.MemoryGiB > 0 {
 		// What Kubernetes counts: a request the template leaves out is
 		// (almost) nothing, not the instance's share per GPU, which the
@@ -226,6 +238,26 @@ func (m Mapping) TaskSpec(k *Kind, u *unstructured.Unstructured) (model.TaskSpec
 		return spec, errs
 	}
 	return spec, nil
+}
+
+// defaultInstanceType gives spec the team's only instance type, or says
+// which types the pod templates may name.
+func (m Mapping) defaultInstanceType(spec *model.TaskSpec, untyped []string) *model.FieldError {
+	fe := &model.FieldError{Field: "nodeSelector (" + strings.Join(untyped, ", ") + ")", Problem: "names no instance type",
+		Fix: "add nodeSelector " + LabelInstanceType + ": <type> (for example ml.p5.48xlarge) to the pod template"}
+	if m.InstanceTypes == nil {
+		return fe
+	}
+	types := m.InstanceTypes(spec.Team)
+	if len(types) == 1 {
+		spec.InstanceType = types[0]
+		return nil
+	}
+	if len(types) > 1 {
+		fe.Problem = fmt.Sprintf("names no instance type, and team %s may use several (%s)", spec.Team, strings.Join(types, ", "))
+		fe.Fix = "add nodeSelector " + LabelInstanceType + ": <one of them> to the pod template"
+	}
+	return fe
 }
 
 // ManifestError rewrites the engine's field names as the manifest's, so an

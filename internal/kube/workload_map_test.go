@@ -140,6 +140,25 @@ func TestMappingErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "add nodeSelector node.kubernetes.io/instance-type") {
 		t.Errorf("no instance type: %v", err)
 	}
+	// Kueue's own samples name no instance type: Kueue gives the job its
+	// ClusterQueue's flavor. A team with one type runs it there; with
+	// several, the error names them.
+	typed := testMapping
+	typed.InstanceTypes = func(team string) []string {
+		if team == "research" {
+			return []string{"ml.p5.48xlarge"}
+		}
+		return []string{"ml.g5.12xlarge", "ml.p5.48xlarge"}
+	}
+	if spec, err := typed.TaskSpec(k, noType); err != nil || spec.InstanceType != "ml.p5.48xlarge" || spec.Nodes != 2 {
+		t.Errorf("no instance type, a team of one type: %+v, %v", spec, err)
+	}
+	other := noType.DeepCopy()
+	other.SetLabels(map[string]string{LabelQueueName: "hyperpod-ns-vision-localqueue"})
+	other.SetNamespace("hyperpod-ns-vision")
+	if _, err := typed.TaskSpec(k, other); err == nil || !strings.Contains(err.Error(), "team vision may use several (ml.g5.12xlarge, ml.p5.48xlarge)") {
+		t.Errorf("no instance type, a team of two types: %v", err)
+	}
 	k2, p := readManifest(t, "testdata/pytorchjob.yaml")
 	_ = unstructured.SetNestedField(p.Object, "ml.g5.12xlarge", "spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "nodeSelector", LabelInstanceType)
 	if _, err := testMapping.TaskSpec(k2, p); err == nil || !strings.Contains(err.Error(), "same node.kubernetes.io/instance-type") {

@@ -39,6 +39,15 @@ func (e *Executor) logPath(task string, rank int) string {
 	return filepath.Join(e.logDir(task), fmt.Sprintf("rank-%d.log", rank))
 }
 
+// clearLogs removes a task's rank logs: a new task of a name that an
+// earlier, finished task had starts without that task's output.
+func (e *Executor) clearLogs(task string) {
+	logs, _ := filepath.Glob(filepath.Join(e.logDir(task), "rank-*.log"))
+	for _, l := range logs {
+		_ = os.Remove(l)
+	}
+}
+
 // prepareRoots creates the state and task directories with their modes
 // (whatever the umask or an earlier mode).
 func (e *Executor) prepareRoots() error {

@@ -126,6 +126,7 @@ func (e *Executor) Start(spec executor.StartSpec) error {
 	}
 	if spec.Resumes == 0 {
 		e.markEnded(spec.Task) // a new submission starts with a clean slate
+		e.clearLogs(spec.Task) // and its own logs, not an earlier task's of that name
 	} else if err := e.crashLoopError(spec.Task); err != nil {
 		return err
 	}
