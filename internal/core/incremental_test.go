@@ -48,6 +48,8 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakStopWake = bug == "stopwake"
 	inc.breakStopRank = bug == "stoprank"
 	inc.breakStopTick = bug == "stoptick"
+	inc.breakStopFair = bug == "stopfair"
+	inc.breakStopDear = bug == "stopdear"
 	inc.breakStopSkip = bug == "stopskip"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)

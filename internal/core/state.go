@@ -212,6 +212,10 @@ type Scheduler struct {
 	breakStopRank bool
 	// Test only: the stop leaves out the tick its tail's searches ask for (stoprank.go).
 	breakStopTick bool
+	// Test only: the stop leaves out the fair-share wake-up its tail asks for (stopfair.go).
+	breakStopFair bool
+	// Test only: the stop takes other teams' cheap fair-share candidates as dear (stopfair.go).
+	breakStopDear bool
 	// Test only: the stop takes any failed-search memo entry as covering (stopskip.go).
 	breakStopSkip bool
 }

@@ -289,6 +289,7 @@ type stopState struct {
 	gen        uint64
 	noAdmit    [][]uint64
 	rankScans  [][]rankScan // per type and team: how far ownCheapFail read (stoprank.go)
+	fairScans  [][]fairScan // per type and team: how far tailBorrowSearch read (stopfair.go)
 	ownCheap   []*task      // scratch of rankBlocks
 	blocker    []*team      // per type: the team that held its last check back
 	renderHits uint64       // deferred tries that would have changed something: must stay 0
@@ -305,6 +306,7 @@ func (s *Scheduler) startStops() {
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
 		st.rankScans = make([][]rankScan, n)
+		st.fairScans = make([][]fairScan, n)
 		st.bor = make([]struct {
 			cycle uint64
 			s     borSummary

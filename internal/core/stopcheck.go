@@ -105,19 +105,24 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 		(a.minKey >= len(bor.reach) || bor.reach[a.minKey] >= a.minNodes) {
 		return true // a within-quota task reclaims cheap victims at once (cheapReclaim), unpaid
 	}
+	dear := false
 	if tm.spec.Lending.Borrows() && c.rebalance {
-		if bor.wake.Before(cur) {
-			return true
+		if bor.wake.Before(cur) && s.fairWakeBlocks(tm, c) {
+			return true // a minimum runtime's end it cannot ask for (stopfair.go)
 		}
 		if bor.ready && bor.othersThan(tm) {
-			if len(s.types) > 1 {
-				return true // fair-share searches compare shares other types move
+			if s.fairDearOnly(tm, bor) {
+				dear = true // its borrowing searches see no cheap other-team candidate (stopfair.go)
+			} else {
+				if len(s.types) > 1 {
+					return true // fair-share searches compare shares other types move
+				}
+				search = true
 			}
-			search = true
 		}
 	}
 	if !search {
-		return false
+		return dear && (i >= len(s.unpaid) || !s.unpaid[i])
 	}
 	if p.Preemption != model.PreemptPayback || *p.RestartCostSeconds <= 0 || bor.zeroGPU || a.minTotal.GPUs < 1 {
 		return true
