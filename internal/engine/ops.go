@@ -60,16 +60,18 @@ func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string
 		team = r.Team
 	}
 	v, err := e.do(ctx, auditTeam(actor, "task."+action, team, name), func(w *writes) (any, error) {
-		r := e.edit(name)
+		r := e.records[name]
 		if r == nil {
 			return nil, fmt.Errorf("task %q is not live (finished or never submitted): %w", name, model.ErrNotFound)
 		}
 		now := e.now()
+		// An accepted action changes a copy of r (edit): the View shares r.
 		switch action {
 		case ActCancel:
 			if err := e.sched.Cancel(name); err != nil {
 				return nil, err
 			}
+			r = e.edit(name)
 			if r.State == model.StateRunning {
 				e.endRun(name, now, "cancelled", w)
 			}
@@ -80,6 +82,7 @@ func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string
 			if err := e.sched.Suspend(name, now); err != nil {
 				return nil, err
 			}
+			r = e.edit(name)
 			if r.State != model.StateRunning { // a running one is recorded by the decision
 				r.State, r.Message = model.StateSuspended, "suspended by "+actor
 			}
@@ -87,16 +90,19 @@ func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string
 			if err := e.sched.Resume(name, now); err != nil {
 				return nil, err
 			}
+			r = e.edit(name)
 			r.State, r.Message = model.StatePending, "resumed by "+actor
 		case ActPriority:
 			if err := e.sched.SetPriority(name, arg); err != nil {
 				return nil, err
 			}
+			r = e.edit(name)
 			r.Spec.Priority = arg
 		case ActCheckpoint:
 			if err := e.sched.Checkpoint(name, now); err != nil {
 				return nil, err
 			}
+			r = e.edit(name)
 			r.CheckpointAt = now
 		default:
 			return nil, &model.FieldError{Field: "action", Problem: fmt.Sprintf("unknown action %q", action),

@@ -12,7 +12,15 @@ import "sync"
 type NameIndex struct {
 	mu     sync.Mutex
 	loaded bool
-	newest map[string]NameRow
+	newest map[string]nameEntry
+}
+
+// nameEntry is what the index keeps of a name's newest task: no more than
+// CheckNameReuse reads (32 bytes a name, where a whole NameRow took 56).
+type nameEntry struct {
+	team string
+	seq  int64
+	live bool
 }
 
 // NameRow is one task's name, team, sequence and state, as the index keeps
@@ -38,7 +46,7 @@ func (n *NameIndex) Lookup(name string, load func() ([]NameRow, error)) (*PriorU
 		if err != nil {
 			return nil, err
 		}
-		n.newest = map[string]NameRow{}
+		n.newest = make(map[string]nameEntry, len(rows))
 		n.loaded = true
 		n.add(rows)
 	}
@@ -46,7 +54,7 @@ func (n *NameIndex) Lookup(name string, load func() ([]NameRow, error)) (*PriorU
 	if !ok {
 		return nil, nil
 	}
-	return &PriorUse{Team: r.Team, Live: !r.State.Terminal()}, nil
+	return &PriorUse{Team: r.team, Live: r.live}, nil
 }
 
 // Committed brings a loaded index up to date with a committed transaction's
@@ -72,10 +80,10 @@ func (n *NameIndex) Invalidate() {
 
 func (n *NameIndex) add(rows []NameRow) {
 	for _, r := range rows {
-		if u, ok := n.newest[r.Name]; ok && u.Seq > r.Seq {
+		if u, ok := n.newest[r.Name]; ok && u.seq > r.Seq {
 			continue // an older task of that name
 		}
-		n.newest[r.Name] = r
+		n.newest[r.Name] = nameEntry{team: r.Team, seq: r.Seq, live: !r.State.Terminal()}
 	}
 }
 
