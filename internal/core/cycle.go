@@ -71,6 +71,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 		s.curType = e.i
 		before := len(d.Admissions) + len(d.Preemptions) + int(s.holdChanges)
 		s.tryTask(e.t, &d)
+		s.noteTried(e.t)
 		s.pushNext(&h, e.tm, e.i)
 		s.afterTry(e.i, len(d.Admissions)+len(d.Preemptions)+int(s.holdChanges) != before)
 	}
@@ -150,8 +151,8 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		} else if s.probing {
 			s.probeHit = true // it would take or wait for a hold
 			return
-		} else if s.rendering {
-			s.stops.renderHits++ // stop.go: a deferred try never holds
+		} else if s.rendering && it.holder == nil {
+			s.stops.renderHits++ // stop.go: a deferred try never takes a hold (stophold.go)
 			return
 		} else if s.reserve(t) {
 			t.wait = model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,

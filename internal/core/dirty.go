@@ -76,6 +76,9 @@ func (s *Scheduler) shareMoved() (all bool, teams []*team) {
 	}
 	n := len(s.types)
 	want := (len(s.teams) + 1) * n
+	if s.shareUnmoved(want) {
+		return false, nil // nothing it reads moved since the last call (sharemoved.go)
+	}
 	if len(s.shareSnap) != want {
 		s.shareSnap = make([]resource.Vector, want)
 		all = true
@@ -101,6 +104,7 @@ func (s *Scheduler) shareMoved() (all bool, teams []*team) {
 			teams = append(teams, tm)
 		}
 	}
+	s.shareEpoch = s.qm.epoch
 	return all, teams
 }
 

@@ -46,6 +46,8 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.settle.broken = bug == "settle"
 	inc.breakStop = bug == "stop"
 	inc.breakStopWake = bug == "stopwake"
+	inc.breakStopHold = bug == "stophold"
+	inc.settle.brokenFit = bug == "settlefit"
 	inc.breakStopRank = bug == "stoprank"
 	inc.breakStopTick = bug == "stoptick"
 	inc.breakStopFair = bug == "stopfair"
@@ -57,6 +59,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 		stats.probed, stats.settled = stats.probed+int(inc.probed), stats.settled+int(inc.settle.count)
 		stats.stopped += int(inc.stops.stops)
 		stats.stopWakes += int(inc.stops.wakes)
+		stats.stopHolds += int(inc.stops.held)
 	}()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
@@ -186,7 +189,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 // least one instance type unevaluated, and types settled by probes alone
 // (blocked.go), types settled in bulk (settle.go) and walks stopped early
 // (stop.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes int }
+var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {
@@ -219,8 +222,9 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 		}
 	}
 	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times; "+
-		"a spent type was settled in bulk %d times; %d walks stopped early, %d of them asking for their tail's starvation wake-up",
-		stats.cycles, stats.skipped, stats.probed, stats.settled, stats.stopped, stats.stopWakes)
+		"a spent type was settled in bulk %d times; %d walks stopped early, %d of them asking for their tail's starvation wake-up, "+
+		"%d with a hold in place",
+		stats.cycles, stats.skipped, stats.probed, stats.settled, stats.stopped, stats.stopWakes, stats.stopHolds)
 	if stats.skipped < stats.cycles/10 {
 		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
 	}

@@ -41,7 +41,10 @@ type settleState struct {
 	avail  []int  // scratch: nodes per bucket or above
 	count  uint64 // types settled in bulk (a measure)
 	broken bool   // test only: skip inertType and the hold check, to prove the differential test sees it
-	sink   int    // what settleTeam read ahead (kept, so the loads are not optimised away)
+	// test only: a team without room passes as inert past its due whether
+	// or not its smallest request fits its quota.
+	brokenFit bool
+	sink      int // what settleTeam read ahead (kept, so the loads are not optimised away)
 }
 
 // minSettleTries is how many tries of a type pass before the first check.
@@ -162,8 +165,12 @@ func (s *Scheduler) spent(h heads, e head) (bool, int) {
 			}
 		}
 		if a := tm.agg(i); a.n > 0 && (a.minKey >= len(avail) || avail[a.minKey] == 0) &&
-			(s.now.Before(a.minPS.Add(bound)) || s.settle.broken) {
-			return true // every task of the team's queue passes inertTask
+			(s.now.Before(a.minPS.Add(bound)) || s.settle.broken || s.settle.brokenFit ||
+				!tm.usage[i].Add(a.minTotal).LessEq(tm.quota[i])) {
+			// Every task of the team's queue passes inertTask: no room,
+			// and no due passed or no request that fits the quota (the
+			// smallest does not; a larger one fits no better).
+			return true
 		}
 		looked++
 		if !s.inertTask(t, avail) {

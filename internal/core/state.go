@@ -194,6 +194,7 @@ type Scheduler struct {
 	curType    int                        // type of the task being tried, -1 outside tryTask
 	breakMarks bool                       // test only: drop per-type marks, to prove the differential test sees it
 	shareSnap  []resource.Vector          // what weighted shares read, as of the last check (dirty.go)
+	shareEpoch uint64                     // the quota memo's epoch when shareSnap was taken (sharemoved.go)
 	settle     settleState                // when to settle a spent type in bulk (settle.go)
 	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
 	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
@@ -208,6 +209,10 @@ type Scheduler struct {
 	breakDueMemo bool
 	// Test only: a change in the walk keeps mayAdmit's noes (stop.go).
 	breakNoAdmitGen bool
+	// Test only: the stop passes with a holder not yet tried (stophold.go).
+	breakStopHold bool
+	// Test only: shareMoved skips its pass whatever moved (sharemoved.go).
+	breakShareEpoch bool
 	// Test only: the stop ignores own cheap lower-priority victims (stoprank.go).
 	breakStopRank bool
 	// Test only: the stop leaves out the tick its tail's searches ask for (stoprank.go).

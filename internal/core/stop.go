@@ -34,10 +34,12 @@ import (
 //     reach the smallest key than the smallest gang needs, so place fails at
 //     its count check for every t; otherwise mayAdmit makes both checks for
 //     each task of the team's tail in turn.
-//   - No hold taken or dropped. Only the type's holder holds nodes, and the
-//     check wants none. A hold is taken only by a task within quota whose
-//     starvation bound has passed: either no t fits the team's quota, or the
-//     earliest pendingSince plus the bound is still ahead.
+//   - No hold taken or dropped. Without a holder, a hold is taken only by a
+//     task within quota whose starvation bound has passed: either no t fits
+//     the team's quota, or the earliest pendingSince plus the bound is still
+//     ahead. With a holder, only its own try may move the hold: the check
+//     wants it tried already, or its try to keep the hold (stophold.go has
+//     the conditions and the argument).
 //   - No preemption. Own lower-priority victims exist only under rank
 //     preemption: stoprank.go bounds what they can do (under Payback, none
 //     cheap and the type already unpaid), and stopskip.go a tail whose
@@ -277,6 +279,10 @@ type stopState struct {
 	}
 	stops uint64 // walks stopped early (a measure)
 	wakes uint64 // of them, stops that asked for their tail's starvation wake-up (a measure)
+	held  uint64 // of them, stops with a holder in place (stophold.go; a measure)
+	// holderTried[i]: the task that held nodes of type i after its try in
+	// this walk (stophold.go).
+	holderTried []*task
 	// The walk's heap while it runs, and the head settleRest popped and
 	// checks before trying it: which teams still have a tail (stopwake.go).
 	heads  *heads
@@ -305,6 +311,7 @@ func (s *Scheduler) startStops() {
 		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
+		st.holderTried = make([]*task, n)
 		st.rankScans = make([][]rankScan, n)
 		st.fairScans = make([][]fairScan, n)
 		st.bor = make([]struct {
@@ -314,6 +321,7 @@ func (s *Scheduler) startStops() {
 	}
 	for i := range st.stopped {
 		st.stopped[i], st.tries[i], st.next[i], st.step[i], st.blocker[i] = false, 0, 1, 1, nil
+		st.holderTried[i] = nil
 		if s.work[i] {
 			s.dropDeferred(i)
 		}
@@ -361,6 +369,9 @@ func (s *Scheduler) stopType(i int) {
 	}
 	st.cycle[i] = s.cycle
 	st.stops++
+	if s.types[i].holder != nil {
+		st.held++
+	}
 	memo := map[attemptKey]failedAttempt{}
 	for k, f := range s.cc.failed {
 		if k.typ == i {
@@ -409,6 +420,7 @@ func (s *Scheduler) renderType(i int) {
 	wake := s.typeWake[i]
 	unpaid := i < len(s.unpaid) && s.unpaid[i]
 	s.rendering, s.curType = true, i
+	holds := s.holdChanges
 	var d model.Decision
 	for k, t := range list {
 		if k%readAhead == 0 {
@@ -417,11 +429,10 @@ func (s *Scheduler) renderType(i int) {
 		if t.state != pending || t.touchedIn == st.cycle[i] {
 			continue
 		}
-		if t.holds() {
-			st.renderHits++
-			continue
-		}
 		s.tryTask(t, &d)
+	}
+	if s.holdChanges != holds {
+		st.renderHits++ // a deferred try never takes or drops a hold (stophold.go)
 	}
 	s.rendering, s.curType = false, -1
 	if !s.typeWake[i].Equal(wake) {

@@ -15,7 +15,7 @@ import (
 // order (every team must pass), and a check that passes has asked every
 // team, so the tail's wake-up covers them all.
 func (s *Scheduler) stoppable(i int) bool {
-	if s.fullRescan || s.probing || s.types[i].holder != nil {
+	if s.fullRescan || s.probing || !s.holdStands(i) {
 		return false
 	}
 	p := &s.policy
@@ -67,8 +67,8 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 	inQuota := v.ok && v.inQuota
 	if inQuota {
 		due := a.minPS.Add(secs(*p.StarvationBoundSeconds))
-		if !now.Before(due) {
-			return true
+		if !now.Before(due) && s.holdDue(i) {
+			return true // a tail task may take a hold (stophold.go)
 		}
 		if due.Before(cur) {
 			// Its tail may ask for an earlier wake-up: the stop asks

@@ -100,11 +100,15 @@ func (s *Scheduler) tailDue(tm *team, i int) (due time.Time, ok bool) {
 		if t.state != pending || t.touchedIn == s.cycle || !tm.usage[i].Add(t.total).LessEq(tm.quota[i]) {
 			continue
 		}
+		d := t.pendingSince.Add(bound)
+		if !s.now.Before(d) {
+			continue // past its due: it queues for the hold, no wake-up (stophold.go)
+		}
 		if t.sel != "" {
 			m.cycle = 0
 			return never, false
 		}
-		if d := t.pendingSince.Add(bound); !d.After(m.due) {
+		if !d.After(m.due) {
 			m.due, m.t, m.at = d, t, k
 		}
 	}

@@ -1,0 +1,99 @@
+package core
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestDifferentialCatchesBrokenStopHold injects a bug into the early stop
+// with a hold in place (stophold.go): the check passes while the holder has
+// not been tried yet, so its try (which may start it or drop its hold) is
+// deferred. The differential test must see it.
+func TestDifferentialCatchesBrokenStopHold(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		if err := differentialRun(seed, 2000, "stophold"); err != nil {
+			t.Logf("caught, as it must be: %v", err)
+			return
+		}
+	}
+	t.Fatal("with an early stop that defers an untried holder, the differential test found no difference")
+}
+
+// TestStopWithAHoldInPlace: the one-input benchmark's aged shape, small (1,000
+// tasks on 100 nodes, four teams, aged four hours: agedBench), so the queue
+// is past its starvation bound. After each completion the team left below
+// its quota takes a hold, and the walk stops once its holder was tried
+// (stophold.go): a fraction of the queue is tried, and the decision, the
+// waiting list and the next wake-up equal the full rescan's. With the
+// check passing before the holder is tried (breakStopHold), they do not.
+func TestStopWithAHoldInPlace(t *testing.T) {
+	if err := stopHoldRun(t, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := stopHoldRun(t, true); err == nil {
+		t.Fatal("with a stop that defers an untried holder, the cores still agree")
+	} else {
+		t.Logf("with the bug injected, as it must: %v", err)
+	}
+}
+
+func stopHoldRun(t *testing.T, bug bool) error {
+	inc, ref := settledPair(t, multiTypeCluster(100, 4, 1))
+	var now time.Time
+	for _, s := range []*Scheduler{inc, ref} {
+		full := s.fullRescan
+		now = agedBench(s, rand.New(rand.NewSource(3)))
+		timedMode(s, full)
+	}
+	inc.breakStopHold = bug
+	r := rand.New(rand.NewSource(2))
+	now = now.Add(time.Second)
+	held, tried, pending := inc.stops.held, uint64(0), 0
+	for k := 0; k < 12; k++ {
+		pending += inc.Pending()
+		run := runningTasks(inc)
+		name := run[r.Intn(len(run))]
+		for _, s := range []*Scheduler{inc, ref} {
+			if err := s.Complete(name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := inc.tried
+		a, b := inc.Schedule(now), ref.Schedule(now)
+		a.Waiting = inc.Waiting()
+		tried += inc.tried - before
+		switch {
+		case !reflect.DeepEqual(a, b):
+			return fmt.Errorf("completion %d: incremental and full rescan differ:\n%s", k, firstDiff(a, b))
+		case inc.stops.renderHits != 0:
+			return fmt.Errorf("completion %d: %d deferred tries would have changed something", k, inc.stops.renderHits)
+		case !inc.nextWake.Equal(ref.nextWake):
+			return fmt.Errorf("completion %d: next wake-up %v, the full rescan's %v", k, inc.nextWake, ref.nextWake)
+		}
+		for _, s := range []*Scheduler{inc, ref} {
+			settle(s, now)
+		}
+	}
+	t.Logf("tried %d of %d pending over 12 completions; %d walks stopped with a hold in place", tried, pending, inc.stops.held-held)
+	if !bug && (inc.stops.held == held || tried > uint64(pending/2)) {
+		t.Fatalf("tried %d of %d pending, %d stops with a hold in place: the test does not exercise stophold.go", tried, pending, inc.stops.held-held)
+	}
+	return nil
+}
+
+// TestDifferentialCatchesBrokenSettleFit injects a bug into bulk settling's
+// per-team test (settle.go: spent): a team whose queue has no room passes as
+// inert past its starvation due even when its smallest request fits its
+// quota (its try would take a hold). The differential test must see it.
+func TestDifferentialCatchesBrokenSettleFit(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		if err := differentialRun(seed, 2000, "settlefit"); err != nil {
+			t.Logf("caught, as it must be: %v", err)
+			return
+		}
+	}
+	t.Fatal("with bulk settling that ignores a due hold, the differential test found no difference")
+}
