@@ -59,6 +59,9 @@ type cycleCache struct {
 	cands  []victim    // scratch of candidates
 	cheap  []victim    // scratch of cheapVictims
 	pass   []victim    // scratch of reclaimPass
+	// presorted: chooseVictims takes the candidates in the order given
+	// (cheaperByNodes' second search), their costs already set.
+	presorted bool
 	// payback is the wait reason of the task being tried when a victim
 	// search found victims its wait has not paid for (paybackWait); empty
 	// otherwise. preemptFor resets it.
@@ -288,7 +291,7 @@ func (s *Scheduler) searchVictims(t *task, mode preemptMode, cands []victim) ([]
 	case t.reqLevel >= 0 && t.typ.topo.labeled > 0:
 		victims = s.chooseInDomain(t, cands, allowed, feasible, fair, &pm)
 	default:
-		victims = s.chooseVictims(cands, allowed, feasible, fair)
+		victims = s.cheaperByNodes(t, nil, cands, s.chooseVictims(cands, allowed, feasible, fair), allowed, feasible, fair)
 	}
 	pm.quick = false
 	if victims == nil {
@@ -451,7 +454,7 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 			continue
 		}
 		pm.only = doms[id]
-		chosen := s.chooseVictims(vs, allowed, feasible, fair)
+		chosen := s.cheaperByNodes(t, doms[id], vs, s.chooseVictims(vs, allowed, feasible, fair), allowed, feasible, fair)
 		if chosen == nil {
 			continue
 		}
@@ -469,5 +472,6 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 		return nil
 	}
 	pm.only = doms[best]
-	return s.chooseVictims(inDom[best], allowed, feasible, fair)
+	vs := inDom[best]
+	return s.cheaperByNodes(t, doms[best], vs, s.chooseVictims(vs, allowed, feasible, fair), allowed, feasible, fair)
 }

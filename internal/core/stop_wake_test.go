@@ -49,6 +49,12 @@ func stopWakeRun(t *testing.T, bug bool) error {
 				t.Fatal(err)
 			}
 		}
+		borrowing := false
+		for _, tm := range inc.teams {
+			for i := range tm.usage {
+				borrowing = borrowing || !tm.usage[i].LessEq(tm.quota[i])
+			}
+		}
 		tried, wakes := inc.tried, inc.stops.wakes
 		a, b := inc.Schedule(now), ref.Schedule(now)
 		a.Waiting = inc.Waiting()
@@ -61,7 +67,12 @@ func stopWakeRun(t *testing.T, bug bool) error {
 			return fmt.Errorf("completion %d: next wake-up %v, the full rescan's %v", k, inc.nextWake, ref.nextWake)
 		}
 		if inc.tried-tried > uint64(pending/10) {
-			t.Fatalf("completion %d: tried %d of %d pending: the walk did not stop early", k, inc.tried-tried, pending)
+			if !borrowing {
+				t.Fatalf("completion %d: tried %d of %d pending: the walk did not stop early", k, inc.tried-tried, pending)
+			}
+			// A team borrows: a within-quota task of the tail may reclaim
+			// its cheap work at once, so the walk rightly goes on.
+			t.Logf("completion %d: a team borrows, the walk went on (%d tried)", k, inc.tried-tried)
 		}
 		asked += int(inc.stops.wakes - wakes)
 		t.Logf("completion %d: tried %d of %d pending, next wake-up %v", k, inc.tried-tried, pending, inc.nextWake.Sub(epoch))

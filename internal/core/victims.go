@@ -131,14 +131,17 @@ func (s *Scheduler) chooseVictims(cands []victim, allowed func(victim) bool, fea
 	if !s.enoughWithout(cands, feasible) {
 		return nil
 	}
-	for k := range cands {
-		cands[k].lost = s.riskedWork(cands[k].t, s.costClock())
-		cands[k].cost = victimCost(cands[k].t, cands[k].lost)
+	presorted := s.cc.presorted
+	if !presorted {
+		for k := range cands {
+			cands[k].lost = s.riskedWork(cands[k].t, s.costClock())
+			cands[k].cost = victimCost(cands[k].t, cands[k].lost)
+		}
+		s.sortVictims(cands)
 	}
-	s.sortVictims(cands)
 	var chosen []victim
 	ok := false
-	fairTies := s.policy.IdleComputeAllocation == model.FairShare
+	fairTies := s.policy.IdleComputeAllocation == model.FairShare && !presorted
 	for k := range cands {
 		if fairTies {
 			s.biggestBorrowerFirst(cands, k)
