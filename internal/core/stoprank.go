@@ -68,16 +68,13 @@ func (s *Scheduler) rankBlocks(tm *team, c *stopCheck) bool {
 		return false // no tail
 	}
 	unpaid := i < len(s.unpaid) && s.unpaid[i]
-	at := s.costClock()
+	sc := s.rankScanOf(tm, i)
+	if sc.minRank < top && !unpaid {
+		return true // an own candidate, which marks the type unpaid
+	}
 	cheap := s.stops.ownCheap[:0]
-	for _, v := range tm.run[i] {
-		if v.rank >= top || v.touchedIn == s.cycle {
-			continue
-		}
-		if !unpaid {
-			return true
-		}
-		if s.cheap(v, at) {
+	for _, v := range sc.cheap {
+		if v.rank < top {
 			cheap = append(cheap, v)
 		}
 	}
@@ -121,8 +118,41 @@ type rankScan struct {
 	from       int
 	g, b       failedAttempt
 	hasG, hasB bool
-	pos        int  // tasks before pos are read
-	asks       bool // one of them searches (the memo does not skip it)
+	pos        int   // tasks before pos are read
+	asks       bool  // one of them searches (the memo does not skip it)
+	stuck      bool  // the task at pos fails the bound
+	reach      []int // reachWithout's answer, once needed
+	// The team's running tasks of the type not touched in the cycle, as
+	// of runCycle and runGen: their lowest rank, and those cheap at the
+	// cost clock.
+	runCycle, runGen uint64
+	minRank          int
+	cheap            []*task
+}
+
+// rankScanOf returns tm's scan state for type i, its running tasks' part
+// brought up to the cycle and generation.
+func (s *Scheduler) rankScanOf(tm *team, i int) *rankScan {
+	st := &s.stops
+	if len(st.rankScans[i]) != len(s.teams) {
+		st.rankScans[i] = make([]rankScan, len(s.teams))
+	}
+	sc := &st.rankScans[i][tm.idx]
+	if sc.runCycle != s.cycle || sc.runGen != st.gen {
+		sc.runCycle, sc.runGen = s.cycle, st.gen
+		sc.minRank, sc.cheap = int(^uint(0)>>1), sc.cheap[:0]
+		at := s.costClock()
+		for _, v := range tm.run[i] {
+			if v.touchedIn == s.cycle {
+				continue
+			}
+			sc.minRank = min(sc.minRank, v.rank)
+			if s.cheap(v, at) {
+				sc.cheap = append(sc.cheap, v)
+			}
+		}
+	}
+	return sc
 }
 
 // ownCheapFail bounds the tries of tm's tail tasks that have own cheap
@@ -157,15 +187,16 @@ type rankScan struct {
 // place while what it read stands.
 func (s *Scheduler) ownCheapFail(tm *team, i int, c *stopCheck, cheap []*task) (asks, ok bool) {
 	st := &s.stops
-	if len(st.rankScans[i]) != len(s.teams) {
-		st.rankScans[i] = make([]rankScan, len(s.teams))
-	}
 	from := max(tm.cursors[i]-1, 0)
 	g, hasG := s.cc.failed[attemptKey{tm.idx, i, modeGuaranteed, ""}]
 	b, hasB := s.cc.failed[attemptKey{tm.idx, i, modeBorrow, ""}]
-	sc := &st.rankScans[i][tm.idx]
+	sc := s.rankScanOf(tm, i)
 	if sc.cycle != s.cycle || sc.gen != st.gen || sc.from != from || sc.g != g || sc.b != b || sc.hasG != hasG || sc.hasB != hasB {
-		*sc = rankScan{cycle: s.cycle, gen: st.gen, from: from, g: g, b: b, hasG: hasG, hasB: hasB, pos: from}
+		sc.cycle, sc.gen, sc.from, sc.g, sc.b, sc.hasG, sc.hasB = s.cycle, st.gen, from, g, b, hasG, hasB
+		sc.pos, sc.asks, sc.stuck, sc.reach = from, false, false, nil
+	}
+	if sc.stuck {
+		return false, false
 	}
 	low := cheap[0].rank
 	var own resource.Vector
@@ -174,7 +205,6 @@ func (s *Scheduler) ownCheapFail(tm *team, i int, c *stopCheck, cheap []*task) (
 		own = own.Add(v.total)
 	}
 	q := tm.byType[i]
-	var reach []int
 	use, quota := tm.usage[i], tm.quota[i]
 	guaranteedAll := s.settled(tm, i).LessEq(quota) // the team does not borrow: every task searches within quota (preemptFor)
 	borrows := tm.spec.Lending.Borrows()
@@ -197,21 +227,20 @@ func (s *Scheduler) ownCheapFail(tm *team, i int, c *stopCheck, cheap []*task) (
 			continue // the memo skips its searches
 		}
 		if t.sel != "" || !nodes || s.now.Before(t.pendingSince.Add(delay)) {
+			sc.stuck = true
 			return false, false
 		}
 		sc.asks = true
 		if s.breakStopRank {
 			continue // test only: its searches are not bounded
 		}
-		if reach == nil {
-			reach = s.reachWithout(i, cheap, c.bor.list)
+		if sc.reach == nil {
+			sc.reach = s.reachWithout(i, cheap, c.bor.list)
 		}
 		k := keyFor(t)
-		room := k < len(reach) && reach[k] >= t.spec.Nodes
-		if gs && room && use.Add(t.total).Sub(own).LessEq(quota) {
-			return false, false
-		}
-		if bs && room {
+		room := k < len(sc.reach) && sc.reach[k] >= t.spec.Nodes
+		if (gs && room && use.Add(t.total).Sub(own).LessEq(quota)) || (bs && room) {
+			sc.stuck = true
 			return false, false
 		}
 	}
