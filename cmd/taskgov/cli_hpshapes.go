@@ -2,6 +2,7 @@ package main
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
@@ -57,9 +58,19 @@ func jobConditions(t apitypes.Task) []jobCondition {
 func jobLabels(r *resolver, t apitypes.Task) map[string]string {
 	l := map[string]string{labelQueueName: r.namespaceOf(t.Team) + "-localqueue"}
 	if t.Spec.Priority != "" {
-		l[labelPriorityClass] = t.Spec.Priority
+		l[labelPriorityClass] = workloadPriorityClass(t.Spec.Priority)
 	}
 	return l
+}
+
+// workloadPriorityClass is the Kueue WorkloadPriorityClass HyperPod names
+// after a priority class: "training" is "training-priority" (the name its
+// jobs' label and list-jobs show, and that --priority and -l take back).
+func workloadPriorityClass(class string) string {
+	if class == "" || strings.HasSuffix(class, "-priority") {
+		return class
+	}
+	return class + "-priority"
 }
 
 func jobStatus(t apitypes.Task) map[string]any {

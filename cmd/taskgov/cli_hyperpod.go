@@ -120,7 +120,7 @@ func hyperpodJobs(r *resolver, ts []apitypes.Task) map[string][]hyperpodJob {
 			continue
 		}
 		out = append(out, hyperpodJob{Name: t.Name, Namespace: r.namespaceOf(t.Team), CreationTime: k8sTime(t.StartedAt),
-			State: hyperpodState(t), Priority: t.Spec.Priority})
+			State: hyperpodState(t), Priority: workloadPriorityClass(t.Spec.Priority)})
 	}
 	return map[string][]hyperpodJob{"jobs": out}
 }

@@ -292,6 +292,17 @@ func fieldValue(f hypField, vals []string) (any, error) {
 	case kVolumes:
 		var out []any
 		for _, vol := range vals {
+			if strings.HasPrefix(strings.TrimSpace(vol), "[") {
+				// The walkthrough's form: a JSON list of volume objects.
+				var list []map[string]any
+				if err := json.Unmarshal([]byte(vol), &list); err != nil {
+					return nil, fmt.Errorf(`expected a JSON list of volumes, e.g. '[{"name": "data", "type": "pvc", "mount_path": "/data", "claim_name": "c"}]': %v`, err)
+				}
+				for _, m := range list {
+					out = append(out, m)
+				}
+				continue
+			}
 			m := map[string]any{}
 			for _, kv := range strings.Split(vol, ",") {
 				k, v, ok := strings.Cut(kv, "=")

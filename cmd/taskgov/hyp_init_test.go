@@ -46,6 +46,12 @@ func TestHypInitExperience(t *testing.T) {
 	mustCLI(t, "configure", "--image", "pytorch/pytorch:latest", "--namespace", "hyperpod-ns-team-a", "--command", "[sleep, 30]",
 		"--environment", `{"A": "b"}`, "--node-count", "1", "--deep-health-check-passed-nodes-only", "true",
 		"--volume", "name=model-data,type=hostPath,mount_path=/data,path=/data")
+	// The end-to-end walkthrough's form of --volume: a JSON list.
+	mustCLI(t, "configure", "--volume", `[{"name":"shmem","type":"hostPath","mount_path":"/dev/shm","path":"/dev/shm","read_only":false},`+
+		`{"name":"fsx-volume","type":"pvc","mount_path":"/data","claim_name":"fsx-claim","read_only":false}]`)
+	if c := read(); !strings.Contains(c, "claim_name: fsx-claim\n") || !strings.Contains(c, " name: shmem\n") {
+		t.Fatalf("config.yaml after configure --volume '[...]':\n%s", c)
+	}
 	before := read()
 	mustFail(t, exitInput, `--node-count: expected an integer, got "two"`, "configure", "--node-count", "two")
 	if read() != before {
