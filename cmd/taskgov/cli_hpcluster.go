@@ -22,6 +22,9 @@ func getClustersCmd(use string) *cobra.Command {
 	c := &cobra.Command{Use: use, Short: "The cluster's capacity per instance type, and with -n a team's quota (HyperPod's " + use + ")", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if err := checkOutput(output, "json", "table"); err != nil {
+				return err
+			}
 			cl, err := apiClient()
 			if err != nil {
 				return err

@@ -97,6 +97,9 @@ func startJobCmd() *cobra.Command {
 
 func (sf *startFlags) run(cmd *cobra.Command) error {
 	ctx, set, errw := cmd.Context(), cmd.Flags().Changed, cmd.ErrOrStderr()
+	if err := checkOutput(sf.output, "table", "json", "yaml"); err != nil {
+		return err
+	}
 	if sf.recipe != "" || sf.overrides != "" {
 		return &model.FieldError{Field: "--recipe", Problem: "taskgov does not run HyperPod recipes (a Hydra launcher over NeMo/HF recipes)",
 			Fix: "run the recipe's training command as a job: start-job --command \"torchrun ...\" --entry-script SCRIPT --script-args \"...\""}

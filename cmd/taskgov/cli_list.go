@@ -22,6 +22,9 @@ func listJobsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if err := checkOutput(output, "table", "json", "yaml"); err != nil {
+				return err
+			}
 			sel, err := parseSelector(selector)
 			if err != nil {
 				return err

@@ -44,6 +44,22 @@ func printOut(w io.Writer, format string, v any, table func(tw *tabwriter.Writer
 	return &model.FieldError{Field: "--output", Problem: fmt.Sprintf("unknown format %q", format), Fix: "use table, json or yaml"}
 }
 
+// checkOutput refuses an --output value that is not one of allowed, as
+// HyperPod's choice options do, before anything is asked of the server (a
+// job is not submitted only for its answer to be refused).
+func checkOutput(format string, allowed ...string) error {
+	for _, a := range allowed {
+		if format == a {
+			return nil
+		}
+	}
+	fix := allowed[len(allowed)-1]
+	if len(allowed) > 1 {
+		fix = strings.Join(allowed[:len(allowed)-1], ", ") + " or " + fix
+	}
+	return &model.FieldError{Field: "--output", Problem: fmt.Sprintf("unknown format %q", format), Fix: "use " + fix}
+}
+
 // row writes tab-separated cells.
 func row(tw *tabwriter.Writer, cells ...any) {
 	parts := make([]string, len(cells))

@@ -111,3 +111,20 @@ func TestHyperpodConfigFileMissing(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "job.yaml")
 	mustFail(t, exitInput, "--config-file: configuration file "+missing+" cannot be read: no such file or directory", "start-job", "--config-file", missing)
 }
+
+// TestHyperpodOutputChoices: an --output HyperPod does not offer was
+// taken as json by list-jobs and get-clusters (exit 0), and start-job
+// submitted the job before refusing its format; each now refuses first.
+func TestHyperpodOutputChoices(t *testing.T) {
+	cliServer(t)
+	hyperpodMode = true
+	t.Cleanup(func() { hyperpodMode = false })
+	mustFail(t, exitInput, `--output: unknown format "bogus"; use table, json or yaml`, "list-jobs", "-A", "--output", "bogus")
+	mustFail(t, exitInput, `--output: unknown format "yaml"; use json or table`, "get-clusters", "--output", "yaml")
+	mustFail(t, exitInput, `--output: unknown format "bogus"`, "start-job", "--job-name", "not-submitted", "-n", "hyperpod-ns-ml-engineers",
+		"--command", "true", "--output", "bogus")
+	mustFail(t, exitNotFound, "not found", "get-job", "--job-name", "not-submitted")
+	if out := mustCLI(t, "get-clusters", "--output", "table"); !strings.Contains(out, "ml.p5.48xlarge") {
+		t.Fatalf("get-clusters --output table:\n%s", out)
+	}
+}

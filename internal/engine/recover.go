@@ -60,7 +60,8 @@ func (e *Engine) recover(ctx context.Context, o Options) error {
 	adopter, _ := e.exec.(executor.Adopter)
 	adopted := map[string]int{}
 	for i := range live {
-		r := &live[i]
+		r := new(model.TaskRecord) // its own allocation: one long-lived task must not keep the whole slice
+		*r = live[i]
 		if r.State == model.StateRunning && adopter != nil && e.adopt(adopter, r, now, w) {
 			adopted[r.Name] = r.Resumes
 			e.records[r.Name] = r

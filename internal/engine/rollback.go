@@ -96,7 +96,8 @@ func (e *Engine) rebuild(ctx context.Context) error {
 	now := e.now()
 	records := make(map[string]*model.TaskRecord, len(live))
 	for i := range live {
-		r := &live[i]
+		r := new(model.TaskRecord) // its own allocation: one long-lived task must not keep the whole slice
+		*r = live[i]
 		switch r.State {
 		case model.StateRunning:
 			err = sched.Adopt(r.Spec, r.Resumes, r.Retries, r.CheckpointAt, r.StartedAt, r.Placement, now)
