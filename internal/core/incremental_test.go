@@ -63,6 +63,11 @@ func differentialRun(seed int64, ops int, bug string) error {
 	}()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
+	if withSelectors {
+		if err := labelSome(r, p, nodes); err != nil {
+			return fmt.Errorf("seed %d: %w", seed, err)
+		}
+	}
 	now, next, added := epoch, 0, 0
 	cycles := inc.cycle
 	for op := 0; op < ops; op++ {
@@ -146,6 +151,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 		default:
 			tm := randomTeam(r, c.Teams[r.Intn(len(c.Teams))].Name)
 			err = p.both(func(s *Scheduler) error { return s.SetTeam(tm) })
+		}
+		if err == nil && withSelectors && r.Intn(8) == 0 {
+			err = relabel(r, p, nodes)
 		}
 		if err != nil {
 			return fmt.Errorf("seed %d op %d: %w", seed, op, err)
