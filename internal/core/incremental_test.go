@@ -181,6 +181,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 		}
 		if inc.cycle != cycles {
 			cycles = inc.cycle
+			stats.selTails += selectorTails(inc)
 			for _, on := range inc.work {
 				if !on {
 					stats.skipped++
@@ -197,7 +198,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 // least one instance type unevaluated, and types settled by probes alone
 // (blocked.go), types settled in bulk (settle.go) and walks stopped early
 // (stop.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds int }
+var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {

@@ -56,9 +56,39 @@ func TestIncrementalMatchesFullRescanSelectors(t *testing.T) {
 	if testing.Short() {
 		seeds, ops = 4, 500
 	}
+	before, stops := stats.selTails, stats.stopped
 	for seed := 1; seed <= seeds; seed++ {
 		if err := differentialRun(int64(2000+seed), ops, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
+	n := stats.selTails - before
+	t.Logf("%d walks stopped early with a task that selects nodes in their tail (%d stops in all)", n, stats.stopped-stops)
+	if n < seeds {
+		t.Fatalf("only %d early stops had a selecting task in their tail: the test would not exercise the stop's selector cases", n)
+	}
+}
+
+// selectorTails counts the types whose walk stopped early in the cycle just
+// run while a pending task of the type selects nodes.
+func selectorTails(s *Scheduler) int {
+	n := 0
+	for i := range s.stops.cycle {
+		if s.stops.cycle[i] != s.cycle || !s.stops.stopped[i] {
+			continue
+		}
+	teams:
+		for _, tm := range s.teams {
+			if i >= len(tm.byType) {
+				continue
+			}
+			for _, t := range tm.byType[i] {
+				if t.state == pending && t.sel != "" {
+					n++
+					break teams
+				}
+			}
+		}
+	}
+	return n
 }
