@@ -208,13 +208,36 @@ func hypCreateFromConfig(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	run := filepath.Join("run", time.Now().Format("20060102T150405"))
-	if err := os.MkdirAll(run, 0o755); err != nil {
-		return err
+	if err := h.run(create); err != nil {
+		return err // nothing kept: the job was not submitted
+	}
+	run, err := keepRunDir(time.Now())
+	if err != nil {
+		return fmt.Errorf("the job was submitted, but its config.yaml could not be kept: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(run, hypConfigName), b, 0o644); err != nil {
-		return err
+		return fmt.Errorf("the job was submitted, but its config.yaml could not be kept: %w", err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "✔️ config.yaml kept in %s\n", run)
-	return h.run(create)
+	return nil
+}
+
+// keepRunDir makes a new directory run/<time> for a submitted job's
+// config.yaml; a second job in the same second gets run/<time>-2, and so on.
+func keepRunDir(now time.Time) (string, error) {
+	base := filepath.Join("run", now.Format("20060102T150405"))
+	if err := os.MkdirAll("run", 0o755); err != nil {
+		return "", err
+	}
+	dir := base
+	for k := 2; ; k++ {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !os.IsExist(err) || k > 1000 {
+			return "", err
+		}
+		dir = fmt.Sprintf("%s-%d", base, k)
+	}
 }

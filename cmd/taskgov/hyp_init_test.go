@@ -77,6 +77,19 @@ func TestHypInitExperience(t *testing.T) {
 	if len(runs) != 1 {
 		t.Fatalf("run/<time>/config.yaml: %v", runs)
 	}
+	// The same job again is refused (its name is live) and keeps nothing;
+	// another job, perhaps in the same second, keeps its own copy.
+	if out, errs, code := cli(t, "create"); code == 0 || strings.Contains(out, "kept in") {
+		t.Fatalf("hyp create of a live name: exit %d\n%s\n%s", code, out, errs)
+	}
+	if runs, _ = filepath.Glob("run/*/config.yaml"); len(runs) != 1 {
+		t.Fatalf("a refused hyp create kept its config.yaml: %v", runs)
+	}
+	mustCLI(t, "configure", "--job-name", "my-second-job")
+	mustCLI(t, "create")
+	if runs, _ = filepath.Glob("run/*/config.yaml"); len(runs) != 2 {
+		t.Fatalf("two submitted jobs, run/<time>/config.yaml: %v", runs)
+	}
 	if s := hypStates(t, mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-a")); s["my-pytorch-job"] != "Running" {
 		t.Fatalf("hyp list: %v", s)
 	}

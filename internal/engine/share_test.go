@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
@@ -67,6 +68,8 @@ func deepRecords(v *View) map[string]model.TaskRecord {
 		}
 		cp.PGIDs = slices.Clone(cp.PGIDs)
 		cp.Spec.Command = slices.Clone(cp.Spec.Command)
+		cp.Spec.Env = maps.Clone(cp.Spec.Env)
+		cp.Spec.NodeSelector = maps.Clone(cp.Spec.NodeSelector)
 		out[r.Name] = cp
 		return true
 	})
