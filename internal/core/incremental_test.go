@@ -63,6 +63,11 @@ func differentialRun(seed int64, ops int, bug string) error {
 	}()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
+	if withSelectors {
+		if err := labelSome(r, p, nodes); err != nil {
+			return fmt.Errorf("seed %d: %w", seed, err)
+		}
+	}
 	now, next, added := epoch, 0, 0
 	cycles := inc.cycle
 	for op := 0; op < ops; op++ {
@@ -147,6 +152,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 			tm := randomTeam(r, c.Teams[r.Intn(len(c.Teams))].Name)
 			err = p.both(func(s *Scheduler) error { return s.SetTeam(tm) })
 		}
+		if err == nil && withSelectors && r.Intn(8) == 0 {
+			err = relabel(r, p, nodes)
+		}
 		if err != nil {
 			return fmt.Errorf("seed %d op %d: %w", seed, op, err)
 		}
@@ -173,6 +181,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 		}
 		if inc.cycle != cycles {
 			cycles = inc.cycle
+			stats.selTails += selectorTails(inc)
 			for _, on := range inc.work {
 				if !on {
 					stats.skipped++
@@ -189,7 +198,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 // least one instance type unevaluated, and types settled by probes alone
 // (blocked.go), types settled in bulk (settle.go) and walks stopped early
 // (stop.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds int }
+var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {

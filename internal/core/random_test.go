@@ -101,6 +101,9 @@ func randomTask(r *rand.Rand, name string, c *model.Cluster) model.TaskSpec {
 		s.Nodes = 1
 		s.PerNode.GPUs = int64(1 + r.Intn(4))
 	}
+	if withSelectors && r.Intn(3) == 0 {
+		s.NodeSelector = map[string]string{selLabel: "Passed"}
+	}
 	switch r.Intn(4) {
 	case 0:
 		s.RequiredTopology = model.DefaultTopologyLevels[r.Intn(3)]
