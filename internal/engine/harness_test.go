@@ -29,6 +29,9 @@ type harness struct {
 	e  *Engine
 	st *fakeStore
 	x  *fakeExec
+	// afterStep, if set, runs after each of randomSteps' inputs once the
+	// engine is quiet.
+	afterStep func()
 }
 
 func newHarness(t *testing.T) *harness { return newHarnessWith(t, harnessCluster, nil) }

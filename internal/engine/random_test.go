@@ -105,6 +105,9 @@ func randomSteps(t *testing.T, h *harness, seed uint64, steps int) {
 			t.Fatalf("seed %d step %d (%s): an error a user cannot act on: %v", seed, step, what, err)
 		}
 		h.quiesce()
+		if h.afterStep != nil {
+			h.afterStep()
+		}
 		// While writes fail the loop retries with a heartbeat step every
 		// millisecond, so the engine is never quiet and a step may be
 		// between its cycle and its publication: the state is compared
