@@ -16,6 +16,18 @@ import (
 // through the same inputs.
 type diffPair struct{ inc, ref *Scheduler }
 
+// newDiffPair starts both cores on c with seed 1.
+func newDiffPair(t *testing.T, c model.Cluster) diffPair {
+	t.Helper()
+	inc, err := New(c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := New(c, 1)
+	ref.SetFullRescan(true)
+	return diffPair{inc, ref}
+}
+
 // both applies an input to both cores; they must agree on its error.
 func (p diffPair) both(f func(s *Scheduler) error) error {
 	a, b := f(p.inc), f(p.ref)

@@ -44,19 +44,7 @@ func shareMovedRun(t *testing.T, bug bool) error {
 	c.Policy.FairShareMinRuntimeSeconds = &zero
 	rebalance := true
 	c.Policy.FairShareRebalance = &rebalance
-	var p diffPair
-	for k, full := range []bool{false, true} {
-		s, err := New(c, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.SetFullRescan(full)
-		if k == 0 {
-			p.inc = s
-		} else {
-			p.ref = s
-		}
-	}
+	p := newDiffPair(t, c)
 	p.inc.breakShareEpoch = bug
 	sub := func(name, team, typ string, nodes int, at time.Time) {
 		spec := model.TaskSpec{Name: name, Team: team, InstanceType: typ, Nodes: nodes}

@@ -238,10 +238,15 @@ func (s *Scheduler) cheapReach(i int, list []*task, at time.Time) []int {
 			}
 		}
 	}
+	return s.reachAfter(ix, gain)
+}
+
+// reachAfter counts, per bucket k, the schedulable nodes of an index whose
+// key reaches k once each node n in gain has gained gain[n] buckets (its
+// key at most the last bucket): the suffix sums of the moved counts.
+func (s *Scheduler) reachAfter(ix *nodeIndex, gain map[int32]int) []int {
 	reach := make([]int, len(ix.counts)+1)
-	for k := range ix.counts {
-		reach[k] = ix.counts[k]
-	}
+	copy(reach, ix.counts)
 	for ni, g := range gain {
 		k := int(ix.key[s.nodes[ni].pos])
 		reach[k]--

@@ -37,19 +37,7 @@ func memoPair(t *testing.T) (diffPair, func(name, team string, nodes int, gpus i
 	}
 	c.Policy.Preemption = model.PreemptImmediate
 	c.Teams[0].ReclaimWithinGroup, c.Teams[0].Lending = model.ReclaimNever, model.LendOnly
-	var p diffPair
-	for k, full := range []bool{false, true} {
-		s, err := New(c, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.SetFullRescan(full)
-		if k == 0 {
-			p.inc = s
-		} else {
-			p.ref = s
-		}
-	}
+	p := newDiffPair(t, c)
 	sub := func(name, team string, nodes int, gpus int64, at, submitted time.Time) {
 		spec := model.TaskSpec{Name: name, Team: team, InstanceType: benchType, Nodes: nodes, SubmitTime: submitted}
 		spec.PerNode.GPUs = gpus

@@ -264,17 +264,7 @@ func (s *Scheduler) reachWithout(i int, own, others []*task) []int {
 			}
 		}
 	}
-	reach := make([]int, len(ix.counts)+1)
-	copy(reach, ix.counts)
-	for ni, g := range gain {
-		k := int(ix.key[s.nodes[ni].pos])
-		reach[k]--
-		reach[min(k+g, len(ix.counts)-1)]++
-	}
-	for k := len(ix.counts) - 2; k >= 0; k-- {
-		reach[k] += reach[k+1]
-	}
-	return reach
+	return s.reachAfter(ix, gain)
 }
 
 // tailTopRank is the rank of the first task of tm's tail of type i (the
