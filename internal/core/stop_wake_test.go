@@ -28,6 +28,23 @@ func TestStopAsksForTheTailsWakeUp(t *testing.T) {
 	}
 }
 
+// cycleBoth runs a cycle on the incremental core and the full rescan and
+// says how they differ, if they do: decision and waiting list, a deferred
+// try that would have changed something, or the next wake-up.
+func cycleBoth(inc, ref *Scheduler, now time.Time, what string) error {
+	a, b := inc.Schedule(now), ref.Schedule(now)
+	a.Waiting = inc.Waiting()
+	switch {
+	case !reflect.DeepEqual(a, b):
+		return fmt.Errorf("%s: incremental and full rescan differ:\n%s", what, firstDiff(a, b))
+	case inc.stops.renderHits != 0:
+		return fmt.Errorf("%s: %d deferred tries would have changed something", what, inc.stops.renderHits)
+	case !inc.nextWake.Equal(ref.nextWake):
+		return fmt.Errorf("%s: next wake-up %v, the full rescan's %v", what, inc.nextWake, ref.nextWake)
+	}
+	return nil
+}
+
 func stopWakeRun(t *testing.T, bug bool) error {
 	c := multiTypeCluster(100, 4, 1)
 	inc, ref := settledPair(t, c)
@@ -56,15 +73,8 @@ func stopWakeRun(t *testing.T, bug bool) error {
 			}
 		}
 		tried, wakes := inc.tried, inc.stops.wakes
-		a, b := inc.Schedule(now), ref.Schedule(now)
-		a.Waiting = inc.Waiting()
-		switch {
-		case !reflect.DeepEqual(a, b):
-			return fmt.Errorf("completion %d: incremental and full rescan differ:\n%s", k, firstDiff(a, b))
-		case inc.stops.renderHits != 0:
-			return fmt.Errorf("completion %d: %d deferred tries would have changed something", k, inc.stops.renderHits)
-		case !inc.nextWake.Equal(ref.nextWake):
-			return fmt.Errorf("completion %d: next wake-up %v, the full rescan's %v", k, inc.nextWake, ref.nextWake)
+		if err := cycleBoth(inc, ref, now, fmt.Sprintf("completion %d", k)); err != nil {
+			return err
 		}
 		if inc.tried-tried > uint64(pending/10) {
 			if !borrowing {
