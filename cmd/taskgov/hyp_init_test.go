@@ -112,3 +112,25 @@ func TestHypInitExperience(t *testing.T) {
 	t.Chdir(t.TempDir())
 	mustFail(t, exitInput, "No config.yaml found", "validate")
 }
+
+// TestHypCreateKeepFails: when the copy of config.yaml cannot be kept after
+// the job was submitted (here run is a file, not a folder), hyp create
+// fails saying the job was submitted, and the job runs: the user is not led
+// to submit it again.
+func TestHypCreateKeepFails(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	t.Chdir(t.TempDir())
+	mustCLI(t, "init", "hyp-pytorch-job")
+	mustCLI(t, "configure", "--job-name", "kept-not", "--image", "pytorch/pytorch:latest", "--namespace", "hyperpod-ns-team-a",
+		"--command", "[sleep, 30]", "--node-count", "1")
+	if err := os.WriteFile("run", []byte("not a folder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := cli(t, "create")
+	if code == 0 || !strings.Contains(errs, "the job was submitted, but its config.yaml could not be kept") || strings.Contains(out, "kept in") {
+		t.Fatalf("hyp create with run a file: exit %d\n%s\n%s", code, out, errs)
+	}
+	waitJob(t, "kept-not", "Running")
+}
