@@ -54,6 +54,7 @@ func TestHypInitExperience(t *testing.T) {
 	}
 	before := read()
 	mustFail(t, exitInput, `--node-count: expected an integer, got "two"`, "configure", "--node-count", "two")
+	mustFail(t, exitInput, "expected a JSON list of volumes", "configure", "--volume", `[{"name": "shmem",`)
 	if read() != before {
 		t.Fatal("a refused configure changed config.yaml")
 	}
