@@ -46,7 +46,7 @@ func (in *simInputs) add(c *cobra.Command) {
 	f.BoolVar(&in.ckptOnPreempt, "checkpoint-on-preempt", false, "jobs with a checkpoint interval also save one in their preemption grace period, losing only the restart cost")
 	f.Float64Var(&in.repair, "repair-s", 3600, "seconds a failed node stays down")
 	f.Float64Var(&in.arrivalScale, "arrival-scale", 1, "multiply every submit time by this (below 1 compresses the trace to raise the load)")
-	f.Float64Var(&in.clusterScale, "cluster-scale", 1, "multiply every node group's size and every count quota by this (at least 1 node each)")
+	f.Float64Var(&in.clusterScale, "cluster-scale", 1, "multiply every node group's size and every count quota by this (at least 1 node each; an alibaba: trace shares the scaled nodes as quota instead)")
 }
 
 // load resolves the cluster, trace and options.
