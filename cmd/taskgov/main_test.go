@@ -147,7 +147,7 @@ func TestSimCommands(t *testing.T) {
 	dir := t.TempDir()
 	trace, cluster, out := filepath.Join(dir, "t.csv"), filepath.Join(dir, "c.yaml"), filepath.Join(dir, "out")
 	mustCLI(t, "sim", "gen", "--jobs", "200", "--gpus", "64", "--trace", trace, "--cluster", cluster)
-	text := mustCLI(t, "sim", "run", "--cluster", cluster, "--trace", trace, "--out", out)
+	text := mustCLI(t, "sim", "run", "--cluster", cluster, "--trace", trace, "--out", out, "--wait-reasons")
 	if !strings.Contains(text, "tasks 200/200 completed") {
 		t.Fatalf("sim run: %s", text)
 	}
@@ -160,7 +160,8 @@ func TestSimCommands(t *testing.T) {
 			t.Fatalf("report.html is not self-contained")
 		}
 	}
-	// jobs.csv: one row per job, whose waits add up to report.json's mean.
+	// jobs.csv: one row per job, whose waits add up to report.json's mean,
+	// with its time pending by reason (--wait-reasons).
 	jf, err := os.Open(filepath.Join(out, "jobs.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -179,13 +180,19 @@ func TestSimCommands(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	sum := 0.0
+	sum, reasons := 0.0, 0
 	for _, r := range rows[1:] {
+		if strings.Contains(r[13], "=") {
+			reasons++
+		}
 		w, err := strconv.ParseFloat(r[8], 64)
 		if err != nil || w < 0 {
 			t.Fatalf("jobs.csv row %v: wait %q", r, r[8])
 		}
 		sum += w
+	}
+	if reasons == 0 || !strings.Contains(string(b), "wait_reasons_by_priority") {
+		t.Fatalf("--wait-reasons: %d jobs.csv rows with reasons", reasons)
 	}
 	if math.Abs(sum/200-rep.Wait.MeanS) > 1e-6*(1+rep.Wait.MeanS) {
 		t.Fatalf("jobs.csv mean wait %v, report.json %v", sum/200, rep.Wait.MeanS)

@@ -123,6 +123,7 @@ func (in *simInputs) load(out io.Writer) (sim.Options, []sim.Job, error) {
 func simRunCmd() *cobra.Command {
 	var in simInputs
 	var outDir string
+	var reasons bool
 	c := &cobra.Command{Use: "run", Short: "Replay a trace; write DIR/report.json and a self-contained DIR/report.html", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if outDir == "" {
@@ -132,6 +133,7 @@ func simRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			o.WaitReasons = reasons
 			r, err := sim.Run(jobs, o)
 			if err != nil {
 				return err
@@ -144,7 +146,8 @@ func simRunCmd() *cobra.Command {
 			return nil
 		}}
 	in.add(c)
-	c.Flags().StringVar(&outDir, "out", "", "directory for report.json and report.html")
+	c.Flags().StringVar(&outDir, "out", "", "directory for report.json, report.html and jobs.csv")
+	c.Flags().BoolVar(&reasons, "wait-reasons", false, "attribute each job's pending time to its wait reasons (jobs.csv, report.json); reads the whole queue after every cycle")
 	return c
 }
 

@@ -17,6 +17,8 @@ type Outcome struct {
 	SubmitS, DurationS                 float64
 	FirstAdmitS, LastAdmitS, FinishS   float64
 	Preemptions                        int
+	// WaitByReason is the time pending by wait reason (Options.WaitReasons).
+	WaitByReason map[string]float64
 }
 
 func outcomes(jobs []*job) []Outcome {
@@ -31,17 +33,18 @@ func outcomes(jobs []*job) []Outcome {
 		}
 		out = append(out, Outcome{Name: j.Name, Team: j.Team, Priority: j.Priority, InstanceType: j.InstanceType,
 			Nodes: j.Nodes, GPUs: j.gpus, SubmitS: j.SubmitS, DurationS: j.DurationS,
-			FirstAdmitS: j.started, LastAdmitS: last, FinishS: j.finished, Preemptions: j.resumes})
+			FirstAdmitS: j.started, LastAdmitS: last, FinishS: j.finished, Preemptions: j.resumes, WaitByReason: j.reasonS})
 	}
 	return out
 }
 
 // WriteOutcomesCSV writes one row per job, in submission order, with its
-// wait to the first admission (-1 if never admitted).
+// wait to the first admission (-1 if never admitted) and, with
+// Options.WaitReasons, its time pending by reason ("code=seconds;…").
 func WriteOutcomesCSV(w io.Writer, rows []Outcome) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"name", "team", "priority", "instance_type", "nodes", "gpus", "submit_s", "duration_s",
-		"wait_s", "first_admit_s", "last_admit_s", "finish_s", "preemptions"})
+		"wait_s", "first_admit_s", "last_admit_s", "finish_s", "preemptions", "wait_by_reason"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	for _, o := range rows {
 		wait := -1.0
@@ -49,7 +52,8 @@ func WriteOutcomesCSV(w io.Writer, rows []Outcome) error {
 			wait = o.FirstAdmitS - o.SubmitS
 		}
 		_ = cw.Write([]string{o.Name, o.Team, o.Priority, o.InstanceType, strconv.Itoa(o.Nodes), strconv.FormatInt(o.GPUs, 10),
-			f(o.SubmitS), f(o.DurationS), f(wait), f(o.FirstAdmitS), f(o.LastAdmitS), f(o.FinishS), strconv.Itoa(o.Preemptions)})
+			f(o.SubmitS), f(o.DurationS), f(wait), f(o.FirstAdmitS), f(o.LastAdmitS), f(o.FinishS), strconv.Itoa(o.Preemptions),
+			formatReasons(o.WaitByReason)})
 	}
 	cw.Flush()
 	return cw.Error()

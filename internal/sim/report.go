@@ -74,6 +74,9 @@ type Report struct {
 	Refused  []string             `json:"refused,omitempty"`
 	// Unfinished lists the tasks still waiting when no event was left, and why.
 	Unfinished []Unfinished `json:"unfinished,omitempty"`
+	// WaitReasons is each class's pending time by wait reason, seconds per
+	// job of the class (only with Options.WaitReasons).
+	WaitReasons map[string]map[string]float64 `json:"wait_reasons_by_priority,omitempty"`
 	// Jobs is each job's outcome (jobs.csv, not report.json).
 	Jobs []Outcome `json:"-"`
 }
