@@ -51,7 +51,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	for _, tm := range s.teams {
 		sortQueue(tm)
 		for _, i := range work {
-			tm.cursors[i] = 0
+			tm.cursors[i] = tm.liveStart(i)
 			s.pushNext(&h, tm, i)
 		}
 	}

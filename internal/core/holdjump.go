@@ -63,11 +63,20 @@ import "github.com/taskgov/taskgov/internal/model"
 
 // jumpState is the hold jump's per-cycle state.
 type jumpState struct {
-	cycle    []uint64 // per type: the cycle of its last jump
-	teamsOut []bool   // scratch: per team, deferred by the jump in progress
-	takers   []*team  // scratch of the check (stopCheck.takers)
-	jumps    uint64   // walks that jumped (a measure)
-	teams    uint64   // team tails they deferred (a measure)
+	cycle  []uint64 // per type: the cycle of its last jump
+	out    [][]bool // per type and team: deferred by that jump
+	takers []*team  // scratch of the check (stopCheck.takers)
+	jumps  uint64   // walks that jumped (a measure)
+	teams  uint64   // team tails they deferred (a measure)
+}
+
+// jumpedOut reports whether the walk of type i in this cycle deferred tm's
+// tail at its jump. The walk's later checks skip such a team: its tail is
+// no longer in the walk, the jump's check bounded what its deferred tries
+// may do, and since then only the hold has moved, which they do not read.
+func (s *Scheduler) jumpedOut(i int, tm *team) bool {
+	j := &s.jump
+	return i < len(j.cycle) && j.cycle[i] == s.cycle && j.out[i][tm.idx]
 }
 
 // jumpable reports whether a check of type i may jump: a walk's check
@@ -76,7 +85,7 @@ type jumpState struct {
 func (s *Scheduler) jumpable(i int) bool {
 	j := &s.jump
 	if len(j.cycle) != len(s.types) {
-		j.cycle = make([]uint64, len(s.types))
+		j.cycle, j.out = make([]uint64, len(s.types)), make([][]bool, len(s.types))
 	}
 	return s.stops.heads != nil && s.stops.popped.t == nil && s.types[i].holder == nil && j.cycle[i] != s.cycle
 }
@@ -89,11 +98,11 @@ func (s *Scheduler) holdJump(c *stopCheck) {
 	if c.wake.Before(s.typeWake[i]) && !s.breakStopWake {
 		s.typeWake[i] = c.wake // the deferred tails' wake-ups (stopwake.go)
 	}
-	if cap(j.teamsOut) < len(s.teams) {
-		j.teamsOut = make([]bool, len(s.teams))
+	if len(j.out[i]) != len(s.teams) {
+		j.out[i] = make([]bool, len(s.teams))
 	}
 	j.takers = c.takers[:0] // the scratch, kept for the next check
-	out := j.teamsOut[:len(s.teams)]
+	out := j.out[i]
 	for k := range out {
 		out[k] = true
 	}

@@ -119,6 +119,7 @@ func splitByType(tm *team) {
 		tm.byType[i] = tm.byType[i][:0]
 	}
 	tm.invalidateAggs()
+	clear(tm.live) // the lists are rebuilt (livestart.go)
 	for _, t := range tm.pending {
 		i := t.typ.idx
 		tm.byType[i] = append(tm.byType[i], t)

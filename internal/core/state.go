@@ -125,6 +125,7 @@ type team struct {
 	sortedLen   int        // pending's length at the last sort
 	byType      [][]*task  // pending split per instance type, rebuilt with each sort
 	cursors     []int      // the cycle's position in each byType list
+	live        []int      // per type: byType's entries before it are no longer pending (livestart.go)
 	aggs        []queueAgg // bounds over each byType list, for the early stop (stop.go)
 }
 

@@ -28,7 +28,7 @@ func (s *Scheduler) stoppable(i int) bool {
 		return false
 	}
 	for _, tm := range s.teams {
-		if tm != first && s.blocks(tm, &c) {
+		if tm != first && !s.jumpedOut(i, tm) && s.blocks(tm, &c) {
 			st.blocker[i] = tm
 			return false
 		}
