@@ -200,6 +200,7 @@ type Scheduler struct {
 	settle     settleState                // when to settle a spent type in bulk (settle.go)
 	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
 	jump       jumpState                  // walks that go on only for the hold's taker (holdjump.go)
+	deferHigh  []int                      // per type: how far the deferred list's array may hold old pointers (deferkeep.go)
 	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
 	qm         quotaMemo                  // quota answers by request (quotamemo.go)
 	breakStop  bool                       // test only: the stop ignores the no-admission bound, to prove the differential test sees it

@@ -328,7 +328,7 @@ func (s *Scheduler) startStops() {
 		st.stopped[i], st.tries[i], st.next[i], st.step[i], st.blocker[i] = false, 0, 1, 1, nil
 		st.holderTried[i] = nil
 		if s.work[i] {
-			s.dropDeferred(i)
+			s.reuseDeferred(i) // cleared past what the walk writes again at its end (deferkeep.go)
 		}
 	}
 }
