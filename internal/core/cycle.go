@@ -55,10 +55,12 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 			s.pushNext(&h, tm, i)
 		}
 	}
+	s.renderShareStops()
 	// 3. Take the globally first head, try it, push that team's next.
 	// A type whose walk may stop (stop.go) keeps the rest for later.
 	for len(h) > 0 {
 		e := h.pop()
+		s.stops.live[e.i]--
 		if s.stops.stopped[e.i] {
 			s.deferTail(e)
 			continue

@@ -253,6 +253,7 @@ func (s *Scheduler) pushNext(h *heads, tm *team, i int) {
 			e.share = s.headShare(tm, i, t.total)
 		}
 		h.push(e)
+		s.stops.live[i]++
 		return
 	}
 }

@@ -224,4 +224,8 @@ type Scheduler struct {
 	breakStopDear bool
 	// Test only: the stop takes any failed-search memo entry as covering (stopskip.go).
 	breakStopSkip bool
+	// Test only: a try made ahead that would change something counts as changing nothing (stoptrial.go).
+	breakTrial bool
+	// trialing: the early stop's check makes a try ahead (stoptrial.go).
+	trialing bool
 }

@@ -23,16 +23,16 @@ func (s *Scheduler) stoppable(i int) bool {
 		rebalance: p.IdleComputeAllocation == model.FairShare && *p.FairShareRebalance, bor: s.borrowSummary(i)}
 	st := &s.stops
 	first := st.blocker[i]
-	if first != nil && s.blocks(first, &c) {
+	if first != nil && s.blocks(first, &c) && !s.trialClears(first, &c) {
 		return false
 	}
 	for _, tm := range s.teams {
-		if tm != first && s.blocks(tm, &c) {
+		if tm != first && s.blocks(tm, &c) && !s.trialClears(tm, &c) {
 			st.blocker[i] = tm
 			return false
 		}
 	}
-	st.wake = c.wake
+	st.wake, st.trialed = c.wake, c.trialed
 	return true
 }
 
@@ -44,6 +44,10 @@ type stopCheck struct {
 	rebalance bool
 	bor       *borSummary
 	wake      time.Time
+	// inSearch: the last blocks call refused in its victim-search bounds
+	// (from the failed-search memo on); trialed: a team passed by tries
+	// made ahead (stoptrial.go).
+	inSearch, trialed bool
 }
 
 // blocks reports whether a task of tm's tail in type c.i may change
@@ -52,6 +56,7 @@ type stopCheck struct {
 func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 	i, cur, bor := c.i, c.cur, c.bor
 	it, p, now := s.types[i], &s.policy, s.now
+	c.inSearch = false
 	if len(tm.byType) <= i || len(tm.byType[i]) == 0 {
 		return false
 	}
@@ -94,6 +99,7 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 			return false // no tail task of the team reaches a search
 		}
 	}
+	c.inSearch = true // what follows bounds the tail's victim searches (stoptrial.go)
 	if s.searchesSkipped(tm, i, a) {
 		return false // the memo skips every search of its tail (stopskip.go)
 	}
