@@ -310,6 +310,7 @@ type stopState struct {
 	trialFailed map[attemptKey]failedAttempt // scratch of trial
 	trialNoRoom map[placeKey]bool            // scratch of trial
 	trialsMade  uint64                       // tries made ahead (a measure)
+	trialRuns   []runOrder                   // running lists a trial's searches reordered (stoptrial.go)
 	renderHits  uint64                       // deferred tries that would have changed something: must stay 0
 }
 

@@ -161,6 +161,11 @@ func (s *Scheduler) trial(t *task, sc *trialScan) bool {
 	}
 	s.cc.failed, s.cc.noRoom = st.trialFailed, st.trialNoRoom
 	wake, reason := s.typeWake[i], t.wait
+	var borrowed []*task
+	if i < len(s.cc.borrowed) {
+		borrowed = s.cc.borrowed[i] // the walk computes it at its own first search (cycleBorrowed)
+	}
+	st.trialRuns = st.trialRuns[:0]
 	unpaid := i < len(s.unpaid) && s.unpaid[i]
 	hits, holds := st.renderHits, s.holdChanges
 	s.rendering, s.trialing, s.curType = true, true, i
@@ -170,6 +175,10 @@ func (s *Scheduler) trial(t *task, sc *trialScan) bool {
 	s.rendering, s.trialing, s.curType = false, false, cur
 	asked := s.typeWake[i]
 	s.typeWake[i], t.wait = wake, reason
+	if i < len(s.cc.borrowed) {
+		s.cc.borrowed[i] = borrowed
+	}
+	s.restoreRunOrder()
 	changed := len(d.Admissions)+len(d.Preemptions) > 0 || st.renderHits != hits || s.holdChanges != holds || (i < len(s.unpaid) && s.unpaid[i] != unpaid)
 	st.renderHits = hits
 	if i < len(s.unpaid) {
@@ -183,4 +192,39 @@ func (s *Scheduler) trial(t *task, sc *trialScan) bool {
 		sc.wake = asked
 	}
 	return !changed || s.breakTrial
+}
+
+// runOrder is a team's running list of one type as it was before a trial's
+// first victim search took a task off it.
+type runOrder struct {
+	run  *[]*task
+	keep []*task
+}
+
+// keepRunOrder notes, in a trial, the running list t leaves, once: a victim
+// search takes tasks off (unassign moves the last into the gap) and puts
+// them back at the end (reassign), so the list's order after a failed
+// search is not the order before. The walk's own searches do that too, in
+// the full walk's order; a trial's extra search must not, so the trial puts
+// the order back (restoreRunOrder).
+func (s *Scheduler) keepRunOrder(t *task) {
+	run := &t.team.run[t.typ.idx]
+	for _, k := range s.stops.trialRuns {
+		if k.run == run {
+			return
+		}
+	}
+	s.stops.trialRuns = append(s.stops.trialRuns, runOrder{run, append([]*task(nil), *run...)})
+}
+
+// restoreRunOrder puts back the lists keepRunOrder noted; the trial has
+// put back every task it took off.
+func (s *Scheduler) restoreRunOrder() {
+	for _, k := range s.stops.trialRuns {
+		*k.run = append((*k.run)[:0], k.keep...)
+		for p, t := range *k.run {
+			t.runPos = int32(p)
+		}
+	}
+	s.stops.trialRuns = s.stops.trialRuns[:0]
 }
