@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,7 +114,13 @@ func (in *simInputs) load(out io.Writer) (sim.Options, []sim.Job, error) {
 		return o, nil, &model.FieldError{Field: "--cluster-scale", Problem: "must be above 0", Fix: "use e.g. 0.25 for a quarter of the nodes"}
 	}
 	if in.clusterScale != 1 && !strings.HasPrefix(in.trace, "alibaba:") {
+		before := overPromised(o.Cluster)
 		scaleCluster(&o.Cluster, in.clusterScale)
+		for _, w := range overPromised(o.Cluster) {
+			if !slices.Contains(before, w) {
+				fmt.Fprintf(out, "warning: --cluster-scale: %s\n", w)
+			}
+		}
 	}
 	o.Seed, o.NodeMTBFHours, o.RepairS = in.seed, in.mtbf, in.repair
 	o.CheckpointOnPreempt = in.ckptOnPreempt
@@ -219,6 +226,33 @@ func simGenCmd() *cobra.Command {
 	f.StringVar(&trace, "trace", "trace.csv", "where to write the trace (.csv, or .jsonl for JSON lines)")
 	f.StringVar(&cluster, "cluster", "cluster.yaml", "where to write the cluster file")
 	return c
+}
+
+// overPromised names the instance types whose teams' count quotas add up to
+// more nodes than the type has: rule 1 cannot guarantee them all, so tasks
+// there wait for other teams' work within quota, whatever their class.
+// Scaling rounds each quota to at least a node, which can do this.
+func overPromised(c model.Cluster) []string {
+	nodes := map[string]int64{}
+	for _, g := range c.NodeGroups {
+		nodes[g.InstanceType] += int64(g.Count)
+	}
+	quota := map[string]int64{}
+	for _, t := range c.Teams {
+		for _, q := range t.Quotas {
+			if q.Count != nil {
+				quota[q.InstanceType] += *q.Count
+			}
+		}
+	}
+	var out []string
+	for it, q := range quota {
+		if n := nodes[it]; q > n {
+			out = append(out, fmt.Sprintf("the teams' quotas of %s add up to %d nodes, more than its %d: within-quota tasks there are not all guaranteed", it, q, n))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // scaleCluster shrinks or grows node groups and count quotas by f, keeping

@@ -102,6 +102,7 @@ func (s *Scheduler) trialClears(tm *team, c *stopCheck) bool {
 	if sc.wake.Before(c.wake) {
 		c.wake = sc.wake
 	}
+	c.trialed = true
 	return true
 }
 
