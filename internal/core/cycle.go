@@ -135,6 +135,9 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	if payback.Code == "" {
 		payback = s.protectedWait(t, v)
 	}
+	if payback.Code == "" {
+		payback = s.behindWait(t, v)
+	}
 	if !v.ok {
 		s.releaseHold(t)
 		t.wait = v.wait
