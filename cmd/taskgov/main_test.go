@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,7 +147,7 @@ func TestSimCommands(t *testing.T) {
 	dir := t.TempDir()
 	trace, cluster, out := filepath.Join(dir, "t.csv"), filepath.Join(dir, "c.yaml"), filepath.Join(dir, "out")
 	mustCLI(t, "sim", "gen", "--jobs", "200", "--gpus", "64", "--trace", trace, "--cluster", cluster)
-	text := mustCLI(t, "sim", "run", "--cluster", cluster, "--trace", trace, "--out", out)
+	text := mustCLI(t, "sim", "run", "--cluster", cluster, "--trace", trace, "--out", out, "--wait-reasons")
 	if !strings.Contains(text, "tasks 200/200 completed") {
 		t.Fatalf("sim run: %s", text)
 	}
@@ -156,6 +159,43 @@ func TestSimCommands(t *testing.T) {
 		if f == "report.html" && (strings.Contains(string(b), "<script") || strings.Contains(string(b), "http://") && !strings.Contains(string(b), "xmlns=\"http://www.w3.org/2000/svg\"")) {
 			t.Fatalf("report.html is not self-contained")
 		}
+	}
+	// jobs.csv: one row per job, whose waits add up to report.json's mean,
+	// with its time pending by reason (--wait-reasons).
+	jf, err := os.Open(filepath.Join(out, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jf.Close()
+	rows, err := csv.NewReader(jf).ReadAll()
+	if err != nil || len(rows) != 201 || rows[0][8] != "wait_s" {
+		t.Fatalf("jobs.csv: %d rows, %v", len(rows), err)
+	}
+	var rep struct {
+		Wait struct {
+			MeanS float64 `json:"mean_s"`
+		} `json:"wait"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	sum, reasons := 0.0, 0
+	for _, r := range rows[1:] {
+		if strings.Contains(r[13], "=") {
+			reasons++
+		}
+		w, err := strconv.ParseFloat(r[8], 64)
+		if err != nil || w < 0 {
+			t.Fatalf("jobs.csv row %v: wait %q", r, r[8])
+		}
+		sum += w
+	}
+	if reasons == 0 || !strings.Contains(string(b), "wait_reasons_by_priority") {
+		t.Fatalf("--wait-reasons: %d jobs.csv rows with reasons", reasons)
+	}
+	if math.Abs(sum/200-rep.Wait.MeanS) > 1e-6*(1+rep.Wait.MeanS) {
+		t.Fatalf("jobs.csv mean wait %v, report.json %v", sum/200, rep.Wait.MeanS)
 	}
 	cmp := mustCLI(t, "sim", "compare", "--cluster", cluster, "--trace", trace)
 	if !strings.Contains(cmp, "victims: most recently started") || !strings.Contains(cmp, "preemption delay 10 min") ||

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +47,7 @@ func (in *simInputs) add(c *cobra.Command) {
 	f.BoolVar(&in.ckptOnPreempt, "checkpoint-on-preempt", false, "jobs with a checkpoint interval also save one in their preemption grace period, losing only the restart cost")
 	f.Float64Var(&in.repair, "repair-s", 3600, "seconds a failed node stays down")
 	f.Float64Var(&in.arrivalScale, "arrival-scale", 1, "multiply every submit time by this (below 1 compresses the trace to raise the load)")
-	f.Float64Var(&in.clusterScale, "cluster-scale", 1, "multiply every node group's size and every count quota by this (at least 1 node each)")
+	f.Float64Var(&in.clusterScale, "cluster-scale", 1, "multiply every node group's size and every count quota by this (at least 1 node each; an alibaba: trace shares the scaled nodes as quota instead)")
 }
 
 // load resolves the cluster, trace and options.
@@ -55,7 +57,10 @@ func (in *simInputs) load(out io.Writer) (sim.Options, []sim.Job, error) {
 	var err error
 	if dir, ok := strings.CutPrefix(in.trace, "alibaba:"); ok {
 		var st sim.AlibabaStats
-		o.Cluster, jobs, st, err = sim.ImportAlibaba(dir, in.teams, in.seed)
+		// The importer scales the nodes itself, before it shares them as
+		// quota and draws each pod's type (scaleCluster would round every
+		// team's quota up to a node, more quota than nodes).
+		o.Cluster, jobs, st, err = sim.ImportAlibaba(dir, in.teams, in.seed, in.clusterScale)
 		if err != nil {
 			return o, nil, err
 		}
@@ -108,8 +113,14 @@ func (in *simInputs) load(out io.Writer) (sim.Options, []sim.Job, error) {
 	if in.clusterScale <= 0 {
 		return o, nil, &model.FieldError{Field: "--cluster-scale", Problem: "must be above 0", Fix: "use e.g. 0.25 for a quarter of the nodes"}
 	}
-	if in.clusterScale != 1 {
+	if in.clusterScale != 1 && !strings.HasPrefix(in.trace, "alibaba:") {
+		before := overPromised(o.Cluster)
 		scaleCluster(&o.Cluster, in.clusterScale)
+		for _, w := range overPromised(o.Cluster) {
+			if !slices.Contains(before, w) {
+				fmt.Fprintf(out, "warning: --cluster-scale: %s\n", w)
+			}
+		}
 	}
 	o.Seed, o.NodeMTBFHours, o.RepairS = in.seed, in.mtbf, in.repair
 	o.CheckpointOnPreempt = in.ckptOnPreempt
@@ -119,6 +130,7 @@ func (in *simInputs) load(out io.Writer) (sim.Options, []sim.Job, error) {
 func simRunCmd() *cobra.Command {
 	var in simInputs
 	var outDir string
+	var reasons bool
 	c := &cobra.Command{Use: "run", Short: "Replay a trace; write DIR/report.json and a self-contained DIR/report.html", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if outDir == "" {
@@ -128,6 +140,7 @@ func simRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			o.WaitReasons = reasons
 			r, err := sim.Run(jobs, o)
 			if err != nil {
 				return err
@@ -140,7 +153,8 @@ func simRunCmd() *cobra.Command {
 			return nil
 		}}
 	in.add(c)
-	c.Flags().StringVar(&outDir, "out", "", "directory for report.json and report.html")
+	c.Flags().StringVar(&outDir, "out", "", "directory for report.json, report.html and jobs.csv")
+	c.Flags().BoolVar(&reasons, "wait-reasons", false, "attribute each job's pending time to its wait reasons (jobs.csv, report.json); reads the whole queue after every cycle")
 	return c
 }
 
@@ -153,6 +167,13 @@ func writeReport(dir, title string, r *sim.Report) error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	var jobs bytes.Buffer
+	if err := sim.WriteOutcomesCSV(&jobs, r.Jobs); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "jobs.csv"), jobs.Bytes(), 0o644); err != nil {
 		return err
 	}
 	f, err := os.Create(filepath.Join(dir, "report.html"))
@@ -205,6 +226,33 @@ func simGenCmd() *cobra.Command {
 	f.StringVar(&trace, "trace", "trace.csv", "where to write the trace (.csv, or .jsonl for JSON lines)")
 	f.StringVar(&cluster, "cluster", "cluster.yaml", "where to write the cluster file")
 	return c
+}
+
+// overPromised names the instance types whose teams' count quotas add up to
+// more nodes than the type has: rule 1 cannot guarantee them all, so tasks
+// there wait for other teams' work within quota, whatever their class.
+// Scaling rounds each quota to at least a node, which can do this.
+func overPromised(c model.Cluster) []string {
+	nodes := map[string]int64{}
+	for _, g := range c.NodeGroups {
+		nodes[g.InstanceType] += int64(g.Count)
+	}
+	quota := map[string]int64{}
+	for _, t := range c.Teams {
+		for _, q := range t.Quotas {
+			if q.Count != nil {
+				quota[q.InstanceType] += *q.Count
+			}
+		}
+	}
+	var out []string
+	for it, q := range quota {
+		if n := nodes[it]; q > n {
+			out = append(out, fmt.Sprintf("the teams' quotas of %s add up to %d nodes, more than its %d: within-quota tasks there are not all guaranteed", it, q, n))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // scaleCluster shrinks or grows node groups and count quotas by f, keeping

@@ -29,21 +29,21 @@ func (s *Scheduler) reserve(t *task) bool {
 	if it.holder != nil {
 		return false
 	}
-	members := it.nodes
-	if t.reqLevel >= 0 && it.topo.labeled > 0 {
-		members = s.holdDomain(t)
-	}
 	var cands []*node
-	for _, ni := range members {
-		n := s.nodes[ni]
-		if n.schedulable && n.heldFor == nil && (t.sel == "" || selects(n, t)) {
-			cands = append(cands, n)
+	if t.reqLevel >= 0 && it.topo.labeled > 0 {
+		for _, ni := range s.holdDomain(t) {
+			n := s.nodes[ni]
+			if n.schedulable && n.heldFor == nil && (t.sel == "" || selects(n, t)) {
+				cands = append(cands, n)
+			}
 		}
+		sort.SliceStable(cands, func(a, b int) bool { return it.primary(cands[a].free) > it.primary(cands[b].free) })
+	} else {
+		cands = s.holdPick(it, t, t.spec.Nodes) // the same nodes, from the index (holdpick.go)
 	}
 	if len(cands) < t.spec.Nodes {
 		return false
 	}
-	sort.SliceStable(cands, func(a, b int) bool { return it.primary(cands[a].free) > it.primary(cands[b].free) })
 	for _, n := range cands[:t.spec.Nodes] {
 		n.heldFor = t
 		n.afterHold = resource.Zero

@@ -65,6 +65,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakStopFair = bug == "stopfair"
 	inc.breakStopDear = bug == "stopdear"
 	inc.breakStopSkip = bug == "stopskip"
+	inc.breakJumpBlind = bug == "jumpblind"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {
@@ -72,6 +73,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 		stats.stopped += int(inc.stops.stops)
 		stats.stopWakes += int(inc.stops.wakes)
 		stats.stopHolds += int(inc.stops.held)
+		stats.jumps += int(inc.jump.jumps)
 	}()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
@@ -210,7 +212,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 // least one instance type unevaluated, and types settled by probes alone
 // (blocked.go), types settled in bulk (settle.go) and walks stopped early
 // (stop.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails int }
+var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails, jumps int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {
@@ -244,8 +246,8 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 	}
 	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times; "+
 		"a spent type was settled in bulk %d times; %d walks stopped early, %d of them asking for their tail's starvation wake-up, "+
-		"%d with a hold in place",
-		stats.cycles, stats.skipped, stats.probed, stats.settled, stats.stopped, stats.stopWakes, stats.stopHolds)
+		"%d with a hold in place; %d walks went on only for the hold's taker (holdjump.go)",
+		stats.cycles, stats.skipped, stats.probed, stats.settled, stats.stopped, stats.stopWakes, stats.stopHolds, stats.jumps)
 	if stats.skipped < stats.cycles/10 {
 		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
 	}

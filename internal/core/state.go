@@ -198,6 +198,7 @@ type Scheduler struct {
 	workList   []int                      // the types this cycle evaluates, in order (sharemoved.go: workTypes)
 	settle     settleState                // when to settle a spent type in bulk (settle.go)
 	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
+	jump       jumpState                  // walks that go on only for the hold's taker (holdjump.go)
 	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
 	qm         quotaMemo                  // quota answers by request (quotamemo.go)
 	breakStop  bool                       // test only: the stop ignores the no-admission bound, to prove the differential test sees it
@@ -224,4 +225,6 @@ type Scheduler struct {
 	breakStopDear bool
 	// Test only: the stop takes any failed-search memo entry as covering (stopskip.go).
 	breakStopSkip bool
+	// Test only: the hold jump defers tails whose reasons read the hold (holdjump.go).
+	breakJumpBlind bool
 }

@@ -20,7 +20,8 @@ func (s *Scheduler) stoppable(i int) bool {
 	}
 	p := &s.policy
 	c := stopCheck{i: i, cur: s.typeWake[i], wake: never,
-		rebalance: p.IdleComputeAllocation == model.FairShare && *p.FairShareRebalance, bor: s.borrowSummary(i)}
+		rebalance: p.IdleComputeAllocation == model.FairShare && *p.FairShareRebalance, bor: s.borrowSummary(i),
+		jump: s.jumpable(i), takers: s.jump.takers[:0]}
 	st := &s.stops
 	first := st.blocker[i]
 	if first != nil && s.blocks(first, &c) {
@@ -31,6 +32,12 @@ func (s *Scheduler) stoppable(i int) bool {
 			st.blocker[i] = tm
 			return false
 		}
+	}
+	if len(c.takers) > 0 {
+		// Only tasks that may take the hold held the check back: the
+		// walk goes on without the tails that cannot see it (holdjump.go).
+		s.holdJump(&c)
+		return false
 	}
 	st.wake = c.wake
 	return true
@@ -44,6 +51,10 @@ type stopCheck struct {
 	rebalance bool
 	bor       *borSummary
 	wake      time.Time
+	// jump: a team whose tail may take the type's hold does not block,
+	// it is counted in takers (holdjump.go).
+	jump   bool
+	takers []*team
 }
 
 // blocks reports whether a task of tm's tail in type c.i may change
@@ -68,7 +79,10 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 	if inQuota {
 		due := a.minPS.Add(secs(*p.StarvationBoundSeconds))
 		if !now.Before(due) && s.holdDue(i) {
-			return true // a tail task may take a hold (stophold.go)
+			if !c.jump {
+				return true // a tail task may take a hold (stophold.go)
+			}
+			c.takers = append(c.takers, tm) // the walk goes on for its tail (holdjump.go)
 		}
 		if due.Before(cur) {
 			// Its tail may ask for an earlier wake-up: the stop asks

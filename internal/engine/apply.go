@@ -179,17 +179,24 @@ func (e *Engine) execOp(ev executor.Event) *op {
 			return nil, nil
 		}
 		rn := e.runs[ev.Task]
-		if rn == nil || ev.Run != rn.resumes || rn.alive <= 0 {
-			return nil, nil // an earlier run's pod, already accounted for
+		if rn == nil || ev.Run != rn.resumes || rn.alive <= 0 || rn.exited[ev.Rank] {
+			return nil, nil // an earlier run's pod, or an exit already accounted for
 		}
 		e.undo.saveRun(e, ev.Task)
+		if rn.exited == nil {
+			rn.exited = map[int]bool{}
+		}
+		rn.exited[ev.Rank] = true
 		rn.alive--
 		if ev.ExitCode != 0 && rn.stopping == "" {
 			rn.failed = true
 			e.stopRun(ev.Task, fmt.Sprintf("pod %d exited with code %d", ev.Rank, ev.ExitCode), w)
 			if r != nil {
+				// Shown (and stored) while the other pods get their grace
+				// period, not only once the last one has exited.
 				r = e.edit(ev.Task)
 				r.Message = fmt.Sprintf("pod %d exited with code %d", ev.Rank, ev.ExitCode)
+				e.persist(r, w)
 			}
 		}
 		if rn.alive > 0 {

@@ -99,8 +99,9 @@ type Engine struct {
 
 // run is the executor-side state of one task's current pods.
 type run struct {
-	resumes  int // the run's number, as in executor.Event.Run
-	alive    int
+	resumes  int          // the run's number, as in executor.Event.Run
+	alive    int          // pods whose exit has not been reported
+	exited   map[int]bool // ranks whose exit was reported (an exit reported twice counts once)
 	nodes    []string
 	failed   bool   // a pod exited non-zero
 	stopping string // why we stopped it, "" if it ends on its own

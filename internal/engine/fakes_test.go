@@ -248,11 +248,12 @@ type fakeExec struct {
 	stopped    []string
 	alive      map[string]executor.StartSpec // task -> its running spec
 	failStart  map[string]bool
+	slowStop   map[string]bool // Stop leaves these tasks' pods running
 	violations []string
 }
 
 func newFakeExec() *fakeExec {
-	return &fakeExec{events: make(chan executor.Event, 1<<16), alive: map[string]executor.StartSpec{}, failStart: map[string]bool{}}
+	return &fakeExec{events: make(chan executor.Event, 1<<16), alive: map[string]executor.StartSpec{}, failStart: map[string]bool{}, slowStop: map[string]bool{}}
 }
 
 func (x *fakeExec) Start(spec executor.StartSpec) error {
@@ -271,11 +272,15 @@ func (x *fakeExec) Start(spec executor.StartSpec) error {
 }
 
 // Stop kills every pod at once; each reports its exit, as executors do.
+// A task in slowStop keeps running (as in its grace period) until the test
+// calls exit.
 func (x *fakeExec) Stop(task string, grace time.Duration) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.stopped = append(x.stopped, task)
-	x.exitLocked(task, -1, false, nil)
+	if !x.slowStop[task] {
+		x.exitLocked(task, -1, false, nil)
+	}
 }
 
 // exit makes every pod of a running task exit with code (out of rank

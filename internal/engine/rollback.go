@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/taskgov/taskgov/internal/core"
@@ -45,6 +46,7 @@ func (u *undoLog) saveRun(e *Engine, task string) {
 	}
 	if rn := e.runs[task]; rn != nil {
 		cp := *rn
+		cp.exited = maps.Clone(rn.exited)
 		u.runs[task] = &cp
 	} else {
 		u.runs[task] = nil

@@ -34,13 +34,23 @@ type AlibabaStats struct {
 //   - qos LS → class latency-sensitive (80), BE → best-effort (20), others →
 //     standard (50);
 //   - team = team-<fnv32(name, seed) mod teams>; teams share every type's
-//     nodes equally as quota;
+//     nodes equally as quota, the remainder going one node each to the
+//     teams from the type's index on (mod teams), so a type's quotas add up
+//     to its nodes;
+//   - scale (≤ 0 means 1) multiplies each type's node count (rounded, at
+//     least one node) before the quotas are shared and the types drawn:
+//     scaling the quotas after the import instead, each rounded up to a
+//     node, gave six teams a node's quota each on one-node types, quotas
+//     no cluster could honour;
 //   - submit = creation_time; duration = deletion_time − scheduled_time
 //     (creation_time when never scheduled), at least 1 s.
-func ImportAlibaba(dir string, teams int, seed int64) (model.Cluster, []Job, AlibabaStats, error) {
+func ImportAlibaba(dir string, teams int, seed int64, scale float64) (model.Cluster, []Job, AlibabaStats, error) {
 	var st AlibabaStats
 	if teams <= 0 {
 		teams = 6
+	}
+	if scale <= 0 {
+		scale = 1
 	}
 	nodes, err := readCSVFile(filepath.Join(dir, "openb_node_list_gpu_node.csv"))
 	if err != nil {
@@ -58,6 +68,10 @@ func ImportAlibaba(dir string, teams int, seed int64) (model.Cluster, []Job, Ali
 		m, _ := strconv.ParseInt(n["memory_mib"], 10, 64)
 		count[shape{strings.ToLower(n["model"]), g, c, m}]++
 	}
+	for s, n := range count {
+		st.Nodes += n
+		count[s] = max(1, int(float64(n)*scale+0.5))
+	}
 	shapes := make([]shape, 0, len(count))
 	for s := range count {
 		shapes = append(shapes, s)
@@ -70,18 +84,25 @@ func ImportAlibaba(dir string, teams int, seed int64) (model.Cluster, []Job, Ali
 	for k := 0; k < teams; k++ {
 		c.Teams = append(c.Teams, model.Team{Name: fmt.Sprintf("team-%d", k)})
 	}
-	for _, s := range shapes {
+	// quota[i][k] is team k's share of shape i's nodes.
+	quota := make([][]int64, len(shapes))
+	for i, s := range shapes {
+		quota[i] = make([]int64, teams)
+		for k := range quota[i] {
+			quota[i][k] = int64(count[s] / teams)
+		}
+		for j := 0; j < count[s]%teams; j++ {
+			quota[i][(i+j)%teams]++
+		}
+	}
+	for i, s := range shapes {
 		name := typeName(s.model, s.gpus, s.cpuMilli)
 		c.InstanceTypes = append(c.InstanceTypes, model.InstanceType{Name: name, GPUs: s.gpus, VCPU: float64(s.cpuMilli) / 1000, MemoryGiB: float64(s.memM) / 1024})
 		c.NodeGroups = append(c.NodeGroups, model.NodeGroup{Name: strings.ReplaceAll(strings.TrimPrefix(name, "openb."), ".", "-"), InstanceType: name, Count: count[s]})
 		for k := range c.Teams {
-			q := int64(count[s] / teams)
-			if k < count[s]%teams {
-				q++
-			}
+			q := quota[i][k]
 			c.Teams[k].Quotas = append(c.Teams[k].Quotas, model.Quota{InstanceType: name, Count: &q})
 		}
-		st.Nodes += count[s]
 	}
 	st.InstanceTypes = len(shapes)
 	pods, err := readCSVFile(filepath.Join(dir, "openb_pod_list_default.csv"))
@@ -121,8 +142,8 @@ func ImportAlibaba(dir string, teams int, seed int64) (model.Cluster, []Job, Ali
 		team := int(sum % uint32(teams))
 		var fits []shape
 		total := 0
-		for _, s := range shapes {
-			if s.gpus >= n && count[s]/teams+boolInt(team < count[s]%teams) > 0 {
+		for i, s := range shapes {
+			if s.gpus >= n && quota[i][team] > 0 {
 				fits = append(fits, s)
 				total += count[s] * int(s.gpus)
 			}
@@ -146,13 +167,6 @@ func ImportAlibaba(dir string, teams int, seed int64) (model.Cluster, []Job, Ali
 	st.Imported = len(jobs)
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].SubmitS < jobs[b].SubmitS })
 	return c, jobs, st, nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func typeName(model string, gpus, cpuMilli int64) string {

@@ -38,7 +38,12 @@ type KueueBreakdown struct {
 	// FirstAdmitted counts workloads by class and the 5 s window of their
 	// first admission.
 	FirstAdmitted map[string]int
-	Report        *Report
+	// Preemptor and Readmitted count evictions by what followed them (the
+	// preemptor's run, the victim's readmission), and SparedWait
+	// preemptions by how long their victims had left to run
+	// (kueueFollowUp).
+	Preemptor, Readmitted, SparedWait map[string]int
+	Report                            *Report
 }
 
 // kueueClassOf is the class in a baseline workload's name (cq-C-Q-class-i).
@@ -56,6 +61,8 @@ func RunKueueBreakdown(cl model.Cluster, jobs []Job) (*KueueBreakdown, error) {
 	b := &KueueBreakdown{ByKind: map[string]int{}, Ran: map[string]int{}, StartedBeforeArrival: map[string]int{},
 		VictimQueue: map[string]int{}, TimesEvicted: map[string]int{}, VictimsPerPreemptor: map[int]int{}, FirstAdmitted: map[string]int{}}
 	started, first, evicted := map[string]float64{}, map[string]float64{}, map[string]int{}
+	var evs []kueueEviction
+	admitted := map[string][]float64{}
 	submit, cpu := map[string]float64{}, map[string]float64{}
 	team := map[string]string{}
 	for _, j := range jobs {
@@ -117,12 +124,14 @@ func RunKueueBreakdown(cl model.Cluster, jobs []Job) (*KueueBreakdown, error) {
 			}
 			evicted[p.Task]++
 			per[p.For]++
+			evs = append(evs, kueueEviction{at: now, victim: p.Task, forTask: p.For, ran: now - started[p.Task]})
 		}
 		for _, n := range per {
 			b.VictimsPerPreemptor[n]++
 		}
 		for _, a := range d.Admissions {
 			started[a.Task] = now
+			admitted[a.Task] = append(admitted[a.Task], now)
 			if runs[team[a.Task]] == nil {
 				runs[team[a.Task]] = map[string]bool{}
 			}
@@ -136,6 +145,7 @@ func RunKueueBreakdown(cl model.Cluster, jobs []Job) (*KueueBreakdown, error) {
 		return nil, err
 	}
 	b.Report = r
+	b.Preemptor, b.Readmitted, b.SparedWait = kueueFollowUp(evs, admitted, dur)
 	for _, j := range jobs {
 		c := kueueClassOf(j.Name)
 		b.TimesEvicted[fmt.Sprintf("%s evicted %d times", c, evicted[j.Name])]++
@@ -176,6 +186,9 @@ func (b *KueueBreakdown) Print(w io.Writer) {
 		per[fmt.Sprintf("took %d victims", n)] = c
 	}
 	list("Preemptions (one workload, one cycle) by victims taken", per)
+	list("Evictions by what became of the preemptor", b.Preemptor)
+	list("Evictions by when the victim was admitted again", b.Readmitted)
+	list("Preemptions by how long the preemptor would have waited for its victims to end (run lengths the scheduler is not told)", b.SparedWait)
 	list("First admissions by class and time", b.FirstAdmitted)
 	fmt.Fprintf(w, "\nSmall workloads, strict priority, fluid (see KueueStrictPriorityFluid): %.1f s to admission\n", KueueStrictPriorityFluid())
 }

@@ -25,7 +25,8 @@ func TestKueueBreakdownAddsUp(t *testing.T) {
 		}
 		return n
 	}
-	for name, m := range map[string]map[string]int{"kind": b.ByKind, "ran": b.Ran, "started": b.StartedBeforeArrival, "queue": b.VictimQueue} {
+	for name, m := range map[string]map[string]int{"kind": b.ByKind, "ran": b.Ran, "started": b.StartedBeforeArrival, "queue": b.VictimQueue,
+		"preemptor": b.Preemptor, "readmitted": b.Readmitted} {
 		if sum(m) != b.Evictions {
 			t.Errorf("by %s: %d evictions, want %d", name, sum(m), b.Evictions)
 		}
@@ -33,9 +34,13 @@ func TestKueueBreakdownAddsUp(t *testing.T) {
 	if sum(b.TimesEvicted) != len(jobs) || sum(b.FirstAdmitted) != len(jobs) {
 		t.Errorf("%d workloads by times evicted, %d by first admission, want %d", sum(b.TimesEvicted), sum(b.FirstAdmitted), len(jobs))
 	}
-	victims := 0
+	victims, preemptions := 0, 0
 	for n, c := range b.VictimsPerPreemptor {
 		victims += n * c
+		preemptions += c
+	}
+	if sum(b.SparedWait) != preemptions {
+		t.Errorf("%d preemptions by their victims' remaining run, want %d", sum(b.SparedWait), preemptions)
 	}
 	reclaimOrPriority := 0
 	for k, c := range b.ByKind {
@@ -48,7 +53,8 @@ func TestKueueBreakdownAddsUp(t *testing.T) {
 	}
 	var out bytes.Buffer
 	b.Print(&out)
-	if !strings.Contains(out.String(), "medium <- large WithinTeamPriority (same queue)") {
+	if !strings.Contains(out.String(), "medium <- large WithinTeamPriority (same queue)") ||
+		!strings.Contains(out.String(), "victim admitted again 1.0 s later") {
 		t.Errorf("printed breakdown lacks the main kind:\n%s", out.String())
 	}
 	// Identical to the plain run: the breakdown only watches.

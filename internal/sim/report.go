@@ -74,6 +74,11 @@ type Report struct {
 	Refused  []string             `json:"refused,omitempty"`
 	// Unfinished lists the tasks still waiting when no event was left, and why.
 	Unfinished []Unfinished `json:"unfinished,omitempty"`
+	// WaitReasons is each class's pending time by wait reason, seconds per
+	// job of the class (only with Options.WaitReasons).
+	WaitReasons map[string]map[string]float64 `json:"wait_reasons_by_priority,omitempty"`
+	// Jobs is each job's outcome (jobs.csv, not report.json).
+	Jobs []Outcome `json:"-"`
 }
 
 // Unfinished is a task the run could never admit.
@@ -181,6 +186,7 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 		r.Utilization.CPUAllocatedMean = m.cpuArea / (m.totalCPU * makespan)
 	}
 	r.Bounds.JCTMeanLowerS = srptMeanJCT(ws, m.totalGPUs)
+	r.Jobs = outcomes(jobs)
 	r.JCT = stats(jct)
 	r.Wait.Stats = stats(waits)
 	r.Wait.ByTeam, r.Wait.ByPriority = map[string]Stats{}, map[string]Stats{}

@@ -38,6 +38,10 @@ type Options struct {
 	// OnDecision, if set, sees each cycle's decision at its virtual time
 	// (seconds from the start), before the run applies it.
 	OnDecision func(now float64, d model.Decision)
+	// WaitReasons attributes each job's pending time to the wait reasons
+	// the cycles recorded for it (jobs.csv's wait_by_reason and report.json's
+	// wait_reasons_by_priority). It reads the whole queue after each cycle.
+	WaitReasons bool
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -62,6 +66,7 @@ type job struct {
 	lastCkpt  float64 // the checkpoint time told to the core
 	resumes   int
 	submitted bool
+	reasonS   map[string]float64 // pending seconds by wait reason (Options.WaitReasons)
 }
 
 // progress is the work done by now, in seconds of the job's duration.
@@ -143,6 +148,10 @@ func Run(jobs []Job, o Options) (*Report, error) {
 	sort.SliceStable(order, func(a, b int) bool { return order[a].SubmitS < order[b].SubmitS })
 
 	m := newMeter(o, s, order)
+	var reasons *reasonClock
+	if o.WaitReasons {
+		reasons = &reasonClock{s: s, byName: byName}
+	}
 	fails := plannedFailures(o, s)
 	var done completions
 	next := 0
@@ -167,6 +176,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			break
 		}
 		m.advance(now, t)
+		reasons.advance(now, t)
 		now = t
 		released, submitted := false, false
 		for len(done) > 0 && done[0].at <= now {
@@ -254,8 +264,12 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		}
 		m.waiting = s.Pending()
 		m.sample(now)
+		reasons.after()
 	}
 	r := m.report(order, time.Since(wall).Seconds())
+	if o.WaitReasons {
+		r.WaitReasons = reasonsByClass(order)
+	}
 	for _, w := range s.Waiting() {
 		r.Unfinished = append(r.Unfinished, Unfinished{Task: w.Task, Team: w.Team, Reason: string(w.Reason.Code), Why: w.Reason.Message()})
 	}

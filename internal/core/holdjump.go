@@ -1,0 +1,155 @@
+package core
+
+import "github.com/taskgov/taskgov/internal/model"
+
+// The hold jump: a walk that must go on only to find who takes the hold.
+//
+// In a queue past its starvation bound (rule 8) with no holder, the first
+// task in the walk's order that is within its quota, past its due, and
+// neither starts nor preempts takes the type's hold (reserve). The early
+// stop (stop.go) cannot pass while such a task is still to be tried
+// (holdDue, stophold.go), so after a completion in an aged queue the walk
+// tried every head before it: a thousand or more other teams' borrowing
+// tasks, each refused by its quota (BenchmarkOneInput's aged rows).
+//
+// When the check fails only because of such teams (the takers: every team
+// passes every other bound of stop.go's argument), the rest of the walk can
+// change nothing but the hold: no admission, preemption, unpaid mark or
+// wake-up the check has not bounded, and a hold taken by the first task
+// that reaches reserve (tasks of other teams do not reach it: their tails
+// are refused by quota or not yet due). Of the other teams, those whose
+// tails are hold-blind (holdBlind) are deferred at once, as a stop defers
+// a tail: their tries are made later, at the walk's end state, only to
+// write their wait reasons (renderType). The walk goes on with the takers
+// and the teams that are not hold-blind, in the heap's order (removing
+// whole teams keeps the order of the rest), until the hold is taken; then
+// the holder has been tried and the check passes (stophold.go).
+//
+// Why the deferred reasons are the full walk's. In the full walk, a
+// deferred team's tries come before or after the hold is taken, so at the
+// state S of the jump or at S with the hold; the render makes them at the
+// end state, which is one of the two. A try reads the hold in place,
+// reserve and victim searches; the rest does not: quota verdicts read
+// usage, and place, for every tail task whose quota passes, returns at its
+// count check (fewer nodes reach its pod's bucket than its gang has: the
+// check's no-admission bound), with that count. A deferred tail reaches
+// neither of the two. Its team's smallest request is refused by quota, so
+// every task's is (checkQuota's refusal is upward-closed): none reaches
+// reserve or a search within quota (reclaim). The team takes no victims of
+// its own (no rank preemption, which is also what protectedWait needs to say
+// anything), and its borrowing searches are skipped by the memo
+// (stopskip.go), or list no candidate (the team does not borrow, fair share
+// does not rebalance, no other team's reclaimable task is past its minimum
+// runtime), or, under preemption Payback, list no cheap one (fairDearOnly:
+// nothing is searched). Its reason is then its quota verdict's, whatever
+// the hold. What else its tries do (memo writes of its own team, wake-ups,
+// the unpaid mark) the check bounded as for a stop: the jump asks for the
+// tail's wake-ups, as a stop does.
+//
+// A tail whose quota passes walks on: its searches within quota may list
+// other teams' borrowed tasks, and a search reads the nodes, hence the hold
+// (a victim set found before the hold may not be found after it: waiting
+// for its payback becomes waiting for capacity). breakJumpBlind (test only)
+// defers such tails too, the injected bug TestDifferentialCatchesBrokenHoldJump
+// must catch.
+
+// jumpState is the hold jump's per-cycle state.
+type jumpState struct {
+	cycle    []uint64 // per type: the cycle of its last jump
+	teamsOut []bool   // scratch: per team, deferred by the jump in progress
+	takers   []*team  // scratch of the check (stopCheck.takers)
+	jumps    uint64   // walks that jumped (a measure)
+	teams    uint64   // team tails they deferred (a measure)
+}
+
+// jumpable reports whether a check of type i may jump: a walk's check
+// (not settleRest's, which holds a popped head), no holder, no jump yet in
+// this cycle.
+func (s *Scheduler) jumpable(i int) bool {
+	j := &s.jump
+	if len(j.cycle) != len(s.types) {
+		j.cycle = make([]uint64, len(s.types))
+	}
+	return s.stops.heads != nil && s.stops.popped.t == nil && s.types[i].holder == nil && j.cycle[i] != s.cycle
+}
+
+// holdJump defers, for the check c that failed only at its takers, every
+// hold-blind team's tail of type c.i (see above).
+func (s *Scheduler) holdJump(c *stopCheck) {
+	i, st, j := c.i, &s.stops, &s.jump
+	j.cycle[i] = s.cycle
+	if c.wake.Before(s.typeWake[i]) && !s.breakStopWake {
+		s.typeWake[i] = c.wake // the deferred tails' wake-ups (stopwake.go)
+	}
+	if cap(j.teamsOut) < len(s.teams) {
+		j.teamsOut = make([]bool, len(s.teams))
+	}
+	j.takers = c.takers[:0] // the scratch, kept for the next check
+	out := j.teamsOut[:len(s.teams)]
+	for k := range out {
+		out[k] = true
+	}
+	for _, tm := range c.takers {
+		out[tm.idx] = false // its tail may take the hold: it walks on
+	}
+	h := *st.heads
+	any := false
+	for _, x := range h {
+		if x.i == i && out[x.tm.idx] {
+			out[x.tm.idx] = s.holdBlind(x.tm, i, c.bor)
+			any = any || out[x.tm.idx]
+		}
+	}
+	if !any {
+		return
+	}
+	j.jumps++
+	q := h[:0]
+	for _, x := range h {
+		if x.i == i && out[x.tm.idx] {
+			s.deferTail(x)
+			j.teams++
+		} else {
+			q = append(q, x)
+		}
+	}
+	for k := len(q); k < len(h); k++ {
+		h[k] = head{}
+	}
+	q.init()
+	*st.heads = q
+	// What renderType starts from: the cycle (its victims are skipped) and
+	// the memo, of which the deferred teams' entries change no more; a
+	// stop later in the walk takes them again with the rest.
+	st.cycle[i] = s.cycle
+	memo := map[attemptKey]failedAttempt{}
+	for k, f := range s.cc.failed {
+		if k.typ == i {
+			memo[k] = f
+		}
+	}
+	st.memo[i] = memo
+}
+
+// holdBlind reports whether every try of tm's tail of type i records a
+// reason that does not read the type's hold (see above); bor is the check's
+// summary of the type's reclaimable tasks.
+func (s *Scheduler) holdBlind(tm *team, i int, bor *borSummary) bool {
+	if len(tm.byType) <= i || len(tm.byType[i]) == 0 || s.rankPreemption(tm) {
+		return false
+	}
+	a := tm.agg(i)
+	if s.checkQuota(tm, i, a.minTotal).ok && !s.breakJumpBlind {
+		return false
+	}
+	p := &s.policy
+	switch {
+	case !tm.spec.Lending.Borrows(), s.searchesSkipped(tm, i, a):
+		return true
+	case p.IdleComputeAllocation != model.FairShare || !*p.FairShareRebalance:
+		return true // a borrowing search lists fair-share victims only (no rank preemption)
+	case !bor.ready || !bor.othersThan(tm):
+		return true
+	}
+	return p.Preemption == model.PreemptPayback && !bor.cheapOthersThan(tm)
+}
