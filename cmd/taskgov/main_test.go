@@ -182,7 +182,7 @@ func TestSimCommands(t *testing.T) {
 	}
 	sum, reasons := 0.0, 0
 	for _, r := range rows[1:] {
-		if strings.Contains(r[13], "=") {
+		if strings.Contains(r[14], "=") {
 			reasons++
 		}
 		w, err := strconv.ParseFloat(r[8], 64)

@@ -358,6 +358,10 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) ([]victim, func(victim
 	if mode == modeBorrow {
 		own, others = 0, 1
 	}
+	reclaimOnly := s.reclaimOnly(t)
+	if reclaimOnly && mode == modeBorrow {
+		return out, nil
+	}
 	if mode == modeGuaranteed || rebalance {
 		for _, v := range s.cycleBorrowed(i) {
 			if v.team == tm || !s.mayReclaim(t, v) {
@@ -375,7 +379,7 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) ([]victim, func(victim
 			add(v, others)
 		}
 	}
-	if s.rankPreemption(tm) {
+	if s.rankPreemption(tm) && !reclaimOnly {
 		for _, v := range tm.run[i] {
 			if v.rank < t.rank && s.priorityVictim(v) {
 				add(v, own)

@@ -17,6 +17,8 @@ type Outcome struct {
 	SubmitS, DurationS                 float64
 	FirstAdmitS, LastAdmitS, FinishS   float64
 	Preemptions                        int
+	// QueuedS is every wait added up, to the last admission (wait_queued_total).
+	QueuedS float64
 	// WaitByReason is the time pending by wait reason (Options.WaitReasons).
 	WaitByReason map[string]float64
 }
@@ -33,7 +35,7 @@ func outcomes(jobs []*job) []Outcome {
 		}
 		out = append(out, Outcome{Name: j.Name, Team: j.Team, Priority: j.Priority, InstanceType: j.InstanceType,
 			Nodes: j.Nodes, GPUs: j.gpus, SubmitS: j.SubmitS, DurationS: j.DurationS,
-			FirstAdmitS: j.started, LastAdmitS: last, FinishS: j.finished, Preemptions: j.resumes, WaitByReason: j.reasonS})
+			FirstAdmitS: j.started, LastAdmitS: last, FinishS: j.finished, Preemptions: j.resumes, QueuedS: j.queuedS, WaitByReason: j.reasonS})
 	}
 	return out
 }
@@ -44,7 +46,7 @@ func outcomes(jobs []*job) []Outcome {
 func WriteOutcomesCSV(w io.Writer, rows []Outcome) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"name", "team", "priority", "instance_type", "nodes", "gpus", "submit_s", "duration_s",
-		"wait_s", "first_admit_s", "last_admit_s", "finish_s", "preemptions", "wait_by_reason"})
+		"wait_s", "first_admit_s", "last_admit_s", "finish_s", "preemptions", "queued_s", "wait_by_reason"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	for _, o := range rows {
 		wait := -1.0
@@ -53,7 +55,7 @@ func WriteOutcomesCSV(w io.Writer, rows []Outcome) error {
 		}
 		_ = cw.Write([]string{o.Name, o.Team, o.Priority, o.InstanceType, strconv.Itoa(o.Nodes), strconv.FormatInt(o.GPUs, 10),
 			f(o.SubmitS), f(o.DurationS), f(wait), f(o.FirstAdmitS), f(o.LastAdmitS), f(o.FinishS), strconv.Itoa(o.Preemptions),
-			formatReasons(o.WaitByReason)})
+			f(o.QueuedS), formatReasons(o.WaitByReason)})
 	}
 	cw.Flush()
 	return cw.Error()

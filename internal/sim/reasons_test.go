@@ -7,7 +7,9 @@ import (
 )
 
 // TestWaitReasonsAddUp: reading the reasons changes no decision (only the
-// count of tasks tried), and a job
+// count of tasks tried); each job's reasons add up to its time queued
+// (wait_queued_total's clock), which lies between its first wait and its
+// wait to the last admission; and a job
 // never preempted spent its whole wait pending, so its reasons add up to its
 // wait; each class's reasons add up to its mean time pending.
 func TestWaitReasonsAddUp(t *testing.T) {
@@ -38,7 +40,7 @@ func TestWaitReasonsAddUp(t *testing.T) {
 	if string(ja) != string(jb) {
 		t.Fatal("reading the wait reasons changed the run")
 	}
-	waited, n := 0, map[string]int{}
+	waited, preempted, n := 0, 0, map[string]int{}
 	pending := map[string]float64{}
 	for _, o := range r.Jobs {
 		n[o.Priority]++
@@ -47,7 +49,15 @@ func TestWaitReasonsAddUp(t *testing.T) {
 			sum += v
 		}
 		pending[o.Priority] += sum
+		// Two instruments: the reasons' time and the queue's own clock.
+		if math.Abs(sum-o.QueuedS) > 1e-6*(1+sum) {
+			t.Fatalf("%s: reasons add up to %v, queued %v", o.Name, sum, o.QueuedS)
+		}
 		if o.Preemptions > 0 {
+			if o.QueuedS < o.FirstAdmitS-o.SubmitS || o.QueuedS > o.LastAdmitS-o.SubmitS+1e-9 {
+				t.Fatalf("%s: queued %v, first wait %v, to last admission %v", o.Name, o.QueuedS, o.FirstAdmitS-o.SubmitS, o.LastAdmitS-o.SubmitS)
+			}
+			preempted++
 			continue
 		}
 		if w := o.FirstAdmitS - o.SubmitS; math.Abs(sum-w) > 1e-6*(1+w) {
@@ -57,8 +67,8 @@ func TestWaitReasonsAddUp(t *testing.T) {
 			waited++
 		}
 	}
-	if waited < 50 {
-		t.Fatalf("only %d jobs waited: the trace does not test the reasons", waited)
+	if waited < 50 || preempted < 5 {
+		t.Fatalf("only %d jobs waited, %d were preempted: the trace does not test the reasons", waited, preempted)
 	}
 	for c, m := range perClass {
 		sum := 0.0

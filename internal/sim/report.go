@@ -34,7 +34,13 @@ type Report struct {
 	JCT  Stats `json:"jct"`
 	Wait Waits `json:"wait"`
 	// WaitLast: to the last admission (Kueue's definition), for like with like.
-	WaitLast    Waits `json:"wait_last_admission"`
+	WaitLast Waits `json:"wait_last_admission"`
+	// WaitQueued: every wait of a job added up (its first, and each after a
+	// preemption or a node failure), up to its last admission: the time it
+	// spent queued, which neither definition above counts alone (the first
+	// leaves out a victim's waits to run again, the last counts the runs
+	// between them as waiting).
+	WaitQueued  Waits `json:"wait_queued_total"`
 	Preemptions struct {
 		Count        int                     `json:"count"`
 		LostGPUHours float64                 `json:"lost_gpu_hours"`
@@ -130,6 +136,8 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 	var jct, waits, lasts []float64
 	byTeam, byPrio := map[string][]float64{}, map[string][]float64{}
 	lastTeam, lastPrio := map[string][]float64{}, map[string][]float64{}
+	var queued []float64
+	queuedTeam, queuedPrio := map[string][]float64{}, map[string][]float64{}
 	var ws []work
 	makespan := 0.0
 	for _, j := range jobs {
@@ -155,6 +163,9 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 			lasts = append(lasts, l)
 			lastTeam[j.Team] = append(lastTeam[j.Team], l)
 			lastPrio[prio] = append(lastPrio[prio], l)
+			queued = append(queued, j.queuedS)
+			queuedTeam[j.Team] = append(queuedTeam[j.Team], j.queuedS)
+			queuedPrio[prio] = append(queuedPrio[prio], j.queuedS)
 		}
 		if j.finished >= 0 {
 			r.Tasks.Completed++
@@ -203,6 +214,14 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 	}
 	for k, v := range lastPrio {
 		r.WaitLast.ByPriority[k] = stats(v)
+	}
+	r.WaitQueued.Stats = stats(queued)
+	r.WaitQueued.ByTeam, r.WaitQueued.ByPriority = map[string]Stats{}, map[string]Stats{}
+	for k, v := range queuedTeam {
+		r.WaitQueued.ByTeam[k] = stats(v)
+	}
+	for k, v := range queuedPrio {
+		r.WaitQueued.ByPriority[k] = stats(v)
 	}
 	r.Preemptions.ByReason = map[string]*preemptStat{}
 	reasons := make([]string, 0, len(m.preempts))

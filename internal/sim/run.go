@@ -67,6 +67,8 @@ type job struct {
 	resumes   int
 	submitted bool
 	reasonS   map[string]float64 // pending seconds by wait reason (Options.WaitReasons)
+	queuedAt  float64            // when it last entered the queue (submitted or preempted)
+	queuedS   float64            // seconds pending up to its last admission, every wait counted
 }
 
 // progress is the work done by now, in seconds of the job's duration.
@@ -206,6 +208,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 				continue
 			}
 			j.submitted = true
+			j.queuedAt = j.SubmitS
 			m.submit(j)
 			submitted = true
 		}
@@ -243,6 +246,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			m.preempt(j, p.Reason, lost+float64(j.gpus)*restartCost(s))
 			j.running, j.base = false, resume
 			j.resumes++
+			j.queuedAt = now
 		}
 		for _, a := range d.Admissions {
 			j := byName[a.Task]
@@ -253,6 +257,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 				m.start(j)
 			}
 			j.lastAdmit = now
+			j.queuedS += now - j.queuedAt
 			j.slow = slowdown(o.SlowdownBySpread, a.Spread)
 			j.runStart = now
 			if j.resumes > 0 {
