@@ -10,14 +10,15 @@ import "github.com/taskgov/taskgov/internal/model"
 // stop (stop.go) cannot pass while such a task is still to be tried
 // (holdDue, stophold.go), so after a completion in an aged queue the walk
 // tried every head before it: a thousand or more other teams' borrowing
-// tasks, each refused by its quota (BenchmarkOneInput's aged rows).
+// tasks, each refused by its quota or finding no room (BenchmarkOneInput's
+// aged rows).
 //
 // When the check fails only because of such teams (the takers: every team
 // passes every other bound of stop.go's argument), the rest of the walk can
 // change nothing but the hold: no admission, preemption, unpaid mark or
 // wake-up the check has not bounded, and a hold taken by the first task
 // that reaches reserve (tasks of other teams do not reach it: their tails
-// are refused by quota or not yet due). Of the other teams, those whose
+// are refused by quota, exceed it or are not yet due). Of the other teams, those whose
 // tails are hold-blind (holdBlind) are deferred at once, as a stop defers
 // a tail: their tries are made later, at the walk's end state, only to
 // write their wait reasons (renderType). The walk goes on with the takers
@@ -31,27 +32,34 @@ import "github.com/taskgov/taskgov/internal/model"
 // end state, which is one of the two. A try reads the hold in place,
 // reserve and victim searches; the rest does not: quota verdicts read
 // usage, and place, for every tail task whose quota passes, returns at its
-// count check (fewer nodes reach its pod's bucket than its gang has: the
-// check's no-admission bound), with that count. A deferred tail reaches
-// neither of the two. Its team's smallest request is refused by quota, so
-// every task's is (checkQuota's refusal is upward-closed): none reaches
-// reserve or a search within quota (reclaim). The team takes no victims of
-// its own (no rank preemption, which is also what protectedWait needs to say
-// anything), and its borrowing searches are skipped by the memo
-// (stopskip.go), or list no candidate (the team does not borrow, fair share
-// does not rebalance, no other team's reclaimable task is past its minimum
-// runtime), or, under preemption Payback, list no cheap one (fairDearOnly:
-// nothing is searched). Its reason is then its quota verdict's, whatever
-// the hold. What else its tries do (memo writes of its own team, wake-ups,
-// the unpaid mark) the check bounded as for a stop: the jump asks for the
-// tail's wake-ups, as a stop does.
+// count check, with that count (fewer nodes reach the task's bucket than
+// its gang has: the check's no-admission bound, which the team passed), so
+// NoCapacity's count, the HeldForOther test (a place that ignores holds)
+// and NoTopologyFit read no hold either. A deferred tail reaches neither
+// reserve nor a search that reads nodes:
+//   - reserve: its team is not a taker, so its tasks are refused by quota,
+//     or exceed it, or are not yet due (the check's bounds are over the
+//     team's whole list).
+//   - searches: the memo skips them all (stopskip.go); or the team takes no
+//     victims of its own (no rank preemption, which is also what
+//     protectedWait needs to say anything), a task within its quota has no
+//     other team's borrowed task to reclaim (none in cycleBorrowed, or the
+//     team never reclaims), and its borrowing searches (tasks past its
+//     quota, a team that borrows) list no candidate (fair share does not
+//     rebalance, no other team's reclaimable task is past its minimum
+//     runtime) or, under preemption Payback, no cheap one (fairDearOnly:
+//     nothing is searched).
+// Its reason is then the same whatever the hold. What else its tries do
+// (memo writes of its own team, wake-ups, the unpaid mark) the check
+// bounded as for a stop: the jump asks for the tail's wake-ups, as a stop
+// does.
 //
-// A tail whose quota passes walks on: its searches within quota may list
-// other teams' borrowed tasks, and a search reads the nodes, hence the hold
-// (a victim set found before the hold may not be found after it: waiting
-// for its payback becomes waiting for capacity). breakJumpBlind (test only)
-// defers such tails too, the injected bug TestDifferentialCatchesBrokenHoldJump
-// must catch.
+// A tail within its quota with another team's borrowed task to reclaim
+// walks on: its search reads the nodes, hence the hold (a victim set found
+// before the hold may not be found after it: waiting for its payback
+// becomes waiting for capacity). breakJumpBlind (test only) defers such
+// tails too, the injected bug TestDifferentialCatchesBrokenHoldJump must
+// catch.
 
 // jumpState is the hold jump's per-cycle state.
 type jumpState struct {
@@ -139,13 +147,17 @@ func (s *Scheduler) holdBlind(tm *team, i int, bor *borSummary) bool {
 		return false
 	}
 	a := tm.agg(i)
-	if s.checkQuota(tm, i, a.minTotal).ok && !s.breakJumpBlind {
-		return false
-	}
-	p := &s.policy
-	switch {
-	case !tm.spec.Lending.Borrows(), s.searchesSkipped(tm, i, a):
+	if s.searchesSkipped(tm, i, a) {
 		return true
+	}
+	use, quota, p := tm.usage[i], tm.quota[i], &s.policy
+	if use.Add(a.minTotal).LessEq(quota) && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever &&
+		!s.breakJumpBlind {
+		return false // a task within its quota may reclaim: its search reads the nodes
+	}
+	switch {
+	case use.Add(a.shape.maxTotal).LessEq(quota), !tm.spec.Lending.Borrows():
+		return true // no borrowing search
 	case p.IdleComputeAllocation != model.FairShare || !*p.FairShareRebalance:
 		return true // a borrowing search lists fair-share victims only (no rank preemption)
 	case !bor.ready || !bor.othersThan(tm):
