@@ -193,6 +193,7 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 // quota, then replacing its own team's lower-priority work, then fair share.
 func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool {
 	s.cc.payback = model.WaitReason{}
+	s.cc.inQuota = v.inQuota
 	if delay := s.policy.PreemptionDelaySeconds; delay > 0 {
 		if ready := t.pendingSince.Add(time.Duration(delay * float64(time.Second))); s.now.Before(ready) {
 			s.wakeAt(ready)
