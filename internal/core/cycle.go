@@ -137,6 +137,9 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	if payback.Code == "" {
 		payback = s.protectedWait(t, v)
 	}
+	if payback.Code == "" {
+		payback = s.behindWait(t, v)
+	}
 	if !v.ok {
 		s.releaseHold(t)
 		t.wait = v.wait
@@ -192,6 +195,7 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 // quota, then replacing its own team's lower-priority work, then fair share.
 func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool {
 	s.cc.payback = model.WaitReason{}
+	s.cc.inQuota = v.inQuota
 	if delay := s.policy.PreemptionDelaySeconds; delay > 0 {
 		if ready := t.pendingSince.Add(time.Duration(delay * float64(time.Second))); s.now.Before(ready) {
 			s.wakeAt(ready)
