@@ -42,6 +42,9 @@ func (s *Scheduler) assign(t *task, nodes []int32) {
 // unassign is assign's exact inverse: capacity, GPU indices and team usage
 // return. The task keeps t.pods so that reassign can restore it.
 func (s *Scheduler) unassign(t *task) {
+	if s.trialing {
+		s.keepRunOrder(t) // stoptrial.go
+	}
 	for _, p := range t.pods {
 		n := s.nodes[p.node]
 		n.free = n.free.Add(t.podOn(n))

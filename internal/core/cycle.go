@@ -55,10 +55,12 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 			s.pushNext(&h, tm, i)
 		}
 	}
+	s.renderShareStops()
 	// 3. Take the globally first head, try it, push that team's next.
 	// A type whose walk may stop (stop.go) keeps the rest for later.
 	for len(h) > 0 {
 		e := h.pop()
+		s.stops.live[e.i]--
 		if s.stops.stopped[e.i] {
 			s.deferTail(e)
 			continue
@@ -136,6 +138,9 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	if payback.Code == "" {
 		payback = s.protectedWait(t, v)
 	}
+	if payback.Code == "" {
+		payback = s.behindWait(t, v)
+	}
 	if !v.ok {
 		s.releaseHold(t)
 		t.wait = v.wait
@@ -191,6 +196,7 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 // quota, then replacing its own team's lower-priority work, then fair share.
 func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool {
 	s.cc.payback = model.WaitReason{}
+	s.cc.inQuota = v.inQuota
 	if delay := s.policy.PreemptionDelaySeconds; delay > 0 {
 		if ready := t.pendingSince.Add(time.Duration(delay * float64(time.Second))); s.now.Before(ready) {
 			s.wakeAt(ready)

@@ -23,6 +23,7 @@ func (s *Scheduler) reuseDeferred(i int) {
 	s.deferHigh[i] = max(s.deferHigh[i], len(d))
 	s.stops.deferred[i] = d[:0]
 	s.stops.memo[i] = nil
+	s.stops.shareStop[i] = false // as dropDeferred
 }
 
 // trimDeferred clears, for every type, the part of its deferred list's

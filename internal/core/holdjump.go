@@ -125,6 +125,7 @@ func (s *Scheduler) holdJump(c *stopCheck) {
 	for _, x := range h {
 		if x.i == i && out[x.tm.idx] {
 			s.deferTail(x)
+			st.live[i]-- // no longer in the heap (stoptypes.go)
 			j.teams++
 		} else {
 			q = append(q, x)

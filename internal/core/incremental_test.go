@@ -65,6 +65,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakStopFair = bug == "stopfair"
 	inc.breakStopDear = bug == "stopdear"
 	inc.breakStopSkip = bug == "stopskip"
+	inc.breakTrial = bug == "trial"
 	inc.breakJumpBlind = bug == "jumpblind"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
@@ -73,6 +74,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 		stats.stopped += int(inc.stops.stops)
 		stats.stopWakes += int(inc.stops.wakes)
 		stats.stopHolds += int(inc.stops.held)
+		stats.trials += int(inc.stops.trialsMade)
 		stats.jumps += int(inc.jump.jumps)
 	}()
 	p := diffPair{inc, ref}
@@ -212,7 +214,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 // least one instance type unevaluated, and types settled by probes alone
 // (blocked.go), types settled in bulk (settle.go) and walks stopped early
 // (stop.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails, jumps int }
+var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails, jumps, trials int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {

@@ -9,30 +9,30 @@ package core
 // again before the first pending task: tens of thousands of entries a cycle
 // in the one-input benchmark's states, the cost of the cycle itself.
 //
-// live[i] remembers how far the front of byType[i] is known to be no longer
+// liveFrom[i] remembers how far the front of byType[i] is known to be no longer
 // pending. An entry that left the queue comes back only through enqueue,
 // which unsorts the queue when the entry is still there (Resume, a requeue),
 // and every cycle sorts each team's queue before its walk: a full sort
-// rebuilds the lists (splitByType) and forgets live. Until then the entries
-// before live stay out of the queue, so starting the walk there tries the
+// rebuilds the lists (splitByType) and forgets liveFrom. Until then the entries
+// before liveFrom stay out of the queue, so starting the walk there tries the
 // same tasks in the same order as starting at the front. (A cycle's victims
 // go back in their queues during the cycle and are skipped by the walk
 // anyway; the next cycle's sort rebuilds the lists.)
 
 // liveStart returns the position of the first entry of tm's list of type i
-// that may be pending, moving live past the entries it finds are not.
+// that may be pending, moving liveFrom past the entries it finds are not.
 func (tm *team) liveStart(i int) int {
-	if len(tm.live) != len(tm.byType) {
-		tm.live = make([]int, len(tm.byType))
+	if len(tm.liveFrom) != len(tm.byType) {
+		tm.liveFrom = make([]int, len(tm.byType))
 	}
 	q := tm.byType[i]
-	p := tm.live[i]
+	p := tm.liveFrom[i]
 	if p > len(q) {
 		p = 0
 	}
 	for p < len(q) && q[p].state != pending {
 		p++
 	}
-	tm.live[i] = p
+	tm.liveFrom[i] = p
 	return p
 }

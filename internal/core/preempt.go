@@ -66,6 +66,10 @@ type cycleCache struct {
 	// search found victims its wait has not paid for (paybackWait); empty
 	// otherwise. preemptFor resets it.
 	payback model.WaitReason
+	// inQuota: the task being tried fits its team's quota (preemptFor), so
+	// its payback is decided with the rent its wait will have paid by the
+	// next tick (rentByNextLook).
+	inQuota bool
 	// gain and touched are roomBound's scratch: per node, the key its
 	// candidates' pods would add; gain is all zero between calls.
 	gain    []int

@@ -119,7 +119,7 @@ func splitByType(tm *team) {
 		tm.byType[i] = tm.byType[i][:0]
 	}
 	tm.invalidateAggs()
-	clear(tm.live) // the lists are rebuilt (livestart.go)
+	clear(tm.liveFrom) // the lists are rebuilt (livestart.go)
 	for _, t := range tm.pending {
 		i := t.typ.idx
 		tm.byType[i] = append(tm.byType[i], t)
@@ -254,6 +254,7 @@ func (s *Scheduler) pushNext(h *heads, tm *team, i int) {
 			e.share = s.headShare(tm, i, t.total)
 		}
 		h.push(e)
+		s.stops.live[i]++
 		return
 	}
 }

@@ -86,6 +86,7 @@ func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
 	}
 	s.curType = i
 	st.count++
+	s.stops.live[i] = 0
 	s.settleTeam(e.tm, i, e.t, d)
 	q := (*h)[:0]
 	for _, x := range *h {

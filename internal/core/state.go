@@ -125,7 +125,7 @@ type team struct {
 	sortedLen   int        // pending's length at the last sort
 	byType      [][]*task  // pending split per instance type, rebuilt with each sort
 	cursors     []int      // the cycle's position in each byType list
-	live        []int      // per type: byType's entries before it are no longer pending (livestart.go)
+	liveFrom    []int      // per type: byType's entries before it are no longer pending (livestart.go)
 	aggs        []queueAgg // bounds over each byType list, for the early stop (stop.go)
 }
 
@@ -227,6 +227,10 @@ type Scheduler struct {
 	breakStopDear bool
 	// Test only: the stop takes any failed-search memo entry as covering (stopskip.go).
 	breakStopSkip bool
+	// Test only: a try made ahead that would change something counts as changing nothing (stoptrial.go).
+	breakTrial bool
+	// trialing: the early stop's check makes a try ahead (stoptrial.go).
+	trialing bool
 	// Test only: the hold jump defers tails whose reasons read the hold (holdjump.go).
 	breakJumpBlind bool
 }

@@ -297,13 +297,21 @@ type stopState struct {
 	// gen counts the walks' changes (admissions, preemptions, holds);
 	// noAdmit[i][team] is gen+1 when mayAdmit last found no task of the
 	// team's tail of type i that may be admitted.
-	gen        uint64
-	noAdmit    [][]uint64
-	rankScans  [][]rankScan // per type and team: how far ownCheapFail read (stoprank.go)
-	fairScans  [][]fairScan // per type and team: how far tailBorrowSearch read (stopfair.go)
-	ownCheap   []*task      // scratch of rankBlocks
-	blocker    []*team      // per type: the team that held its last check back
-	renderHits uint64       // deferred tries that would have changed something: must stay 0
+	gen         uint64
+	noAdmit     [][]uint64
+	rankScans   [][]rankScan                 // per type and team: how far ownCheapFail read (stoprank.go)
+	fairScans   [][]fairScan                 // per type and team: how far tailBorrowSearch read (stopfair.go)
+	ownCheap    []*task                      // scratch of rankBlocks
+	blocker     []*team                      // per type: the team that held its last check back
+	live        []int                        // per type: its heads in the walk's heap (stoptypes.go)
+	shareStop   []bool                       // per type: its stop relied on trials under FairShare with other types (stoptypes.go)
+	trials      [][]trialScan                // per type and team: the tries the check made ahead (stoptrial.go)
+	trialed     bool                         // the last check that passed made tries ahead
+	trialFailed map[attemptKey]failedAttempt // scratch of trial
+	trialNoRoom map[placeKey]bool            // scratch of trial
+	trialsMade  uint64                       // tries made ahead (a measure)
+	trialRuns   []runOrder                   // running lists a trial's searches reordered (stoptrial.go)
+	renderHits  uint64                       // deferred tries that would have changed something: must stay 0
 }
 
 // startStops readies the check for a cycle's walk and drops the deferred
@@ -317,6 +325,7 @@ func (s *Scheduler) startStops() {
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
 		st.holderTried = make([]*task, n)
+		st.live, st.shareStop, st.trials = make([]int, n), make([]bool, n), make([][]trialScan, n)
 		st.rankScans = make([][]rankScan, n)
 		st.fairScans = make([][]fairScan, n)
 		st.bor = make([]struct {
@@ -326,7 +335,7 @@ func (s *Scheduler) startStops() {
 	}
 	for i := range st.stopped {
 		st.stopped[i], st.tries[i], st.next[i], st.step[i], st.blocker[i] = false, 0, 1, 1, nil
-		st.holderTried[i] = nil
+		st.holderTried[i], st.live[i] = nil, 0
 		if s.work[i] {
 			s.reuseDeferred(i) // cleared past what the walk writes again at its end (deferkeep.go)
 		}
@@ -337,6 +346,7 @@ func (s *Scheduler) dropDeferred(i int) {
 	clear(s.stops.deferred[i])
 	s.stops.deferred[i] = s.stops.deferred[i][:0]
 	s.stops.memo[i] = nil
+	s.stops.shareStop[i] = false
 }
 
 // afterTry counts a try of type i and, every so often (after a change, at
@@ -373,6 +383,7 @@ func (s *Scheduler) stopType(i int) {
 		st.wakes++
 	}
 	st.cycle[i] = s.cycle
+	st.shareStop[i] = st.trialed && len(s.types) > 1
 	st.stops++
 	if s.types[i].holder != nil {
 		st.held++

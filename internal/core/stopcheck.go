@@ -24,22 +24,26 @@ func (s *Scheduler) stoppable(i int) bool {
 		jump: s.jumpable(i), takers: s.jump.takers[:0]}
 	st := &s.stops
 	first := st.blocker[i]
-	if first != nil && s.blocks(first, &c) {
+	if first != nil && s.blocks(first, &c) && !s.trialClears(first, &c) {
 		return false
 	}
 	for _, tm := range s.teams {
-		if tm != first && !s.jumpedOut(i, tm) && s.blocks(tm, &c) {
+		if tm != first && !s.jumpedOut(i, tm) && s.blocks(tm, &c) && !s.trialClears(tm, &c) {
 			st.blocker[i] = tm
 			return false
 		}
 	}
 	if len(c.takers) > 0 {
 		// Only tasks that may take the hold held the check back: the
-		// walk goes on without the tails that cannot see it (holdjump.go).
-		s.holdJump(&c)
+		// walk goes on without the tails that cannot see it
+		// (holdjump.go), unless a team passed by tries made ahead
+		// (stoptrial.go), which hold only while nothing changes.
+		if !c.trialed {
+			s.holdJump(&c)
+		}
 		return false
 	}
-	st.wake = c.wake
+	st.wake, st.trialed = c.wake, c.trialed
 	return true
 }
 
@@ -51,6 +55,10 @@ type stopCheck struct {
 	rebalance bool
 	bor       *borSummary
 	wake      time.Time
+	// inSearch: the last blocks call refused in its victim-search bounds
+	// (from the failed-search memo on); trialed: a team passed by tries
+	// made ahead (stoptrial.go).
+	inSearch, trialed bool
 	// jump: a team whose tail may take the type's hold does not block,
 	// it is counted in takers (holdjump.go).
 	jump   bool
@@ -63,6 +71,7 @@ type stopCheck struct {
 func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 	i, cur, bor := c.i, c.cur, c.bor
 	it, p, now := s.types[i], &s.policy, s.now
+	c.inSearch = false
 	if len(tm.byType) <= i || len(tm.byType[i]) == 0 {
 		return false
 	}
@@ -108,6 +117,7 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 			return false // no tail task of the team reaches a search
 		}
 	}
+	c.inSearch = true // what follows bounds the tail's victim searches (stoptrial.go)
 	if s.searchesSkipped(tm, i, a) {
 		return false // the memo skips every search of its tail (stopskip.go)
 	}
