@@ -50,15 +50,7 @@ func (s *Scheduler) behindWait(t *task, v quotaVerdict) model.WaitReason {
 		s.now.Before(t.pendingSince.Add(time.Duration(delay*float64(time.Second)))) {
 		return model.WaitReason{} // no search yet (preemptFor)
 	}
-	borrowing := !s.settled(tm, i).LessEq(tm.quota[i])
-	var modes []preemptMode
-	if v.inQuota || !borrowing {
-		modes = append(modes, modeGuaranteed)
-	}
-	if !v.inQuota && tm.spec.Lending.Borrows() {
-		modes = append(modes, modeBorrow)
-	}
-	for _, mode := range modes {
+	for _, mode := range s.rankModes(t, v) {
 		cands := s.cc.cands[:0]
 		for _, o := range tm.run[i] {
 			if o.rank < t.rank && o.touchedIn != s.cycle {

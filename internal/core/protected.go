@@ -43,16 +43,7 @@ func (s *Scheduler) protectedWait(t *task, v quotaVerdict) model.WaitReason {
 	if !some {
 		return model.WaitReason{}
 	}
-	// The modes preemptFor tries, in its order.
-	borrowing := !s.settled(tm, i).LessEq(tm.quota[i])
-	var modes []preemptMode
-	if v.inQuota || !borrowing {
-		modes = append(modes, modeGuaranteed)
-	}
-	if !v.inQuota && tm.spec.Lending.Borrows() {
-		modes = append(modes, modeBorrow)
-	}
-	for _, mode := range modes {
+	for _, mode := range s.rankModes(t, v) {
 		cands := s.cc.cands[:0]
 		for _, o := range tm.run[i] {
 			if o.rank < t.rank && o.touchedIn != s.cycle {
@@ -84,4 +75,20 @@ func (s *Scheduler) protectedWait(t *task, v quotaVerdict) model.WaitReason {
 			Detail: strings.Join(names, ", "), Need: int64(len(names)), At: at.Unix()}
 	}
 	return model.WaitReason{}
+}
+
+// rankModes lists the preemption modes preemptFor tries for t under task
+// ranking, in its order: within quota (when t fits it, or its team does not
+// borrow yet), then borrowing (when t needs to and its team borrows).
+func (s *Scheduler) rankModes(t *task, v quotaVerdict) []preemptMode {
+	tm, i := t.team, t.typ.idx
+	borrowing := !s.settled(tm, i).LessEq(tm.quota[i])
+	var modes []preemptMode
+	if v.inQuota || !borrowing {
+		modes = append(modes, modeGuaranteed)
+	}
+	if !v.inQuota && tm.spec.Lending.Borrows() {
+		modes = append(modes, modeBorrow)
+	}
+	return modes
 }

@@ -52,7 +52,7 @@ import (
 //     search that has candidates, the stop needs preemption Payback, a positive
 //     restart cost, victims and tails with at least one GPU each (their
 //     weight, weight.go, is then their GPUs), and tails whose wait has not
-//     yet paid one restart (cost clock minus the earliest pendingSince, times
+//     yet paid one restart by the next tick (next cost-clock tick minus the earliest pendingSince, times
 //     the largest GPU count): a victim costs at least its weight times the
 //     restart cost (victimCost of riskedWork, and paybackPrice's price at the
 //     wait's start), so no victim set is paid for (paidBack) and every search

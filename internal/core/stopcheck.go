@@ -154,7 +154,8 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 	if i >= len(s.unpaid) || !s.unpaid[i] || s.nextTick().Before(cur) {
 		return true
 	}
-	rent := max(s.costClock().Sub(a.minPS).Seconds(), 0) * float64(a.maxGPUs)
+	// By the next tick, as paidBack reads an in-quota task's rent (rentByNextLook).
+	rent := max(s.nextTick().Sub(a.minPS).Seconds(), 0) * float64(a.maxGPUs)
 	if rent >= float64(*p.RestartCostSeconds) {
 		return true
 	}

@@ -112,6 +112,33 @@ type Waits struct {
 	ByPriority map[string]Stats `json:"by_priority"`
 }
 
+// waitSamples collects one kind of wait, overall, by team and by class.
+type waitSamples struct {
+	all            []float64
+	byTeam, byPrio map[string][]float64
+}
+
+func newWaitSamples() *waitSamples {
+	return &waitSamples{byTeam: map[string][]float64{}, byPrio: map[string][]float64{}}
+}
+
+func (w *waitSamples) add(team, prio string, s float64) {
+	w.all = append(w.all, s)
+	w.byTeam[team] = append(w.byTeam[team], s)
+	w.byPrio[prio] = append(w.byPrio[prio], s)
+}
+
+func (w *waitSamples) waits() Waits {
+	out := Waits{Stats: stats(w.all), ByTeam: map[string]Stats{}, ByPriority: map[string]Stats{}}
+	for k, v := range w.byTeam {
+		out.ByTeam[k] = stats(v)
+	}
+	for k, v := range w.byPrio {
+		out.ByPriority[k] = stats(v)
+	}
+	return out
+}
+
 // TeamStats are one team's figures.
 type TeamStats struct {
 	CPUUsage float64 `json:"cpu_usage_kueue"`
@@ -133,11 +160,8 @@ func stats(xs []float64) Stats {
 
 func (m *meter) report(jobs []*job, wall float64) *Report {
 	r := &Report{}
-	var jct, waits, lasts []float64
-	byTeam, byPrio := map[string][]float64{}, map[string][]float64{}
-	lastTeam, lastPrio := map[string][]float64{}, map[string][]float64{}
-	var queued []float64
-	queuedTeam, queuedPrio := map[string][]float64{}, map[string][]float64{}
+	var jct []float64
+	first, last, queued := newWaitSamples(), newWaitSamples(), newWaitSamples()
 	var ws []work
 	makespan := 0.0
 	for _, j := range jobs {
@@ -151,21 +175,13 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 		}
 		ws = append(ws, work{arrival: j.SubmitS, size: float64(j.gpus) * j.DurationS, duration: j.DurationS})
 		if j.started >= 0 {
-			w := j.started - j.SubmitS
-			waits = append(waits, w)
-			byTeam[j.Team] = append(byTeam[j.Team], w)
 			prio := j.Priority
 			if prio == "" {
 				prio = "(none)"
 			}
-			byPrio[prio] = append(byPrio[prio], w)
-			l := j.lastAdmit - j.SubmitS
-			lasts = append(lasts, l)
-			lastTeam[j.Team] = append(lastTeam[j.Team], l)
-			lastPrio[prio] = append(lastPrio[prio], l)
-			queued = append(queued, j.queuedS)
-			queuedTeam[j.Team] = append(queuedTeam[j.Team], j.queuedS)
-			queuedPrio[prio] = append(queuedPrio[prio], j.queuedS)
+			first.add(j.Team, prio, j.started-j.SubmitS)
+			last.add(j.Team, prio, j.lastAdmit-j.SubmitS)
+			queued.add(j.Team, prio, j.queuedS)
 		}
 		if j.finished >= 0 {
 			r.Tasks.Completed++
@@ -199,30 +215,7 @@ func (m *meter) report(jobs []*job, wall float64) *Report {
 	r.Bounds.JCTMeanLowerS = srptMeanJCT(ws, m.totalGPUs)
 	r.Jobs = outcomes(jobs)
 	r.JCT = stats(jct)
-	r.Wait.Stats = stats(waits)
-	r.Wait.ByTeam, r.Wait.ByPriority = map[string]Stats{}, map[string]Stats{}
-	for k, v := range byTeam {
-		r.Wait.ByTeam[k] = stats(v)
-	}
-	for k, v := range byPrio {
-		r.Wait.ByPriority[k] = stats(v)
-	}
-	r.WaitLast.Stats = stats(lasts)
-	r.WaitLast.ByTeam, r.WaitLast.ByPriority = map[string]Stats{}, map[string]Stats{}
-	for k, v := range lastTeam {
-		r.WaitLast.ByTeam[k] = stats(v)
-	}
-	for k, v := range lastPrio {
-		r.WaitLast.ByPriority[k] = stats(v)
-	}
-	r.WaitQueued.Stats = stats(queued)
-	r.WaitQueued.ByTeam, r.WaitQueued.ByPriority = map[string]Stats{}, map[string]Stats{}
-	for k, v := range queuedTeam {
-		r.WaitQueued.ByTeam[k] = stats(v)
-	}
-	for k, v := range queuedPrio {
-		r.WaitQueued.ByPriority[k] = stats(v)
-	}
+	r.Wait, r.WaitLast, r.WaitQueued = first.waits(), last.waits(), queued.waits()
 	r.Preemptions.ByReason = map[string]*preemptStat{}
 	reasons := make([]string, 0, len(m.preempts))
 	for reason := range m.preempts {
