@@ -138,9 +138,6 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	if payback.Code == "" {
 		payback = s.protectedWait(t, v)
 	}
-	if payback.Code == "" {
-		payback = s.behindWait(t, v)
-	}
 	if !v.ok {
 		s.releaseHold(t)
 		t.wait = v.wait

@@ -51,7 +51,20 @@ func (s *Scheduler) spared(v *task) (until time.Time, ok bool) {
 // away. The quota its team lent is still reclaimed (rule 1), so the
 // guarantee never depends on the waiting task. Under Payback the victims'
 // price already weighs this.
-func (s *Scheduler) reclaimOnly(t *task) bool { return s.heldBackBy(t) != nil }
+func (s *Scheduler) reclaimOnly(t *task) bool {
+	if s.policy.Preemption != model.PreemptImmediate || t.typ.idx >= len(t.team.byType) {
+		return false
+	}
+	for _, o := range t.team.byType[t.typ.idx] {
+		if o.rank <= t.rank {
+			return false
+		}
+		if o.state == pending && s.mayStart(o) {
+			return true
+		}
+	}
+	return false
+}
 
 // mayStart reports whether pending task h can start once room frees, as the
 // cluster and policy stand: its type has enough schedulable nodes (matching

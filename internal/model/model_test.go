@@ -73,7 +73,7 @@ func TestWaitMessagesAreSentences(t *testing.T) {
 	if got := r.Message(); got != "waiting: team quota for ml.p5.48xlarge is used (16/16 GPUs) and no idle compute can be borrowed" {
 		t.Fatalf("message: %q", got)
 	}
-	for _, c := range []WaitCode{QuotaExhausted, BorrowLimit, NoIdleCompute, NoNodes, NoCapacity, HeldForOther, Draining, QueuedForHold, Preempted, NoTopologyFit, NoMatchingNodes, WaitingForPayback, VictimProtected, BehindHigherPriority} {
+	for _, c := range []WaitCode{QuotaExhausted, BorrowLimit, NoIdleCompute, NoNodes, NoCapacity, HeldForOther, Draining, QueuedForHold, Preempted, NoTopologyFit, NoMatchingNodes, WaitingForPayback, VictimProtected} {
 		if m := (WaitReason{Code: c, InstanceType: "x"}).Message(); !strings.HasPrefix(m, "waiting: ") || len(m) < 30 {
 			t.Errorf("%s: %q is not a sentence", c, m)
 		}

@@ -27,14 +27,6 @@ func TestHideOtherTeams(t *testing.T) {
 	if r.Hide(mine, mine) || r.Detail != "mine" {
 		t.Errorf("Hide cleared a protected victim the reader may see: %+v", r)
 	}
-	r = WaitReason{Code: BehindHigherPriority, Detail: "theirs"}
-	if !r.Hide(mine, mine) || r.Detail != "" || r.Message() != "waiting: would preempt lower-priority tasks of its own team on , but a higher-priority task of its team is waiting for  too, and whatever this task started there would run at that task's pleasure (preemption Immediate); it starts when room frees or that task starts" {
-		t.Errorf("Hide named a waiting task the reader may not see: %+v", r)
-	}
-	r = WaitReason{Code: BehindHigherPriority, Detail: "mine"}
-	if r.Hide(mine, mine) || r.Detail != "mine" {
-		t.Errorf("Hide cleared a waiting task the reader may see: %+v", r)
-	}
 	var none *WaitReason
 	if none.Hide(mine, mine) {
 		t.Error("a nil reason changed")

@@ -60,13 +60,6 @@ const (
 	// between names; empty when the reader may not see them), Need is how
 	// many, At (Unix seconds) when the last of them may be taken.
 	VictimProtected WaitCode = "VictimProtected"
-	// BehindHigherPriority: preemption Immediate (rule 10) would preempt
-	// lower-priority tasks of the task's own team to start it, but a
-	// higher-priority task of its team waits for the same instance type
-	// (Detail names it; empty when the reader may not see it), so what it
-	// started would run at that task's pleasure: it preempts only to
-	// reclaim lent quota until that task starts or room frees.
-	BehindHigherPriority WaitCode = "BehindHigherPriority"
 )
 
 // The kinds of preemption a WaitingForPayback reason names (its Detail).
@@ -179,13 +172,6 @@ func (r WaitReason) Message() string {
 		return paybackMessage(r)
 	case VictimProtected:
 		return protectedMessage(r)
-	case BehindHigherPriority:
-		who := "a higher-priority task of its team"
-		if r.Detail != "" {
-			who = "higher-priority task " + r.Detail + " of its team"
-		}
-		return fmt.Sprintf("waiting: would preempt lower-priority tasks of its own team on %s, but %s is waiting for %s too, and whatever this task started there would run at that task's pleasure (preemption Immediate); it starts when room frees or that task starts",
-			r.InstanceType, who, r.InstanceType)
 	case Preempted:
 		return "waiting: preempted in this cycle; requeued in its original place and will resume from its last checkpoint"
 	}
