@@ -42,70 +42,22 @@ func (s *Scheduler) spared(v *task) (until time.Time, ok bool) {
 	return until, s.now.Before(until)
 }
 
-// reclaimOnly reports whether t, under preemption Immediate, may preempt
-// only to reclaim its team's lent quota (rule 10): a higher-priority task of
-// its team that may start once room frees (mayStart) waits for t's instance
-// type, so t would start as backfill, which that task may take at once. Its
-// own team's lower-priority tasks and other teams' tasks taken to borrow
-// (fair share) would lose their work for a run that is itself likely thrown
-// away. The quota its team lent is still reclaimed (rule 1), so the
-// guarantee never depends on the waiting task. Under Payback the victims'
-// price already weighs this.
-func (s *Scheduler) reclaimOnly(t *task) bool {
-	if s.policy.Preemption != model.PreemptImmediate || t.typ.idx >= len(t.team.byType) {
-		return false
-	}
-	for _, o := range t.team.byType[t.typ.idx] {
-		if o.rank <= t.rank {
-			return false
-		}
-		if o.state == pending && s.mayStart(o) {
-			return true
-		}
-	}
-	return false
-}
-
-// mayStart reports whether pending task h can start once room frees, as the
-// cluster and policy stand: its type has enough schedulable nodes (matching
-// its node selector), and its request fits its team's quota plus borrow
-// limit. A task that cannot (it waits with NoNodes, NoMatchingNodes, or
-// beyond its borrow limit whatever runs) keeps no lower-priority task of its
-// team from preempting.
-func (s *Scheduler) mayStart(h *task) bool {
-	if h.sel != "" {
-		if s.matchingNodes(h) < h.spec.Nodes {
-			return false
-		}
-	} else if h.typ.index.atLeast(0) < h.spec.Nodes {
-		return false
-	}
-	i := h.typ.idx
-	return h.total.LessEq(h.team.quota[i].Add(s.borrowLimit(h.team, i)))
-}
-
 // noteBackfill records, as t starts, whether a higher-priority task of its
-// team waits for its instance type (behind). It is read only by
-// priorityVictim. A task adopted or restored after a restart starts
-// without the mark.
+// team waits for its instance type (the team's queue is sorted, higher
+// rank first). It is read only by priorityVictim. A task adopted or
+// restored after a restart starts without the mark.
 func (s *Scheduler) noteBackfill(t *task) {
-	t.backfill = s.behind(t)
-}
-
-// behind reports whether a higher-priority task of t's team waits for t's
-// instance type (the team's queue is sorted, higher rank first): t would
-// start as backfill, at that task's pleasure.
-func (s *Scheduler) behind(t *task) bool {
+	t.backfill = false
 	if t.typ.idx >= len(t.team.byType) {
-		return false
+		return
 	}
 	for _, o := range t.team.byType[t.typ.idx] {
 		if o.rank <= t.rank {
-			return false
+			return
 		}
 		if o.state == pending {
-			return true
+			t.backfill = true
+			return
 		}
 	}
-	return false
 }

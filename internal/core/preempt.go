@@ -358,10 +358,6 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) ([]victim, func(victim
 	if mode == modeBorrow {
 		own, others = 0, 1
 	}
-	reclaimOnly := s.reclaimOnly(t)
-	if reclaimOnly && mode == modeBorrow {
-		return out, nil
-	}
 	if mode == modeGuaranteed || rebalance {
 		for _, v := range s.cycleBorrowed(i) {
 			if v.team == tm || !s.mayReclaim(t, v) {
@@ -379,7 +375,7 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) ([]victim, func(victim
 			add(v, others)
 		}
 	}
-	if s.rankPreemption(tm) && !reclaimOnly {
+	if s.rankPreemption(tm) {
 		for _, v := range tm.run[i] {
 			if v.rank < t.rank && s.priorityVictim(v) {
 				add(v, own)

@@ -24,7 +24,7 @@ import (
 // same reason as a full walk at the same state; decisions are unchanged.
 func (s *Scheduler) protectedWait(t *task, v quotaVerdict) model.WaitReason {
 	tm, i := t.team, t.typ.idx
-	if s.policy.Preemption != model.PreemptImmediate || !s.rankPreemption(tm) || i >= len(tm.run) || s.reclaimOnly(t) {
+	if s.policy.Preemption != model.PreemptImmediate || !s.rankPreemption(tm) || i >= len(tm.run) {
 		return model.WaitReason{}
 	}
 	if delay := s.policy.PreemptionDelaySeconds; delay > 0 &&
