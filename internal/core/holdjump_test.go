@@ -16,29 +16,13 @@ import (
 // taker's (holdjump.go). The decision, the waiting list and the next
 // wake-up equal the full rescan's, and the walks jump.
 func TestHoldJumpAgedShape(t *testing.T) {
-	inc, ref := settledPair(t, multiTypeCluster(100, 4, 1))
-	var now time.Time
-	for _, s := range []*Scheduler{inc, ref} {
-		full := s.fullRescan
-		now = agedBench(s, rand.New(rand.NewSource(3)))
-		timedMode(s, full)
-	}
+	inc, ref, now := agedPair(t)
 	r := rand.New(rand.NewSource(2))
 	now = now.Add(time.Second)
 	jumps := inc.jump.jumps
 	for k := 0; k < 12; k++ {
-		run := runningTasks(inc)
-		name := run[r.Intn(len(run))]
-		for _, s := range []*Scheduler{inc, ref} {
-			if err := s.Complete(name); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := cycleBoth(inc, ref, now, fmt.Sprintf("completion %d", k)); err != nil {
+		if _, err := agedCompletion(t, inc, ref, r, now, k); err != nil {
 			t.Fatal(err)
-		}
-		for _, s := range []*Scheduler{inc, ref} {
-			settle(s, now)
 		}
 	}
 	if inc.jump.jumps == jumps {

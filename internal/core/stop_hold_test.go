@@ -44,34 +44,18 @@ func TestStopWithAHoldInPlace(t *testing.T) {
 }
 
 func stopHoldRun(t *testing.T, bug bool, seed int64) error {
-	inc, ref := settledPair(t, multiTypeCluster(100, 4, 1))
-	var now time.Time
-	for _, s := range []*Scheduler{inc, ref} {
-		full := s.fullRescan
-		now = agedBench(s, rand.New(rand.NewSource(3)))
-		timedMode(s, full)
-	}
+	inc, ref, now := agedPair(t)
 	inc.breakStopHold = bug
 	r := rand.New(rand.NewSource(seed))
 	now = now.Add(time.Second)
 	held, tried, pending := inc.stops.held, uint64(0), 0
 	for k := 0; k < 12; k++ {
 		pending += inc.Pending()
-		run := runningTasks(inc)
-		name := run[r.Intn(len(run))]
-		for _, s := range []*Scheduler{inc, ref} {
-			if err := s.Complete(name); err != nil {
-				t.Fatal(err)
-			}
-		}
-		before := inc.tried
-		if err := cycleBoth(inc, ref, now, fmt.Sprintf("completion %d", k)); err != nil {
+		n, err := agedCompletion(t, inc, ref, r, now, k)
+		if err != nil {
 			return err
 		}
-		tried += inc.tried - before
-		for _, s := range []*Scheduler{inc, ref} {
-			settle(s, now)
-		}
+		tried += n
 	}
 	t.Logf("tried %d of %d pending over 12 completions; %d walks stopped with a hold in place", tried, pending, inc.stops.held-held)
 	if !bug && (inc.stops.held == held || tried > uint64(pending/2)) {
@@ -92,4 +76,38 @@ func TestDifferentialCatchesBrokenSettleFit(t *testing.T) {
 		}
 	}
 	t.Fatal("with bulk settling that ignores a due hold, the differential test found no difference")
+}
+
+// agedPair is an incremental core and a full-rescan reference, each aged
+// as the one-input benchmark's aged shape (small), in timed mode.
+func agedPair(t *testing.T) (inc, ref *Scheduler, now time.Time) {
+	inc, ref = settledPair(t, multiTypeCluster(100, 4, 1))
+	for _, s := range []*Scheduler{inc, ref} {
+		full := s.fullRescan
+		now = agedBench(s, rand.New(rand.NewSource(3)))
+		timedMode(s, full)
+	}
+	return inc, ref, now
+}
+
+// agedCompletion completes a running task drawn from r in both cores,
+// compares their next cycle (completion k), and settles both. It returns
+// the tasks that cycle tried in the incremental core.
+func agedCompletion(t *testing.T, inc, ref *Scheduler, r *rand.Rand, now time.Time, k int) (uint64, error) {
+	run := runningTasks(inc)
+	name := run[r.Intn(len(run))]
+	for _, s := range []*Scheduler{inc, ref} {
+		if err := s.Complete(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := inc.tried
+	if err := cycleBoth(inc, ref, now, fmt.Sprintf("completion %d", k)); err != nil {
+		return 0, err
+	}
+	tried := inc.tried - before
+	for _, s := range []*Scheduler{inc, ref} {
+		settle(s, now)
+	}
+	return tried, nil
 }
