@@ -76,6 +76,7 @@ func startJobCmd() *cobra.Command {
 	f.Int64Var(&s.PerNode.GPUs, "accelerators", 0, "GPUs per node for a partial node (default: whole nodes)")
 	f.Float64Var(&sf.vcpu, "vcpu", 0, "vCPU per node for a partial node")
 	f.StringVar(&sf.memory, "memory", "", "memory per node for a partial node, e.g. 64Gi")
+	f.BoolVar(&s.ResumeCheckpoints, "resume-checkpoints", false, "taskgov's: a job reusing a finished job's name starts from the checkpoints that job left (default: an empty checkpoint directory)")
 	f.IntVar(&s.GracePeriodSeconds, "grace-period", 0, "seconds between SIGTERM and SIGKILL on preemption (default: the class's, else 30)")
 	f.StringVar(&sf.configFile, "config-file", "", "HyperPod's Hydra job YAML, or a taskgov task YAML; flags override it")
 	f.StringVarP(&sf.output, "output", "o", defaultOutput(), "table, json or yaml")
@@ -267,6 +268,9 @@ func mergeSpec(dst *model.TaskSpec, flags model.TaskSpec, cmd *cobra.Command) {
 	}
 	if set("grace-period") {
 		dst.GracePeriodSeconds = flags.GracePeriodSeconds
+	}
+	if set("resume-checkpoints") {
+		dst.ResumeCheckpoints = flags.ResumeCheckpoints
 	}
 }
 

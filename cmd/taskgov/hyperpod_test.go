@@ -200,12 +200,15 @@ env_vars: {NCCL_DEBUG: INFO}
 	// (connect-cluster) is the default; a configured namespace addresses its team.
 	member := strings.TrimSpace(mustCLI(t, "token", "create", "--role", "member", "--team", "hyperpod-ns-product"))
 	mustCLI(t, "--token", member, "start-job", "--job-name", "member-job", "--command", "true", "--accelerators", "1")
-	if m, err := cl.Task(context.Background(), "member-job"); err != nil || m.Team != "product" {
+	if m, err := cl.Task(context.Background(), "member-job"); err != nil || m.Team != "product" || m.Spec.ResumeCheckpoints {
 		t.Fatalf("member job: %+v %v", m, err)
 	}
 	mustFail(t, exitInput, "no namespace given", "start-job", "--job-name", "admin-job", "--command", "true")
 	mustCLI(t, "connect-cluster", "--cluster-name", "taskgov", "--namespace", "hyperpod-ns-product")
-	mustCLI(t, "start-job", "--job-name", "admin-job", "--command", "true", "--accelerators", "1")
+	mustCLI(t, "start-job", "--job-name", "admin-job", "--command", "true", "--accelerators", "1", "--resume-checkpoints")
+	if a, err := cl.Task(context.Background(), "admin-job"); err != nil || !a.Spec.ResumeCheckpoints {
+		t.Fatalf("--resume-checkpoints: %+v %v", a.Spec, err)
+	}
 	team := filepath.Join(dir, "mle.yaml")
 	_ = os.WriteFile(team, []byte("name: mle\nnamespace: hyperpod-ns-machine-learning\nquotas: [{instanceType: ml.p5.48xlarge, gpus: 8}]\n"), 0o644)
 	mustCLI(t, "team", "create", "mle", "-f", team)

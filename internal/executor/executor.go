@@ -31,6 +31,12 @@ type StartSpec struct {
 	// Resumes counts earlier runs of this task; the checkpoint directory is
 	// the same for every run.
 	Resumes int
+	// Seq identifies the task record (a finished task's name may be reused);
+	// 0 leaves the checkpoint directory the name's (ClaimCheckpointDir).
+	Seq int64
+	// KeepCheckpoints: a new task of a reused name starts from the
+	// checkpoints the earlier task left, instead of an empty directory.
+	KeepCheckpoints bool
 }
 
 // Event reports something a pod did.

@@ -71,3 +71,19 @@ func TestFinishedNameReuse(t *testing.T) {
 	}
 	e.mustDo("POST", "/api/v1/tasks/live/cancel", e.admin, nil, 200, nil)
 }
+
+// TestReusedNameStartsFresh: a new task of a finished task's name does not
+// start from that task's checkpoints unless it sets resumeCheckpoints.
+func TestReusedNameStartsFresh(t *testing.T) {
+	e := newEnv(t, testCluster)
+	submit := func(script string, resume bool) {
+		t.Helper()
+		body := map[string]any{"name": "ck", "team": "alpha", "instanceType": "ml.p5.48xlarge",
+			"command": []string{"sh", "-c", script}, "resumeCheckpoints": resume}
+		e.mustDo("POST", "/api/v1/tasks", e.admin, body, 201, nil)
+		e.waitState("ck", "Succeeded", 20*time.Second)
+	}
+	submit("echo one > state && touch .taskgov-checkpoint", false)
+	submit("test ! -e state && echo two > state", false)
+	submit("grep -qx two state", true)
+}

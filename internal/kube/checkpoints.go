@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -44,6 +45,22 @@ func (c Checkpoints) mount(p *corev1.Pod, task string) {
 	ct := &p.Spec.Containers[0]
 	ct.VolumeMounts = append(ct.VolumeMounts, corev1.VolumeMount{Name: "taskgov-checkpoint", MountPath: CheckpointMount, SubPath: task})
 	ct.Env = append(ct.Env, corev1.EnvVar{Name: "TASKGOV_CHECKPOINT_DIR", Value: CheckpointMount})
+}
+
+// claim gives a new task of a reused name an empty directory unless it
+// keeps the earlier task's (executor.ClaimCheckpointDir), where taskgov sees
+// the storage; without a root the directory is the name's.
+func (c Checkpoints) claim(ns string, spec executor.StartSpec) error {
+	if c.Claim == "" || c.Root == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(c.Root, ns), 0o755); err != nil {
+		return fmt.Errorf("checkpoint root: %w", err)
+	}
+	if _, err := executor.ClaimCheckpointDir(filepath.Join(c.Root, ns, spec.Task), spec); err != nil {
+		return fmt.Errorf("task %s: %w", spec.Task, err)
+	}
+	return nil
 }
 
 // watchCheckpoints polls the marker of every task with a live pod and

@@ -68,4 +68,20 @@ func TestCheckpointsOnKubernetes(t *testing.T) {
 	if !ev.Checkpoint || ev.Task != "ft" || !ev.At.Equal(at) {
 		t.Fatalf("event %+v; want a checkpoint of ft at %s", ev, at)
 	}
+
+	// A new task of the name (another record) starts in an empty
+	// directory; the earlier one's is kept beside it.
+	if err := os.WriteFile(dir+executor.OwnerSuffix, []byte("1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec.Seq, spec.Resumes = 2, 0
+	if err := ex.Start(spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir+".1", CheckpointMarker)); err != nil {
+		t.Fatalf("the earlier task's directory was not kept: %v", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the new task's directory holds the earlier task's checkpoint")
+	}
 }

@@ -160,6 +160,9 @@ func (e *Executor) Start(spec executor.StartSpec) error {
 	if err := e.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
+	if err := e.Checkpoints.claim(ns, spec); err != nil {
+		return err
+	}
 	var made []string
 	for _, pod := range spec.Pods {
 		p := e.podFor(spec, pod, ns)

@@ -59,6 +59,11 @@ type TaskSpec struct {
 	// GracePeriodSeconds is how long a preempted pod has between SIGTERM and
 	// SIGKILL to save a checkpoint; 0 means the default (30).
 	GracePeriodSeconds int `yaml:"gracePeriodSeconds,omitempty" json:"gracePeriodSeconds,omitempty"`
+	// ResumeCheckpoints: a task reusing a finished task's name starts from
+	// the checkpoints that task left in its directory. Without it a new
+	// task starts with an empty checkpoint directory, and the earlier one
+	// is kept beside it (SERVER.md, "Checkpoints").
+	ResumeCheckpoints bool `yaml:"resumeCheckpoints,omitempty" json:"resumeCheckpoints,omitempty"`
 }
 
 // DefaultGracePeriodSeconds is the preemption grace period when a task sets none.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/taskgov/taskgov/internal/executor"
 )
 
 // Layout. The state directory is the server's alone (0700): logs and run
@@ -18,6 +20,9 @@ import (
 //	                         that team's pods may pass (0700 without users)
 //	TASKDIR/TEAM/TASK/       0700, the team's uid: the pod's working,
 //	                         home and checkpoint directory
+//	TASKDIR/TEAM/TASK.owner  0600, server's: the task record that owns TASK
+//	TASKDIR/TEAM/TASK.N/     an earlier task N's directory, moved aside when
+//	                         a new task reused the name
 //
 // The server creates TEAM and TASK itself, inside directories no pod can
 // write, so a pod cannot plant a symlink where the server will follow it.
@@ -62,8 +67,10 @@ func (e *Executor) prepareRoots() error {
 }
 
 // prepareTask creates (or re-checks) a task's directories and returns its
-// checkpoint directory.
-func (e *Executor) prepareTask(team, task string) (string, error) {
+// checkpoint directory, claimed for the task's record: an earlier task's of
+// the name is moved aside unless the spec keeps it (ClaimCheckpointDir).
+func (e *Executor) prepareTask(spec executor.StartSpec) (string, error) {
+	team, task := spec.Team, spec.Task
 	if err := e.prepareRoots(); err != nil {
 		return "", err
 	}
@@ -86,6 +93,9 @@ func (e *Executor) prepareTask(team, task string) (string, error) {
 		return "", err
 	}
 	ckpt := e.CheckpointDir(team, task)
+	if _, err := executor.ClaimCheckpointDir(ckpt, spec); err != nil {
+		return "", fmt.Errorf("task %s: %w", task, err)
+	}
 	if err := mkdirOwned(ckpt, 0o700, uid, gid); err != nil {
 		return "", err
 	}

@@ -130,7 +130,7 @@ func (e *Executor) Start(spec executor.StartSpec) error {
 	} else if err := e.crashLoopError(spec.Task); err != nil {
 		return err
 	}
-	ckpt, err := e.prepareTask(spec.Team, spec.Task)
+	ckpt, err := e.prepareTask(spec)
 	if err != nil {
 		return err
 	}
