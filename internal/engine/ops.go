@@ -13,13 +13,38 @@ import (
 
 // Submit validates and queues a task; it returns once the task is durable.
 func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) (model.TaskRecord, error) {
+	r, _, err := e.SubmitOnce(ctx, actor, spec)
+	return r, err
+}
+
+// SubmitOnce is Submit, except that a spec with an IdempotencyKey that the
+// newest task of its name (of the same team) was submitted with gets that
+// task's record, live or finished, and replayed true: a client that lost
+// the answer and retries makes no second task. A different key, or none,
+// gets the name rules as ever (409 while the name's task is live).
+func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSpec) (model.TaskRecord, bool, error) {
 	spec.SubmitTime = time.Time{} // the server's clock orders the queue
+	replayed := false
 	v, err := e.do(ctx, auditTeam(actor, "task.submit", spec.Team, spec.Name), func(w *writes) (any, error) {
+		if r := e.records[spec.Name]; r != nil && sameSubmission(*r, spec) {
+			replayed = true
+			return *r, nil
+		}
 		if e.records[spec.Name] == nil && model.ValidName(spec.Name) {
 			// The store's rule for names (the core knows only live tasks).
 			prior, err := e.store.PriorUse(context.Background(), spec.Name)
 			if err != nil {
 				return nil, fmt.Errorf("reading earlier tasks named %q: %w: %w", spec.Name, ErrUnavailable, err)
+			}
+			if spec.IdempotencyKey != "" && prior != nil && !prior.Live && prior.Team == spec.Team {
+				last, err := e.store.Task(context.Background(), spec.Name)
+				if err != nil {
+					return nil, fmt.Errorf("reading the last task named %q: %w: %w", spec.Name, ErrUnavailable, err)
+				}
+				if sameSubmission(last, spec) {
+					replayed = true
+					return last, nil
+				}
 			}
 			if err := model.CheckNameReuse(spec.Name, spec.Team, prior); err != nil {
 				return nil, err
@@ -38,9 +63,15 @@ func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) 
 		return *r, nil
 	})
 	if err != nil {
-		return model.TaskRecord{}, err
+		return model.TaskRecord{}, false, err
 	}
-	return v.(model.TaskRecord), nil
+	return v.(model.TaskRecord), replayed, nil
+}
+
+// sameSubmission: r was made by a submission of spec's idempotency key, of
+// the same team.
+func sameSubmission(r model.TaskRecord, spec model.TaskSpec) bool {
+	return spec.IdempotencyKey != "" && r.Spec.IdempotencyKey == spec.IdempotencyKey && r.Team == spec.Team
 }
 
 // Task actions accepted by TaskAction.

@@ -22,10 +22,17 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	if !p.canWrite(spec.Team) {
 		return s.forbid(r, p, "task.submit", spec.Team+"/"+spec.Name)
 	}
+	if k := r.Header.Get(IdempotencyKeyHeader); k != "" {
+		if spec.IdempotencyKey != "" && spec.IdempotencyKey != k {
+			return &model.FieldError{Field: "idempotencyKey", Problem: "differs from the " + IdempotencyKeyHeader + " header",
+				Fix: "send the key once, in the header or in the body"}
+		}
+		spec.IdempotencyKey = k
+	}
 	if err := model.ValidateRun(spec); err != nil {
 		return err
 	}
-	rec, err := s.eng.Submit(r.Context(), p.ID, spec)
+	rec, replayed, err := s.eng.SubmitOnce(r.Context(), p.ID, spec)
 	if errors.Is(err, model.ErrConflict) && !s.redactor(r.Context(), p).visible(spec.Name) {
 		// Say neither whose the name is nor what state its task is in.
 		return &apiError{Status: http.StatusConflict, Code: "conflict",
@@ -35,9 +42,19 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	if err != nil {
 		return err
 	}
+	if replayed {
+		w.Header().Set(ReplayedHeader, "true")
+	}
 	writeJSON(w, http.StatusCreated, rec)
 	return nil
 }
+
+// A submission's idempotency key, and the answer's mark that it is the
+// task an earlier submission with that key made (SERVER.md, Submissions).
+const (
+	IdempotencyKeyHeader = "Idempotency-Key"
+	ReplayedHeader       = "Idempotent-Replayed"
+)
 
 // listTasks: ?team=a&team=b&state=Pending&after=<seq>&limit=<n> (max 1000).
 // With q, sort, order, offset or summary it serves a page instead (listTaskPage).

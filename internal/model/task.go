@@ -64,6 +64,10 @@ type TaskSpec struct {
 	// task starts with an empty checkpoint directory, and the earlier one
 	// is kept beside it (SERVER.md, "Checkpoints").
 	ResumeCheckpoints bool `yaml:"resumeCheckpoints,omitempty" json:"resumeCheckpoints,omitempty"`
+	// IdempotencyKey names one submission (the API's Idempotency-Key
+	// header): submitted again with the same name and key, by a client
+	// whose answer was lost, it gets the task it made, not a second one.
+	IdempotencyKey string `yaml:"idempotencyKey,omitempty" json:"idempotencyKey,omitempty"`
 }
 
 // DefaultGracePeriodSeconds is the preemption grace period when a task sets none.

@@ -18,6 +18,8 @@ const (
 	MaxEnvBytes     = 32 << 10 // all names and values together
 	MaxEnvNameLen   = 256
 	MaxImageLen     = 512
+	// MaxIdempotencyKeyLen bounds a submission's idempotency key.
+	MaxIdempotencyKeyLen = 255
 	// MaxRetry bounds a task's auto-resume retries; each retry also waits
 	// longer than the last (see RetryBackoff).
 	MaxRetry = 100
@@ -86,6 +88,10 @@ func ValidateRun(s TaskSpec) error {
 	}
 	if len(s.Image) > MaxImageLen || strings.ContainsFunc(s.Image, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		errs = append(errs, fieldErr("image", fmt.Sprintf("give an image reference of at most %d characters without spaces or control characters", MaxImageLen), "is not a valid image reference"))
+	}
+	if k := s.IdempotencyKey; len(k) > MaxIdempotencyKeyLen || strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		errs = append(errs, fieldErr("idempotencyKey", fmt.Sprintf("use at most %d visible ASCII characters, e.g. a random UUID made once per submission and sent again with each retry", MaxIdempotencyKeyLen),
+			"is not a valid idempotency key"))
 	}
 	return errs.orNil()
 }
