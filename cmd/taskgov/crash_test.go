@@ -60,12 +60,20 @@ func startServer(t *testing.T, bin, dir, addr string, args ...string) *serverPro
 }
 
 func (s *serverProc) call(method, path string, body any, out any) (int, error) {
+	return s.callWith(method, path, body, out, nil)
+}
+
+// callWith is call with extra request headers.
+func (s *serverProc) callWith(method, path string, body any, out any, hdr http.Header) (int, error) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
 	req, _ := http.NewRequest(method, s.url+path, rd)
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,11 +158,14 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 	a.token, b.token = strings.TrimSpace(string(tok)), strings.TrimSpace(string(tok))
 
 	// The burst: 8 clients submit through either replica (the standby
-	// forwards), retrying on another when one fails; a name counts as
-	// acknowledged only on a 201, which names the record (its seq).
+	// forwards), retrying on another when one fails, each submission with
+	// its own Idempotency-Key; a name counts as acknowledged only on a 201,
+	// which names the record (its seq). A try whose answer was lost (the
+	// kill) was stored or not; either way its retries get one task.
 	const clients, perClient = 8, 40
 	var mu sync.Mutex
 	acked := map[string]int64{} // name: the acknowledged record's seq
+	var refused []string        // names whose retry got 409
 	var killedAt time.Time
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -176,7 +180,7 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 				for try := 0; try < 200; try++ {
 					via := []*replica{a, b}[(c+try)%2]
 					var got struct{ Seq int64 }
-					code, err := via.call("POST", "/api/v1/tasks", body, &got)
+					code, err := via.callWith("POST", "/api/v1/tasks", body, &got, http.Header{"Idempotency-Key": {"key-" + name}})
 					if err == nil && code == 201 {
 						mu.Lock()
 						acked[name] = got.Seq
@@ -184,7 +188,10 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 						break
 					}
 					if err == nil && code == 409 {
-						break // an earlier try was stored, but not acknowledged
+						mu.Lock()
+						refused = append(refused, name)
+						mu.Unlock()
+						break
 					}
 					time.Sleep(50 * time.Millisecond)
 				}
@@ -215,25 +222,26 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 		if err != nil || code != 200 {
 			t.Fatalf("listing: %d %v", code, err)
 		}
-		// A try whose answer was lost may be stored too; once it has
-		// finished, a later try reuses its name as a new task (a finished
-		// task's name may be reused). So the acknowledged record must be
-		// stored exactly once, and any other of its name must be an
-		// earlier record that had finished.
-		count := map[int64]int{}
+		// With the key, a retry after a lost answer gets the task its
+		// first try stored, live or finished: each name is stored once,
+		// as the record its 201 named.
+		if len(refused) > 0 {
+			t.Fatalf("retries refused with 409 despite their key: %v", refused)
+		}
+		count := map[string]int{}
 		done := 0
 		for _, x := range list.Tasks {
-			count[x.Seq]++
+			count[x.Name]++
 			if x.State == "Succeeded" {
 				done++
 			}
-			if seq, ok := acked[x.Name]; ok && x.Seq != seq && (x.Seq > seq || x.State != "Succeeded") {
-				t.Fatalf("task %s: record %d (%s) beside the acknowledged record %d", x.Name, x.Seq, x.State, seq)
+			if seq, ok := acked[x.Name]; !ok || x.Seq != seq {
+				t.Fatalf("task %s: record %d (%s), but its acknowledged record is %d (%v)", x.Name, x.Seq, x.State, seq, ok)
 			}
 		}
 		for name, seq := range acked {
-			if count[seq] != 1 {
-				t.Fatalf("acknowledged task %s (record %d) is stored %d times", name, seq, count[seq])
+			if count[name] != 1 {
+				t.Fatalf("acknowledged task %s (record %d) is stored %d times", name, seq, count[name])
 			}
 		}
 		if done == len(list.Tasks) {

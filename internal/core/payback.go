@@ -131,19 +131,33 @@ func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) mod
 	// A light task (a few vCPU without GPUs) may need years to pay; past
 	// maxPaybackWait no time is given (rule 8's hold bounds its wait).
 	if w := s.weight(t); guaranteed && w > 0 && price/w <= maxPaybackWait.Seconds() {
-		paid := t.pendingSince.Add(time.Duration(math.Ceil(price/w)) * time.Second)
-		at := paid.Unix()
-		if rem := ((at % costQuantum) + costQuantum) % costQuantum; rem != 0 {
-			at += costQuantum - rem // the payback is looked at on cost-clock ticks
-		}
+		r.At = paybackTick(t.pendingSince, price, w)
 		// Within its quota it preempts at the tick before the one at which
 		// its rent reaches the price (rentByNextLook).
 		if s.cc.inQuota {
-			at -= costQuantum
+			r.At -= costQuantum
+			r.Ahead = true
 		}
-		r.At = at
 	}
 	return r
+}
+
+// paybackTick is the first cost-clock tick (Unix seconds) at which a wait
+// begun at since has paid price at w GPUs, counted as paidRent counts it:
+// the payback is looked at on ticks only, and since may hold a fraction of
+// a second (a server's clock), which a whole-second estimate would drop,
+// giving a tick at which the rent is still short.
+func paybackTick(since time.Time, price, w float64) int64 {
+	rent := func(tick int64) float64 { return max(time.Unix(tick, 0).Sub(since).Seconds(), 0) * w }
+	at := since.Add(time.Duration(price / w * float64(time.Second))).Unix()
+	at -= ((at % costQuantum) + costQuantum) % costQuantum
+	for rent(at) < price {
+		at += costQuantum
+	}
+	for rent(at-costQuantum) >= price {
+		at -= costQuantum
+	}
+	return at
 }
 
 // cheapReclaim reports whether victims, found among cheap candidates for a

@@ -19,13 +19,14 @@ import (
 func TestRetriedSubmissionGetsItsTask(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	spec := model.TaskSpec{Name: "once", Team: "a", InstanceType: "ml.p5.48xlarge", Command: []string{"true"}, IdempotencyKey: "k1"}
+	spec := model.TaskSpec{Name: "once", Team: "a", InstanceType: "ml.p5.48xlarge", Command: []string{"true"}}
+	key := "k1"
 	submit := func(e *Engine, s model.TaskSpec, wantReplay bool, wantSeq int64) model.TaskRecord {
 		t.Helper()
-		r, replayed, err := e.SubmitOnce(ctx, "test", s)
+		r, replayed, err := e.SubmitOnce(ctx, "test", s, key)
 		if err != nil || replayed != wantReplay || (wantSeq != 0 && r.Seq != wantSeq) {
 			t.Fatalf("submit %s/%s key %q: record %d replayed %v err %v; want replayed %v, record %d",
-				s.Team, s.Name, s.IdempotencyKey, r.Seq, replayed, err, wantReplay, wantSeq)
+				s.Team, s.Name, key, r.Seq, replayed, err, wantReplay, wantSeq)
 		}
 		return r
 	}
@@ -60,16 +61,16 @@ func TestRetriedSubmissionGetsItsTask(t *testing.T) {
 
 	other := spec
 	other.Team = "b"
-	if _, _, err := e2.SubmitOnce(ctx, "test", other); !errors.Is(err, model.ErrConflict) {
+	if _, _, err := e2.SubmitOnce(ctx, "test", other, key); !errors.Is(err, model.ErrConflict) {
 		t.Fatalf("another team's submission of the name and key: %v", err)
 	}
-	spec.IdempotencyKey = "k2"
+	key = "k2"
 	second := submit(e2, spec, false, 0)
 	if second.Seq <= first.Seq {
 		t.Fatalf("a new key's task: %+v", second)
 	}
-	spec.IdempotencyKey = "k1" // an older key, while k2's task lives: the name's rule
-	if _, _, err := e2.SubmitOnce(ctx, "test", spec); !errors.Is(err, model.ErrConflict) {
+	// An older key, while k2's task lives: the name's rule.
+	if _, _, err := e2.SubmitOnce(ctx, "test", spec, "k1"); !errors.Is(err, model.ErrConflict) {
 		t.Fatalf("an older key against a live task of the name: %v", err)
 	}
 	if n := len(h.st.st.tasks); n != 2 {

@@ -13,20 +13,20 @@ import (
 
 // Submit validates and queues a task; it returns once the task is durable.
 func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) (model.TaskRecord, error) {
-	r, _, err := e.SubmitOnce(ctx, actor, spec)
+	r, _, err := e.SubmitOnce(ctx, actor, spec, "")
 	return r, err
 }
 
-// SubmitOnce is Submit, except that a spec with an IdempotencyKey that the
-// newest task of its name (of the same team) was submitted with gets that
-// task's record, live or finished, and replayed true: a client that lost
-// the answer and retries makes no second task. A different key, or none,
-// gets the name rules as ever (409 while the name's task is live).
-func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSpec) (model.TaskRecord, bool, error) {
+// SubmitOnce is Submit with an idempotency key: if the newest task of the
+// spec's name, of the same team, was submitted with key, it returns that
+// task's record, live or finished, and replayed true, so that a client that
+// lost the answer and retries makes no second task. A different key, or
+// none, gets the name rules as ever (409 while the name's task is live).
+func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSpec, key string) (model.TaskRecord, bool, error) {
 	spec.SubmitTime = time.Time{} // the server's clock orders the queue
 	replayed := false
 	v, err := e.do(ctx, auditTeam(actor, "task.submit", spec.Team, spec.Name), func(w *writes) (any, error) {
-		if r := e.records[spec.Name]; r != nil && sameSubmission(*r, spec) {
+		if r := e.records[spec.Name]; r != nil && sameSubmission(*r, spec, key) {
 			replayed = true
 			return *r, nil
 		}
@@ -36,12 +36,12 @@ func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSp
 			if err != nil {
 				return nil, fmt.Errorf("reading earlier tasks named %q: %w: %w", spec.Name, ErrUnavailable, err)
 			}
-			if spec.IdempotencyKey != "" && prior != nil && !prior.Live && prior.Team == spec.Team {
+			if key != "" && prior != nil && !prior.Live && prior.Team == spec.Team {
 				last, err := e.store.Task(context.Background(), spec.Name)
 				if err != nil {
 					return nil, fmt.Errorf("reading the last task named %q: %w: %w", spec.Name, ErrUnavailable, err)
 				}
-				if sameSubmission(last, spec) {
+				if sameSubmission(last, spec, key) {
 					replayed = true
 					return last, nil
 				}
@@ -56,7 +56,7 @@ func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSp
 		info, _ := e.sched.Task(spec.Name)
 		e.seq++
 		r := &model.TaskRecord{Name: spec.Name, Team: spec.Team, Seq: e.seq, Spec: info.Spec, State: model.StatePending,
-			SubmittedAt: info.Spec.SubmitTime}
+			SubmittedAt: info.Spec.SubmitTime, IdempotencyKey: key}
 		e.records[r.Name] = r // shared with the write and the next View: never changed in place (see edit)
 		w.put(model.Write{InsertTask: r})
 		e.event(r, "Submitted", "queued", w)
@@ -68,10 +68,9 @@ func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSp
 	return v.(model.TaskRecord), replayed, nil
 }
 
-// sameSubmission: r was made by a submission of spec's idempotency key, of
-// the same team.
-func sameSubmission(r model.TaskRecord, spec model.TaskSpec) bool {
-	return spec.IdempotencyKey != "" && r.Spec.IdempotencyKey == spec.IdempotencyKey && r.Team == spec.Team
+// sameSubmission: r was made by a submission with key, of spec's team.
+func sameSubmission(r model.TaskRecord, spec model.TaskSpec, key string) bool {
+	return key != "" && r.IdempotencyKey == key && r.Team == spec.Team
 }
 
 // Task actions accepted by TaskAction.

@@ -22,17 +22,14 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	if !p.canWrite(spec.Team) {
 		return s.forbid(r, p, "task.submit", spec.Team+"/"+spec.Name)
 	}
-	if k := r.Header.Get(IdempotencyKeyHeader); k != "" {
-		if spec.IdempotencyKey != "" && spec.IdempotencyKey != k {
-			return &model.FieldError{Field: "idempotencyKey", Problem: "differs from the " + IdempotencyKeyHeader + " header",
-				Fix: "send the key once, in the header or in the body"}
-		}
-		spec.IdempotencyKey = k
+	key := r.Header.Get(IdempotencyKeyHeader)
+	if err := model.ValidateIdempotencyKey(key); err != nil {
+		return err
 	}
 	if err := model.ValidateRun(spec); err != nil {
 		return err
 	}
-	rec, replayed, err := s.eng.SubmitOnce(r.Context(), p.ID, spec)
+	rec, replayed, err := s.eng.SubmitOnce(r.Context(), p.ID, spec, key)
 	if errors.Is(err, model.ErrConflict) && !s.redactor(r.Context(), p).visible(spec.Name) {
 		// Say neither whose the name is nor what state its task is in.
 		return &apiError{Status: http.StatusConflict, Code: "conflict",

@@ -39,6 +39,11 @@ type TaskRecord struct {
 	Placement    []PodPlacement `json:"placement,omitempty"`
 	PGIDs        []int          `json:"-"`
 	Message      string         `json:"message,omitempty"`
+	// IdempotencyKey is the submission's Idempotency-Key, if it sent one: a
+	// retry with the same name and key gets this task, not a second one.
+	// Kept here, not in the spec, which the core holds for every task; the
+	// stores keep it in the spec's JSON (sqlrow).
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }
 
 // Event is one entry of a task's history. ID is the store's, so it is

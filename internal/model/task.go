@@ -37,7 +37,13 @@ type TaskSpec struct {
 	// call's time when zero.
 	SubmitTime time.Time `yaml:"submitTime,omitempty" json:"submitTime,omitzero"`
 	AutoResume bool      `yaml:"autoResume,omitempty" json:"autoResume,omitempty"`
-	MaxRetry   int       `yaml:"maxRetry,omitempty" json:"maxRetry,omitempty"`
+	// ResumeCheckpoints: a task reusing a finished task's name starts from
+	// the checkpoints that task left in its directory. Without it a new
+	// task starts with an empty checkpoint directory, and the earlier one
+	// is kept beside it (SERVER.md, "Checkpoints"). Beside AutoResume, in
+	// its padding: the core keeps a spec per task (core/size_test.go).
+	ResumeCheckpoints bool `yaml:"resumeCheckpoints,omitempty" json:"resumeCheckpoints,omitempty"`
+	MaxRetry          int  `yaml:"maxRetry,omitempty" json:"maxRetry,omitempty"`
 	// RequiredTopology is a topology label key: every pod must share one
 	// network node at that level, or the task waits.
 	RequiredTopology string `yaml:"requiredTopology,omitempty" json:"requiredTopology,omitempty"`
@@ -59,15 +65,6 @@ type TaskSpec struct {
 	// GracePeriodSeconds is how long a preempted pod has between SIGTERM and
 	// SIGKILL to save a checkpoint; 0 means the default (30).
 	GracePeriodSeconds int `yaml:"gracePeriodSeconds,omitempty" json:"gracePeriodSeconds,omitempty"`
-	// ResumeCheckpoints: a task reusing a finished task's name starts from
-	// the checkpoints that task left in its directory. Without it a new
-	// task starts with an empty checkpoint directory, and the earlier one
-	// is kept beside it (SERVER.md, "Checkpoints").
-	ResumeCheckpoints bool `yaml:"resumeCheckpoints,omitempty" json:"resumeCheckpoints,omitempty"`
-	// IdempotencyKey names one submission (the API's Idempotency-Key
-	// header): submitted again with the same name and key, by a client
-	// whose answer was lost, it gets the task it made, not a second one.
-	IdempotencyKey string `yaml:"idempotencyKey,omitempty" json:"idempotencyKey,omitempty"`
 }
 
 // DefaultGracePeriodSeconds is the preemption grace period when a task sets none.

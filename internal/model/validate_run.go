@@ -89,10 +89,6 @@ func ValidateRun(s TaskSpec) error {
 	if len(s.Image) > MaxImageLen || strings.ContainsFunc(s.Image, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		errs = append(errs, fieldErr("image", fmt.Sprintf("give an image reference of at most %d characters without spaces or control characters", MaxImageLen), "is not a valid image reference"))
 	}
-	if k := s.IdempotencyKey; len(k) > MaxIdempotencyKeyLen || strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
-		errs = append(errs, fieldErr("idempotencyKey", fmt.Sprintf("use at most %d visible ASCII characters, e.g. a random UUID made once per submission and sent again with each retry", MaxIdempotencyKeyLen),
-			"is not a valid idempotency key"))
-	}
 	return errs.orNil()
 }
 
@@ -157,4 +153,13 @@ func RetryBackoff(n int) time.Duration {
 		d *= 2
 	}
 	return min(d, RetryBackoffMax)
+}
+
+// ValidateIdempotencyKey checks a submission's Idempotency-Key header.
+func ValidateIdempotencyKey(k string) error {
+	if len(k) > MaxIdempotencyKeyLen || strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		return fieldErr("Idempotency-Key", fmt.Sprintf("use at most %d visible ASCII characters, e.g. a random UUID made once per submission and sent again with each retry", MaxIdempotencyKeyLen),
+			"is not a valid idempotency key")
+	}
+	return nil
 }

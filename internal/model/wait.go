@@ -92,6 +92,10 @@ type WaitReason struct {
 	// VictimProtected task's victims may be taken (Unix seconds); 0 when
 	// that is not known.
 	At int64 `json:"at,omitempty"`
+	// Ahead: a WaitingForPayback task within its quota, which preempts at
+	// the cost-clock tick (a whole minute) from which its wait will have
+	// paid Need by the next tick, not once it has (SCHEDULING.md rule 10).
+	Ahead bool `json:"ahead,omitempty"`
 }
 
 // Waiting is one pending task's place and reason.
@@ -200,8 +204,12 @@ func paybackMessage(r WaitReason) string {
 	if r.Limit == 0 {
 		rate = "at the GPUs of its share of a node" // a task without GPUs (rule 10's weight)
 	}
-	msg := fmt.Sprintf("waiting: will preempt (%s) %s on %s once its wait has paid the work they would lose (%d GPU·s; %d paid so far %s)",
-		r.Detail, whose, r.InstanceType, r.Need, r.Used, rate)
+	when := "once its wait has paid"
+	if r.Ahead {
+		when = "in the minute before its wait has paid"
+	}
+	msg := fmt.Sprintf("waiting: will preempt (%s) %s on %s %s the work they would lose (%d GPU·s; %d paid so far %s)",
+		r.Detail, whose, r.InstanceType, when, r.Need, r.Used, rate)
 	if r.At > 0 {
 		msg += ", at about " + time.Unix(r.At, 0).UTC().Format("2006-01-02 15:04 UTC")
 	}

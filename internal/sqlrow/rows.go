@@ -63,9 +63,11 @@ func Task(row Row) (model.TaskRecord, error) {
 		&placement, &pgids, &r.Message); err != nil {
 		return r, err
 	}
-	if err := json.Unmarshal([]byte(spec), &r.Spec); err != nil {
+	var col specColumn
+	if err := json.Unmarshal([]byte(spec), &col); err != nil {
 		return r, fmt.Errorf("task %s: stored spec unreadable: %w", r.Name, err)
 	}
+	r.Spec, r.IdempotencyKey = col.TaskSpec, col.IdempotencyKey
 	if placement != "" {
 		_ = json.Unmarshal([]byte(placement), &r.Placement)
 	}
@@ -76,9 +78,17 @@ func Task(row Row) (model.TaskRecord, error) {
 	return r, nil
 }
 
+// specColumn is what the spec column holds: the spec's fields, and the
+// record's idempotency key beside them (a column of its own would need a
+// migration of both stores for a rarely set value).
+type specColumn struct {
+	model.TaskSpec
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+}
+
 // TaskSpec is a task's spec column.
 func TaskSpec(r model.TaskRecord) (string, error) {
-	spec, err := json.Marshal(r.Spec)
+	spec, err := json.Marshal(specColumn{r.Spec, r.IdempotencyKey})
 	return string(spec), err
 }
 
