@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -148,13 +147,13 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 	scrapeTook := time.Since(scrapeStart) // it lists every pending task's reason
 	scrapes := scrapeDuring(srv.base, srv.token, scrapeEvery)
 	cpu.begin()
-	if profileDir != "" {
-		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // the server starts its profile
+	if profileDir != "" { // the server starts its profile, then ends it
+		signalProfile(srv.cmd.Process, filepath.Join(profileDir, "server-1.prof"))
 	}
 	lat, elapsed, err := parallel(clients, 0, tasks, submit)
 	scraped := scrapes.stop()
 	if profileDir != "" {
-		_ = srv.cmd.Process.Signal(syscall.SIGUSR1) // and ends it
+		signalProfile(srv.cmd.Process, filepath.Join(profileDir, "server-1.heap"))
 	}
 	if err != nil {
 		return err

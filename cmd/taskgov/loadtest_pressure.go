@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -89,9 +88,15 @@ func (run *pressureRun) profile() string {
 	if run.profileDir == "" {
 		return ""
 	}
-	_ = run.srv.cmd.Process.Signal(syscall.SIGUSR1)
+	ending := run.prof.running()
 	own := run.prof.toggle(run.profileDir, "loadtest")
-	return filepath.Join(run.profileDir, "server-"+strings.TrimPrefix(filepath.Base(own), "loadtest-")) + " " + own
+	server := filepath.Join(run.profileDir, "server-"+strings.TrimPrefix(filepath.Base(own), "loadtest-"))
+	marker := server
+	if ending {
+		marker = strings.TrimSuffix(server, ".prof") + ".heap"
+	}
+	signalProfile(run.srv.cmd.Process, marker)
+	return server + " " + own
 }
 
 // loadtestPressure measures submissions and /healthz with no pressure, with

@@ -62,6 +62,17 @@ func writeHeapProfile(path string) {
 	}
 }
 
+// signalProfile sends the server SIGUSR1 and waits (up to 30 s) until it
+// has acted on it, that is until marker exists: the profile it starts, or
+// the heap profile it writes when one ends. Two SIGUSR1 sent before the
+// first is handled arrive as one (the kernel and Go's signal mask keep one
+// pending signal of a kind), which on a loaded machine left the profile
+// running and never written; TestProfileSignalsAreHandledInTurn.
+func signalProfile(p *os.Process, marker string) {
+	_ = p.Signal(syscall.SIGUSR1)
+	waitForFile(marker, 30*time.Second)
+}
+
 // waitForFile waits up to d for path to exist.
 func waitForFile(path string, d time.Duration) {
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
@@ -69,6 +80,13 @@ func waitForFile(path string, d time.Duration) {
 			return
 		}
 	}
+}
+
+// running reports whether a profile is being written.
+func (p *profiler) running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.f != nil
 }
 
 // toggle starts DIR/PREFIX-N.prof, or ends the profile running, and
