@@ -33,8 +33,13 @@ func TestDashboardInChromium(t *testing.T) {
 	admin := os.Getenv("TASKGOV_TOKEN")
 	member := strings.TrimSpace(mustCLI(t, "token", "create", "--role", "member", "--team", "product"))
 	// ml-engineers (quota 2 nodes) runs a 3-node job, borrowing one of product's.
+	// Its jobs run until the test ends (the server's shutdown stops them):
+	// the steps below expect big-train still running when serve preempts
+	// it, and serve still running when the member looks, which a loaded
+	// machine reached more than a minute in, after a 60 s job had ended.
 	mustCLI(t, "start-job", "--job-name", "big-train", "-n", "ml-engineers", "--node-count", "3", "--priority", "fine-tuning",
-		"--command", "sleep 60", "--instance-type", "ml.p5.48xlarge")
+		"--command", "sleep 3600", "--instance-type", "ml.p5.48xlarge")
+	started := time.Now()
 	waitJob(t, "big-train", "Running")
 	b := newBrowser(t, base, 150*time.Second)
 	cl, _ := apiClient()
@@ -178,8 +183,10 @@ func TestDashboardInChromium(t *testing.T) {
 	// Tasks: a preemption made through the CLI appears.
 	b.open("tasks", "#tasks-table")
 	b.until("no preemption yet", `document.getElementById('count-preempted').textContent === '0'`, 10*time.Second)
+	t.Logf("%.1f s after big-train started, serve is submitted to preempt it", time.Since(started).Seconds())
 	mustCLI(t, "start-job", "--job-name", "serve", "-n", "product", "--node-count", "2", "--priority", "inference",
-		"--command", "sleep 60", "--instance-type", "ml.p5.48xlarge")
+		"--command", "sleep 3600", "--instance-type", "ml.p5.48xlarge")
+	serveAt := time.Now()
 	b.until("one preempted", `document.getElementById('count-preempted').textContent === '1'`, 30*time.Second)
 	b.until("big-train pending", `document.querySelector('tr[data-task="big-train"] td.state')?.textContent.includes('Pending')`, 30*time.Second)
 	// A team filter with a state no task of it has: the team list keeps
@@ -242,6 +249,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 
 	// A member of product: its team only, no edit controls.
+	t.Logf("%.1f s after serve started, the member looks for it running", time.Since(serveAt).Seconds())
 	b.login(member)
 	b.until("whoami", `document.getElementById('me-team')?.textContent === 'product'`, 5*time.Second)
 	b.a11y("member-cluster")
