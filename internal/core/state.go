@@ -233,4 +233,6 @@ type Scheduler struct {
 	trialing bool
 	// Test only: the hold jump defers tails whose reasons read the hold (holdjump.go).
 	breakJumpBlind bool
+	// Test only: the hold jump skips the rest of holdBlind for a team with rank preemption (holdrank.go).
+	breakJumpRank bool
 }
