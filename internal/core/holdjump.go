@@ -69,6 +69,7 @@ type jumpState struct {
 	out    [][]bool // per type and team: deferred by that jump
 	takers []*team  // scratch of the check (stopCheck.takers)
 	jumps  uint64   // walks that jumped (a measure)
+	drops  uint64   // of the checks that jumped, those for a holder's drop (holddrop.go; a measure)
 	teams  uint64   // team tails they deferred (a measure)
 }
 

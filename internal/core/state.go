@@ -235,4 +235,6 @@ type Scheduler struct {
 	breakJumpBlind bool
 	// Test only: the hold jump skips the rest of holdBlind for a team with rank preemption (holdrank.go).
 	breakJumpRank bool
+	// Test only: the drop jump leaves the holder's team out of the takers (holddrop.go).
+	breakDropJump bool
 }
