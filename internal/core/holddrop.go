@@ -44,21 +44,20 @@ func (s *Scheduler) dropJump(i int) {
 	c := stopCheck{i: i, cur: s.typeWake[i], wake: never,
 		rebalance: p.IdleComputeAllocation == model.FairShare && *p.FairShareRebalance, bor: s.borrowSummary(i),
 		jump: true, dropping: true, takers: s.jump.takers[:0]}
+	// A team that fails a bound holds the jump back: tries made ahead
+	// (stoptrial.go) hold only while nothing changes, and the holder's
+	// try changes the hold, so none are made here.
 	first := s.stops.blocker[i]
-	if first != nil && s.blocks(first, &c) && !s.trialClears(first, &c) {
+	if first != nil && s.blocks(first, &c) {
 		s.jump.takers = c.takers[:0]
 		return
 	}
 	for _, tm := range s.teams {
-		if tm != first && s.blocks(tm, &c) && !s.trialClears(tm, &c) {
+		if tm != first && s.blocks(tm, &c) {
 			s.stops.blocker[i] = tm
 			s.jump.takers = c.takers[:0]
 			return
 		}
-	}
-	if c.trialed {
-		s.jump.takers = c.takers[:0]
-		return // tries made ahead hold only while nothing changes (stopcheck.go)
 	}
 	if !s.breakDropJump {
 		c.takers = append(c.takers, h.team)
