@@ -65,12 +65,14 @@ import "github.com/taskgov/taskgov/internal/model"
 
 // jumpState is the hold jump's per-cycle state.
 type jumpState struct {
-	cycle  []uint64 // per type: the cycle of its last jump
-	out    [][]bool // per type and team: deferred by that jump
-	takers []*team  // scratch of the check (stopCheck.takers)
-	jumps  uint64   // walks that jumped (a measure)
-	drops  uint64   // of the checks that jumped, those for a holder's drop (holddrop.go; a measure)
-	teams  uint64   // team tails they deferred (a measure)
+	cycle      []uint64 // per type: the cycle of its last jump
+	out        [][]bool // per type and team: deferred by that jump
+	takers     []*team  // scratch of the check (stopCheck.takers)
+	jumps      uint64   // walks that jumped (a measure)
+	drops      uint64   // of the checks that jumped, those for a holder's drop (holddrop.go; a measure)
+	alone      uint64   // walks whose taker's tries before it were deferred (holdtaker.go; a measure)
+	aloneTasks uint64   // the tasks they deferred (a measure)
+	teams      uint64   // team tails they deferred (a measure)
 }
 
 // jumpedOut reports whether the walk of type i in this cycle deferred tm's
@@ -121,6 +123,8 @@ func (s *Scheduler) holdJump(c *stopCheck) {
 		}
 	}
 	if !any {
+		s.snapJump(i)
+		s.takerAlone(c) // the taker may be alone already (holdtaker.go)
 		return
 	}
 	j.jumps++
@@ -139,9 +143,15 @@ func (s *Scheduler) holdJump(c *stopCheck) {
 	}
 	q.init()
 	*st.heads = q
-	// What renderType starts from: the cycle (its victims are skipped) and
-	// the memo, of which the deferred teams' entries change no more; a
-	// stop later in the walk takes them again with the rest.
+	s.snapJump(i)
+	s.takerAlone(c) // the taker alone in the walk (holdtaker.go)
+}
+
+// snapJump keeps what renderType starts from: the cycle (its victims are
+// skipped) and the memo, of which the deferred teams' entries change no
+// more; a stop later in the walk takes them again with the rest.
+func (s *Scheduler) snapJump(i int) {
+	st := &s.stops
 	st.cycle[i] = s.cycle
 	memo := map[attemptKey]failedAttempt{}
 	for k, f := range s.cc.failed {
