@@ -57,8 +57,9 @@ func TestKueueBreakdownAddsUp(t *testing.T) {
 		!strings.Contains(out.String(), "victim admitted again 1.0 s later") {
 		t.Errorf("printed breakdown lacks the main kind:\n%s", out.String())
 	}
-	// Identical to the plain run: the breakdown only watches.
-	r, err := Run(jobs, Options{Cluster: c})
+	// Identical to the plain run (shared with TestKueueBaselineShape): the
+	// breakdown only watches.
+	r, err := plainBaseline()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,17 @@ package sim
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 )
+
+// plainBaseline is the Kueue baseline's plain run (no breakdown, no
+// preemption delay), made once for the tests that read it: the shape test
+// and the breakdown's check that it only watches.
+var plainBaseline = sync.OnceValues(func() (*Report, error) {
+	c, jobs := KueueBaseline(false)
+	return Run(jobs, Options{Cluster: c})
+})
 
 // TestKueueBaselineShape checks the workload and the bound against the
 // figures Kueue publishes: 15,000 workloads, a 66.8 s bound per cohort (Kueue's arrivals start one interval in).
@@ -15,7 +24,7 @@ func TestKueueBaselineShape(t *testing.T) {
 	if b := KueueCohortBound(); b != 66.8 {
 		t.Fatalf("cohort bound %v s, want 66.8", b)
 	}
-	r, err := Run(jobs, Options{Cluster: c})
+	r, err := plainBaseline()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,6 +141,11 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			return nil, fmt.Errorf("trace: job %s: unknown instance type %q: %w", tj.Name, tj.InstanceType, model.ErrInvalid)
 		}
 		j := &job{Job: tj, started: -1, finished: -1}
+		// Arrivals go on the run ends' microsecond grid, so that a trace's
+		// float noise (2.3999999999999995 for 2.4, as a program that wrote
+		// it may print) does not put an arrival before a run end of the same
+		// instant, which then ends first (roundUS).
+		j.SubmitS = roundUS(tj.SubmitS)
 		pod := model.PodVector(tj.spec().PerNode, it)
 		j.gpus = pod.GPUs * int64(tj.Nodes)
 		j.cpu = float64(pod.MilliCPU) / 1000 * float64(tj.Nodes)
