@@ -236,7 +236,7 @@ func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	t.touchedIn = s.cycle
 	s.noteFresh(t)
 	t.wait = model.WaitReason{}
-	t.team.dropped()
+	t.team.dropped(t)
 	d.Admissions = append(d.Admissions, model.Admission{Task: t.spec.Name, Team: t.spec.Team,
 		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed, BorrowedGPUs: borrowedGPUs,
 		Spread: s.spreadOf(t.typ, nodes), BestSpread: best})

@@ -233,4 +233,6 @@ type Scheduler struct {
 	trialing bool
 	// Test only: the hold jump defers tails whose reasons read the hold (holdjump.go).
 	breakJumpBlind bool
+	// Test only: a requeued entry's place is left out of liveFrom (queuekeep.go).
+	breakRepend bool
 }
