@@ -67,6 +67,8 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakStopSkip = bug == "stopskip"
 	inc.breakTrial = bug == "trial"
 	inc.breakJumpBlind = bug == "jumpblind"
+	inc.breakRefuse = bug == "refuse"
+	inc.breakRefuseLog = bug == "refuselog"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {

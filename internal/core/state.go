@@ -235,4 +235,10 @@ type Scheduler struct {
 	breakJumpBlind bool
 	// Test only: a requeued entry's place is left out of liveFrom (queuekeep.go).
 	breakRepend bool
+	// refuse: teams a walk goes on without, refused by their quota (refusejump.go).
+	refuse refuseState
+	// Test only: a preemption leaves every team the refusal jump deferred deferred (refusejump.go).
+	breakRefuse bool
+	// Test only: putBack compares with the preemptor's head alone (refusejump.go).
+	breakRefuseLog bool
 }

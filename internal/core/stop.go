@@ -400,6 +400,7 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 		s.stopType(i)
 		return
 	}
+	s.refuseJump(i) // the teams its quota refuses wait for the end (refusejump.go)
 	st.step[i] *= 2
 	st.next[i] = st.tries[i] + st.step[i]
 }
