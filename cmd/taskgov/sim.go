@@ -64,8 +64,8 @@ func (in *simInputs) load(out io.Writer) (sim.Options, []sim.Job, error) {
 		if err != nil {
 			return o, nil, err
 		}
-		fmt.Fprintf(out, "alibaba v2023: %d nodes in %d instance types; %d of %d pods imported (%d without GPU left out, %d fractional GPUs rounded up)\n",
-			st.Nodes, st.InstanceTypes, st.Imported, st.Pods, st.SkippedCPUOnly, st.FractionalRounds)
+		fmt.Fprintf(out, "alibaba v2023: %d nodes in %d instance types; %d of %d pods imported (%d without GPU and %d never scheduled left out, %d fractional GPUs rounded up)\n",
+			st.Nodes, st.InstanceTypes, st.Imported, st.Pods, st.SkippedCPUOnly, st.SkippedPending, st.FractionalRounds)
 	} else {
 		if in.trace == "" || in.cluster == "" {
 			return o, nil, &model.FieldError{Field: "--trace/--cluster", Problem: "both are needed", Fix: "pass --cluster cluster.yaml --trace trace.csv (or --trace alibaba:DIR)"}

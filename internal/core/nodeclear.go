@@ -29,7 +29,7 @@ import (
 // second search, kept within the first's priority tier, made thrashing
 // worse (SIMULATOR.md, "Victims node by node").
 func (s *Scheduler) cheaperByNodes(t *task, d *domain, cands, victims []victim, allowed func(victim) bool, feasible func() bool, fair func([]victim) bool) []victim {
-	if victims == nil || len(cands) < 2 || !wholeNodePod(t) || s.policy.Preemption != model.PreemptPayback {
+	if victims == nil || len(cands) < 2 || !wholeNodePod(t) || s.policy.Preemption != model.PreemptPayback || s.cc.blind {
 		return victims
 	}
 	first := victimsCost(victims)

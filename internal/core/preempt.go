@@ -62,6 +62,10 @@ type cycleCache struct {
 	// presorted: chooseVictims takes the candidates in the order given
 	// (cheaperByNodes' second search), their costs already set.
 	presorted bool
+	// blind: the victim search in progress is blindChoice's, the victims
+	// of a preemption already decided, taken in Kueue's order
+	// (victimOrder: MostRecentlyStarted) without reading checkpoints.
+	blind bool
 	// payback is the wait reason of the task being tried when a victim
 	// search found victims its wait has not paid for (paybackWait); empty
 	// otherwise. preemptFor resets it.
@@ -205,6 +209,9 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 		s.stops.renderHits++
 		return false
 	}
+	if s.policy.VictimOrder == model.MostRecentlyStarted {
+		victims, nodes = s.blindChoice(t, mode, all, victims, nodes)
+	}
 	wait := make([]string, 0, len(victims))
 	for _, v := range victims {
 		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
@@ -299,7 +306,7 @@ func (s *Scheduler) searchVictims(t *task, mode preemptMode, cands []victim) ([]
 	}
 	pm.quick = false
 	if victims == nil {
-		if s.cc.rejected {
+		if s.cc.rejected && !s.cc.blind {
 			// The greedy order decided; it may change when the cost clock ticks.
 			s.markUnpaid(i)
 			s.wakeAt(s.nextTick())

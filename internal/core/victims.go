@@ -93,11 +93,12 @@ func victimCost(t *task, lost float64) float64 {
 }
 
 // sortVictims orders candidates cheapest first: by category, then lower
-// priority, then less lost work (unless the policy asks for Kueue's most
-// recently started first), then the later start, then the later submission.
+// priority, then less lost work (except in blindChoice's search, Kueue's
+// most recently started first), then the later start, then the later
+// submission.
 // The order is total, so the choice is deterministic.
 func (s *Scheduler) sortVictims(vs []victim) {
-	byLoss := s.policy.VictimOrder != model.MostRecentlyStarted
+	byLoss := !s.cc.blind
 	sort.Slice(vs, func(a, b int) bool {
 		x, y := vs[a], vs[b]
 		if x.cat != y.cat {
@@ -219,7 +220,7 @@ const fairTieWindow = 32
 // kept.
 func (s *Scheduler) biggestBorrowerFirst(cands []victim, k int) {
 	x := cands[k]
-	byLoss := s.policy.VictimOrder != model.MostRecentlyStarted
+	byLoss := !s.cc.blind
 	best, bestShare := k, -1.0
 	var last *team
 	for j := k; j < len(cands) && j < k+fairTieWindow; j++ {

@@ -56,7 +56,9 @@ type Policy struct {
 	PreemptionDelaySeconds float64 `yaml:"preemptionDelaySeconds,omitempty" json:"preemptionDelaySeconds,omitempty"`
 	// VictimOrder is LeastLostWork (the default: least work since the last
 	// checkpoint first) or MostRecentlyStarted (Kueue's order, kept for
-	// comparisons in the simulator).
+	// comparisons in the simulator). It chooses only which victims a
+	// preemption takes; whether and when one happens is decided alike
+	// under both (docs/SCHEDULING.md, rule 6).
 	VictimOrder VictimOrder `yaml:"victimOrder,omitempty" json:"victimOrder,omitempty"`
 	// Preemption is Payback (the default: a task preempts once its wait has
 	// paid for the work its victims would lose) or Immediate (as soon as the

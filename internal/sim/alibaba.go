@@ -20,6 +20,7 @@ type AlibabaStats struct {
 	Pods, Imported                   int
 	SkippedCPUOnly, FractionalRounds int
 	Pending                          int // pods never scheduled in the trace (all, GPU or not)
+	SkippedPending                   int // pods with GPUs never scheduled, left out
 }
 
 // ImportAlibaba reads the Alibaba GPU cluster trace v2023 ("openb") in dir
@@ -27,7 +28,10 @@ type AlibabaStats struct {
 //   - each distinct node shape (GPU model, GPUs, vCPU, memory) becomes an
 //     instance type named openb.<model>.<gpus>g.<vcpu>c, one node group each;
 //   - a pod needs num_gpu whole GPUs (a fractional gpu_milli rounds up to 1);
-//     pods with no GPU are left out;
+//     pods with no GPU are left out, and so are pods never scheduled
+//     (no scheduled_time, phase Pending): the source cluster never ran
+//     them, so the trace gives them no run time (they were imported as
+//     running for their pending time, work that never existed);
 //   - its instance type is drawn, seeded by the pod's name, among the types
 //     with enough GPUs where its team holds quota, in proportion to their
 //     GPU capacity;
@@ -37,13 +41,19 @@ type AlibabaStats struct {
 //     nodes equally as quota, the remainder going one node each to the
 //     teams from the type's index on (mod teams), so a type's quotas add up
 //     to its nodes;
+//   - every team may borrow (teams − 1) × its quota (at most 500%, the
+//     model's bound): the source cluster had no teams or quotas, any pod
+//     could use any idle GPU, so a team's quota plus its borrow limit
+//     covers the type (with six teams or fewer, up to the remainder
+//     nodes). The model's default, 50%, kept pods waiting at their team's
+//     limit beside idle GPUs of their type, a wait the trace never had;
 //   - scale (≤ 0 means 1) multiplies each type's node count (rounded, at
 //     least one node) before the quotas are shared and the types drawn:
 //     scaling the quotas after the import instead, each rounded up to a
 //     node, gave six teams a node's quota each on one-node types, quotas
 //     no cluster could honour;
-//   - submit = creation_time; duration = deletion_time − scheduled_time
-//     (creation_time when never scheduled), at least 1 s.
+//   - submit = creation_time; duration = deletion_time − scheduled_time,
+//     at least 1 s.
 func ImportAlibaba(dir string, teams int, seed int64, scale float64) (model.Cluster, []Job, AlibabaStats, error) {
 	var st AlibabaStats
 	if teams <= 0 {
@@ -81,8 +91,10 @@ func ImportAlibaba(dir string, teams int, seed int64, scale float64) (model.Clus
 	})
 	c := model.Cluster{Policy: model.Policy{TaskPrioritization: model.TaskRanking, IdleComputeAllocation: model.FairShare,
 		PriorityClasses: []model.PriorityClass{{Name: "latency-sensitive", Weight: 80}, {Name: "standard", Weight: 50}, {Name: "best-effort", Weight: 20}}}}
+	borrow := min(500, (teams-1)*100)
 	for k := 0; k < teams; k++ {
-		c.Teams = append(c.Teams, model.Team{Name: fmt.Sprintf("team-%d", k)})
+		b := borrow
+		c.Teams = append(c.Teams, model.Team{Name: fmt.Sprintf("team-%d", k), BorrowLimitPercent: &b})
 	}
 	// quota[i][k] is team k's share of shape i's nodes.
 	quota := make([][]int64, len(shapes))
@@ -114,11 +126,16 @@ func ImportAlibaba(dir string, teams int, seed int64, scale float64) (model.Clus
 	for _, p := range pods {
 		n, _ := strconv.ParseInt(p["num_gpu"], 10, 64)
 		milli, _ := strconv.ParseInt(p["gpu_milli"], 10, 64)
-		if p["scheduled_time"] == "" {
+		pending := p["scheduled_time"] == ""
+		if pending {
 			st.Pending++
 		}
 		if n == 0 {
 			st.SkippedCPUOnly++
+			continue
+		}
+		if pending {
+			st.SkippedPending++
 			continue
 		}
 		if milli > 0 && milli < 1000 {
@@ -126,9 +143,9 @@ func ImportAlibaba(dir string, teams int, seed int64, scale float64) (model.Clus
 		}
 		created, _ := strconv.ParseFloat(p["creation_time"], 64)
 		deleted, _ := strconv.ParseFloat(p["deletion_time"], 64)
-		start := created
-		if s, err := strconv.ParseFloat(p["scheduled_time"], 64); err == nil && p["scheduled_time"] != "" {
-			start = s
+		start, err := strconv.ParseFloat(p["scheduled_time"], 64)
+		if err != nil {
+			return c, nil, st, fmt.Errorf("alibaba trace: pod %s: scheduled_time %q is not a number", p["name"], p["scheduled_time"])
 		}
 		prio := map[string]string{"LS": "latency-sensitive", "BE": "best-effort"}[p["qos"]]
 		if prio == "" {
