@@ -27,14 +27,19 @@ func artifactsDir(t *testing.T) string {
 }
 
 // browser is a headless Chromium driven by chromedp, with helpers the
-// dashboard tests share.
+// dashboard tests share. step bounds each action batch and each poll of
+// until, not the whole test: a test's length grows with the machine's
+// load, and one deadline for all of it (150 s) failed at whatever step it
+// reached on a loaded machine (the member's login, at load 15), while a
+// step that hangs is still caught.
 type browser struct {
 	t    *testing.T
-	ctx  context.Context
+	ctx  context.Context // the browser's own: no deadline
+	step time.Duration
 	base string
 }
 
-func newBrowser(t *testing.T, base string, timeout time.Duration) *browser {
+func newBrowser(t *testing.T, base string, step time.Duration) *browser {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
@@ -51,21 +56,38 @@ func newBrowser(t *testing.T, base string, timeout time.Duration) *browser {
 		chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(profile), chromedp.WindowSize(1440, 900))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, timeout)
 	t.Cleanup(func() {
-		cancelT()
 		cancelC()
 		cancelA()
 		for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
-	return &browser{t: t, ctx: ctx, base: base}
+	// The first Run starts the browser and its tab, which live as long as
+	// its context: start them on the one without a deadline, within a step.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Run(ctx) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(step):
+		t.Fatalf("Chromium did not start within %v", step)
+	}
+	return &browser{t: t, ctx: ctx, step: step, base: base}
+}
+
+// runStep runs actions within one step's time.
+func (b *browser) runStep(actions ...chromedp.Action) error {
+	ctx, cancel := context.WithTimeout(b.ctx, b.step)
+	defer cancel()
+	return chromedp.Run(ctx, actions...)
 }
 
 func (b *browser) run(actions ...chromedp.Action) {
 	b.t.Helper()
-	if err := chromedp.Run(b.ctx, actions...); err != nil {
+	if err := b.runStep(actions...); err != nil {
 		b.t.Fatal(err)
 	}
 }
@@ -123,7 +145,7 @@ func (b *browser) until(what, js string, within time.Duration) {
 	b.t.Helper()
 	for deadline := time.Now().Add(within); ; time.Sleep(100 * time.Millisecond) {
 		var ok bool
-		_ = chromedp.Run(b.ctx, chromedp.Evaluate(js, &ok))
+		_ = b.runStep(chromedp.Evaluate(js, &ok))
 		if ok {
 			return
 		}

@@ -41,7 +41,7 @@ func TestDashboardInChromium(t *testing.T) {
 		"--command", "sleep 3600", "--instance-type", "ml.p5.48xlarge")
 	started := time.Now()
 	waitJob(t, "big-train", "Running")
-	b := newBrowser(t, base, 150*time.Second)
+	b := newBrowser(t, base, 60*time.Second)
 	cl, _ := apiClient()
 
 	// Cluster: figures match the API (capacity counts nodes that can take
