@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -65,6 +67,10 @@ func applyCmd() *cobra.Command {
 // documents, or (anything else) a cluster file to apply.
 func collect(p string, docs *smDocs, yamls *[]string) error {
 	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &model.FieldError{Field: "-f", Problem: p + " does not exist",
+			Fix: "give a cluster file, a HyperPod JSON document or a directory of them (`taskgov export --format hyperpod --out DIR` writes one)"}
+	}
 	if err != nil {
 		return err
 	}
