@@ -128,7 +128,7 @@ type memoEntry struct {
 func (s *Scheduler) noteFailed(key attemptKey, t *task) {
 	f := failedAttempt{[3]int64{t.pod.GPUs, t.pod.MilliCPU, t.pod.MemMiB}, t.spec.Nodes, t.reqLevel}
 	s.cc.failed[key] = f
-	if s.probing || s.trialing {
+	if s.probing || s.trialing || s.quietLog {
 		return
 	}
 	if s.memoLog == nil {

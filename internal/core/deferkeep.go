@@ -24,6 +24,7 @@ func (s *Scheduler) reuseDeferred(i int) {
 	s.stops.deferred[i] = d[:0]
 	s.stops.memo[i] = nil
 	s.stops.shareStop[i] = false // as dropDeferred
+	s.stops.prefix[i] = prefixRange{}
 }
 
 // trimDeferred clears, for every type, the part of its deferred list's

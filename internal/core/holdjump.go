@@ -40,9 +40,11 @@ import "github.com/taskgov/taskgov/internal/model"
 //   - reserve: its team is not a taker, so its tasks are refused by quota,
 //     or exceed it, or are not yet due (the check's bounds are over the
 //     team's whole list).
-//   - searches: the memo skips them all (stopskip.go); or the team takes no
-//     victims of its own (no rank preemption, which is also what
-//     protectedWait needs to say anything), a task within its quota has no
+//   - searches: the memo skips them all (stopskip.go), and the team does
+//     not preempt its own tasks under preemption Immediate (protectedWait,
+//     which then searches whatever the memo, says nothing); or its own
+//     victims' searches read no hold (no rank preemption, or under Payback
+//     what rankBlocks passes: holdrank.go), a task within its quota has no
 //     other team's borrowed task to reclaim (none in cycleBorrowed, or the
 //     team never reclaims), and its borrowing searches (tasks past its
 //     quota, a team that borrows) list no candidate (fair share does not
@@ -63,11 +65,14 @@ import "github.com/taskgov/taskgov/internal/model"
 
 // jumpState is the hold jump's per-cycle state.
 type jumpState struct {
-	cycle  []uint64 // per type: the cycle of its last jump
-	out    [][]bool // per type and team: deferred by that jump
-	takers []*team  // scratch of the check (stopCheck.takers)
-	jumps  uint64   // walks that jumped (a measure)
-	teams  uint64   // team tails they deferred (a measure)
+	cycle      []uint64 // per type: the cycle of its last jump
+	out        [][]bool // per type and team: deferred by that jump
+	takers     []*team  // scratch of the check (stopCheck.takers)
+	jumps      uint64   // walks that jumped (a measure)
+	drops      uint64   // of the checks that jumped, those for a holder's drop (holddrop.go; a measure)
+	alone      uint64   // walks whose taker's tries before it were deferred (holdtaker.go; a measure)
+	aloneTasks uint64   // the tasks they deferred (a measure)
+	teams      uint64   // team tails they deferred (a measure)
 }
 
 // jumpedOut reports whether the walk of type i in this cycle deferred tm's
@@ -113,11 +118,13 @@ func (s *Scheduler) holdJump(c *stopCheck) {
 	any := false
 	for _, x := range h {
 		if x.i == i && out[x.tm.idx] {
-			out[x.tm.idx] = s.holdBlind(x.tm, i, c.bor)
+			out[x.tm.idx] = s.holdBlind(x.tm, i, c)
 			any = any || out[x.tm.idx]
 		}
 	}
 	if !any {
+		s.snapJump(i)
+		s.takerAlone(c) // the taker may be alone already (holdtaker.go)
 		return
 	}
 	j.jumps++
@@ -136,9 +143,15 @@ func (s *Scheduler) holdJump(c *stopCheck) {
 	}
 	q.init()
 	*st.heads = q
-	// What renderType starts from: the cycle (its victims are skipped) and
-	// the memo, of which the deferred teams' entries change no more; a
-	// stop later in the walk takes them again with the rest.
+	s.snapJump(i)
+	s.takerAlone(c) // the taker alone in the walk (holdtaker.go)
+}
+
+// snapJump keeps what renderType starts from: the cycle (its victims are
+// skipped) and the memo, of which the deferred teams' entries change no
+// more; a stop later in the walk takes them again with the rest.
+func (s *Scheduler) snapJump(i int) {
+	st := &s.stops
 	st.cycle[i] = s.cycle
 	memo := map[attemptKey]failedAttempt{}
 	for k, f := range s.cc.failed {
@@ -152,13 +165,26 @@ func (s *Scheduler) holdJump(c *stopCheck) {
 // holdBlind reports whether every try of tm's tail of type i records a
 // reason that does not read the type's hold (see above); bor is the check's
 // summary of the type's reclaimable tasks.
-func (s *Scheduler) holdBlind(tm *team, i int, bor *borSummary) bool {
-	if len(tm.byType) <= i || len(tm.byType[i]) == 0 || s.rankPreemption(tm) {
+func (s *Scheduler) holdBlind(tm *team, i int, c *stopCheck) bool {
+	if len(tm.byType) <= i || len(tm.byType[i]) == 0 {
 		return false
 	}
+	rank := s.rankPreemption(tm)
+	if rank && s.policy.Preemption != model.PreemptPayback {
+		return false // protectedWait searches, even where the memo skips the rest
+	}
+	bor := c.bor
 	a := tm.agg(i)
 	if s.searchesSkipped(tm, i, a) {
 		return true
+	}
+	if rank {
+		if !s.rankBlind(tm, c) {
+			return false
+		}
+		if s.breakJumpRank {
+			return true // test only: the rest of the argument skipped (holdrank.go)
+		}
 	}
 	use, quota, p := tm.usage[i], tm.quota[i], &s.policy
 	if use.Add(a.minTotal).LessEq(quota) && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever &&

@@ -49,17 +49,34 @@ func TestHoldJumpAgedShape(t *testing.T) {
 // tried before a's holder, as in the full walk. Deferred with the bug, b's
 // gang's reason is rendered with the hold in place.
 func TestDifferentialCatchesBrokenHoldJump(t *testing.T) {
-	if err := holdJumpCase(t, false); err != nil {
+	if err := holdJumpCase(t, false, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := holdJumpCase(t, true); err == nil {
+	if err := holdJumpCase(t, true, false); err == nil {
 		t.Fatal("with a hold jump that defers tails whose reasons read the hold, the cores still agree")
 	} else {
 		t.Logf("with the bug injected, as it must: %v", err)
 	}
 }
 
-func holdJumpCase(t *testing.T, bug bool) error {
+// TestDifferentialCatchesBrokenHoldJumpRank: the same case with rank
+// preemption (TaskRanking, every team preempting its own lower-priority
+// tasks; none has any here, so rankBlocks passes them all): the jump now
+// defers e's tail too (holdrank.go), and breakJumpRank, which skips the
+// rest of holdBlind for a team with rank preemption, defers b's gang with
+// it, whose reason then reads the hold.
+func TestDifferentialCatchesBrokenHoldJumpRank(t *testing.T) {
+	if err := holdJumpCase(t, false, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := holdJumpCase(t, true, true); err == nil {
+		t.Fatal("with a hold jump that defers rank-preempting tails whose reasons read the hold, the cores still agree")
+	} else {
+		t.Logf("with the bug injected, as it must: %v", err)
+	}
+}
+
+func holdJumpCase(t *testing.T, bug, rank bool) error {
 	gpus := func(n int64) *int64 { return &n }
 	hundred := 100
 	team := func(name string, g int64, l model.Lending, r model.ReclaimWithinGroup) model.Team {
@@ -74,9 +91,16 @@ func holdJumpCase(t *testing.T, bug bool) error {
 			team("f", 24, model.LendOnly, model.ReclaimNever)},
 		Policy: model.Policy{StarvationBoundSeconds: &bound},
 	}
+	if rank {
+		c.Policy.TaskPrioritization = model.TaskRanking
+		for k := range c.Teams {
+			c.Teams[k].PreemptTeamTasks = model.PreemptLowerPriority
+		}
+	}
 	p := newDiffPair(t, c)
 	p.inc.SetLazyWaiting(true)
-	p.inc.breakJumpBlind = bug
+	p.inc.breakJumpBlind = bug && !rank
+	p.inc.breakJumpRank = bug && rank
 	task := func(name, tm string, g int64, n int, submitted time.Time) model.TaskSpec {
 		s := model.TaskSpec{Name: name, Team: tm, InstanceType: benchType, Nodes: n, SubmitTime: submitted}
 		s.PerNode.GPUs = g

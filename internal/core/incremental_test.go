@@ -67,6 +67,8 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakStopSkip = bug == "stopskip"
 	inc.breakTrial = bug == "trial"
 	inc.breakJumpBlind = bug == "jumpblind"
+	inc.breakDropJump = bug == "dropjump"
+	inc.breakTakerAlone = bug == "takeralone"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {
@@ -76,6 +78,8 @@ func differentialRun(seed int64, ops int, bug string) error {
 		stats.stopHolds += int(inc.stops.held)
 		stats.trials += int(inc.stops.trialsMade)
 		stats.jumps += int(inc.jump.jumps)
+		stats.drops += int(inc.jump.drops)
+		stats.alone += int(inc.jump.alone)
 	}()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
@@ -214,7 +218,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 // least one instance type unevaluated, and types settled by probes alone
 // (blocked.go), types settled in bulk (settle.go) and walks stopped early
 // (stop.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails, jumps, trials int }
+var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails, jumps, drops, alone, trials int }
 
 func firstDiff(a, b model.Decision) string {
 	switch {
@@ -248,8 +252,8 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 	}
 	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times; "+
 		"a spent type was settled in bulk %d times; %d walks stopped early, %d of them asking for their tail's starvation wake-up, "+
-		"%d with a hold in place; %d walks went on only for the hold's taker (holdjump.go)",
-		stats.cycles, stats.skipped, stats.probed, stats.settled, stats.stopped, stats.stopWakes, stats.stopHolds, stats.jumps)
+		"%d with a hold in place; %d walks went on only for the hold's taker or its holder's drop (holdjump.go), %d of them for a drop (holddrop.go); %d deferred a lone taker's tries before it (holdtaker.go)",
+		stats.cycles, stats.skipped, stats.probed, stats.settled, stats.stopped, stats.stopWakes, stats.stopHolds, stats.jumps, stats.drops, stats.alone)
 	if stats.skipped < stats.cycles/10 {
 		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
 	}

@@ -172,6 +172,8 @@ type Scheduler struct {
 	tried       uint64 // tasks tried in full cycles, for measuring cycle work
 	dirty       bool   // an input arrived since the last full cycle
 	limitsDirty bool   // quotas or policy changed: re-check over-limit teams
+	// quietLog: renderType makes tries whose memo notes are logged already (holdtaker.go).
+	quietLog    bool
 	holdChanges uint64 // holds made or dropped, so a cycle that changed one is not the last
 	placements  uint64 // assignments made so far (task.placed, itype.heldAt)
 	nextWake    time.Time
@@ -233,4 +235,10 @@ type Scheduler struct {
 	trialing bool
 	// Test only: the hold jump defers tails whose reasons read the hold (holdjump.go).
 	breakJumpBlind bool
+	// Test only: the hold jump skips the rest of holdBlind for a team with rank preemption (holdrank.go).
+	breakJumpRank bool
+	// Test only: the drop jump leaves the holder's team out of the takers (holddrop.go).
+	breakDropJump bool
+	// Test only: the lone taker's scan misses the taker (holdtaker.go).
+	breakTakerAlone bool
 }

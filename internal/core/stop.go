@@ -312,6 +312,7 @@ type stopState struct {
 	trialsMade  uint64                       // tries made ahead (a measure)
 	trialRuns   []runOrder                   // running lists a trial's searches reordered (stoptrial.go)
 	renderHits  uint64                       // deferred tries that would have changed something: must stay 0
+	prefix      []prefixRange                // per type: a taker's deferred stretch of its list (holdtaker.go)
 }
 
 // startStops readies the check for a cycle's walk and drops the deferred
@@ -325,6 +326,7 @@ func (s *Scheduler) startStops() {
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
 		st.holderTried = make([]*task, n)
+		st.prefix = make([]prefixRange, n)
 		st.live, st.shareStop, st.trials = make([]int, n), make([]bool, n), make([][]trialScan, n)
 		st.rankScans = make([][]rankScan, n)
 		st.fairScans = make([][]fairScan, n)
@@ -347,6 +349,7 @@ func (s *Scheduler) dropDeferred(i int) {
 	s.stops.deferred[i] = s.stops.deferred[i][:0]
 	s.stops.memo[i] = nil
 	s.stops.shareStop[i] = false
+	s.stops.prefix[i] = prefixRange{}
 }
 
 // afterTry counts a try of type i and, every so often (after a change, at
@@ -439,6 +442,7 @@ func (s *Scheduler) renderType(i int) {
 	holds := s.holdChanges
 	var d model.Decision
 	for k, t := range list {
+		s.prefixAt(i, k) // a taker's deferred stretch (holdtaker.go)
 		if k%readAhead == 0 {
 			s.readAhead(list[k:min(k+readAhead, len(list))])
 		}
@@ -447,6 +451,7 @@ func (s *Scheduler) renderType(i int) {
 		}
 		s.tryTask(t, &d)
 	}
+	s.prefixAt(i, len(list))
 	if s.holdChanges != holds {
 		st.renderHits++ // a deferred try never takes or drops a hold (stophold.go)
 	}

@@ -15,7 +15,11 @@ import (
 // order (every team must pass), and a check that passes has asked every
 // team, so the tail's wake-up covers them all.
 func (s *Scheduler) stoppable(i int) bool {
-	if s.fullRescan || s.probing || !s.holdStands(i) {
+	if s.fullRescan || s.probing {
+		return false
+	}
+	if !s.holdStands(i) {
+		s.dropJump(i) // the walk goes on for the holder, and may jump (holddrop.go)
 		return false
 	}
 	p := &s.policy
@@ -63,6 +67,9 @@ type stopCheck struct {
 	// it is counted in takers (holdjump.go).
 	jump   bool
 	takers []*team
+	// dropping: the type's holder will drop its hold in this walk
+	// (holddrop.go): a team whose tail may take a hold after it is a taker.
+	dropping bool
 }
 
 // blocks reports whether a task of tm's tail in type c.i may change
@@ -87,7 +94,7 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 	inQuota := v.ok && v.inQuota
 	if inQuota {
 		due := a.minPS.Add(secs(*p.StarvationBoundSeconds))
-		if !now.Before(due) && s.holdDue(i) {
+		if !now.Before(due) && (s.holdDue(i) || c.dropping) {
 			if !c.jump {
 				return true // a tail task may take a hold (stophold.go)
 			}
