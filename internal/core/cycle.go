@@ -60,6 +60,7 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	// A type whose walk may stop (stop.go) keeps the rest for later.
 	for len(h) > 0 {
 		e := h.pop()
+		s.refusePopped(e) // refusejump.go
 		s.stops.live[e.i]--
 		if s.stops.stopped[e.i] {
 			s.deferTail(e)
@@ -70,12 +71,16 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 		}
 		s.tried++
 		s.curType = e.i
-		before := len(d.Admissions) + len(d.Preemptions) + int(s.holdChanges)
+		before, pre := len(d.Admissions)+len(d.Preemptions)+int(s.holdChanges), len(d.Preemptions)
 		s.tryTask(e.t, &d)
+		if len(d.Preemptions) != pre {
+			s.refuseAfter(e) // refusejump.go
+		}
 		s.noteTried(e.t)
 		s.pushNext(&h, e.tm, e.i)
 		s.afterTry(e.i, len(d.Admissions)+len(d.Preemptions)+int(s.holdChanges) != before)
 	}
+	s.refuseEnd()
 	// 4. Report every pending task's place and reason.
 	s.cc.heads = h
 	s.cc.noRoom = nil // the memo holds within this cycle only
@@ -236,7 +241,7 @@ func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	t.touchedIn = s.cycle
 	s.noteFresh(t)
 	t.wait = model.WaitReason{}
-	t.team.dropped()
+	t.team.dropped(t)
 	d.Admissions = append(d.Admissions, model.Admission{Task: t.spec.Name, Team: t.spec.Team,
 		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed, BorrowedGPUs: borrowedGPUs,
 		Spread: s.spreadOf(t.typ, nodes), BestSpread: best})

@@ -45,9 +45,11 @@ func TestHoldJumpAgedShape(t *testing.T) {
 // payback. With the hold in place the same search finds nothing. The walk
 // tries a's, b's and f's first tasks (b's marks the type unpaid, a's asks
 // for a wake-up before the cost clock's tick), and its check then jumps:
-// team e's tail, refused by its quota, is deferred; b's walks on and is
-// tried before a's holder, as in the full walk. Deferred with the bug, b's
-// gang's reason is rendered with the hold in place.
+// team e's tail, refused by its quota, is deferred (by the refusal jump,
+// refusejump.go, which now comes first; the hold jump then finds no other
+// team to defer); b's walks on and is tried before a's holder, as in the
+// full walk. Deferred with the bug (by the hold jump), b's gang's reason
+// is rendered with the hold in place.
 func TestDifferentialCatchesBrokenHoldJump(t *testing.T) {
 	if err := holdJumpCase(t, false, false); err != nil {
 		t.Fatal(err)
@@ -139,7 +141,7 @@ func holdJumpCase(t *testing.T, bug, rank bool) error {
 	if err != nil {
 		return err
 	}
-	if !bug && (s.jump.jumps != 1 || it.holder == nil || it.holder.spec.Name != "a-star" ||
+	if !bug && (s.jump.jumps+s.refuse.jumps != 1 || it.holder == nil || it.holder.spec.Name != "a-star" ||
 		s.tasks["b-gang"].wait.Code != model.WaitingForPayback) {
 		t.Fatalf("%d jumps, holder %s, b-gang waits %s: the case is not the one described", s.jump.jumps, nameOf(it.holder),
 			s.tasks["b-gang"].wait.Code)

@@ -67,6 +67,8 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakStopSkip = bug == "stopskip"
 	inc.breakTrial = bug == "trial"
 	inc.breakJumpBlind = bug == "jumpblind"
+	inc.breakRefuse = bug == "refuse"
+	inc.breakRefuseLog = bug == "refuselog"
 	inc.breakDropJump = bug == "dropjump"
 	inc.breakTakerAlone = bug == "takeralone"
 	inc.qm.broken = bug == "quotamemo"

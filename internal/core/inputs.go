@@ -41,8 +41,8 @@ func (s *Scheduler) enqueue(t *task) {
 	tm := t.team
 	if t.queued {
 		// Its entry from before (admitted, then stopped before a full sort
-		// dropped the entry) is valid again; a full sort puts it in place.
-		tm.unsort()
+		// dropped the entry) is valid again, in its place (queuekeep.go).
+		s.repend(t)
 		return
 	}
 	t.queued = true
@@ -85,8 +85,8 @@ func (s *Scheduler) Fail(name string, now time.Time) (requeued bool, err error) 
 	}
 	if t.spec.AutoResume && t.retries < t.spec.MaxRetry {
 		t.retries++
+		t.notBefore = now.Add(model.RetryBackoff(t.retries)) // before requeue folds it (queuekeep.go)
 		s.requeue(t, now)
-		t.notBefore = now.Add(model.RetryBackoff(t.retries))
 		return true, nil
 	}
 	s.forget(t)
@@ -121,13 +121,19 @@ func (s *Scheduler) Checkpoint(name string, at time.Time) error {
 
 // forget releases everything a task holds and drops it.
 func (s *Scheduler) forget(t *task) {
-	ran := t.state == running
+	ran, was := t.state == running, t.state
 	if ran {
 		s.unassign(t)
 	}
 	s.releaseHold(t)
 	t.state = gone
-	t.team.unsort()
+	switch was {
+	case running: // its entry, if any, is stale already (queuekeep.go)
+	case pending:
+		t.team.leave(t)
+	default:
+		t.team.unsort()
+	}
 	delete(s.tasks, t.spec.Name)
 	s.touchTask(t, ran)
 }

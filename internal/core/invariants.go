@@ -78,6 +78,9 @@ func (s *Scheduler) CheckInvariants() error {
 			return fmt.Errorf("type %s: %d nodes are listed as held without a holder", it.spec.Name, len(it.held))
 		}
 	}
+	if err := s.checkQueues(); err != nil {
+		return err
+	}
 	for i, n := range s.nodes {
 		if after[i] != n.afterHold {
 			return fmt.Errorf("node %s: %v placed since its hold, but the pods placed since add up to %v", n.spec.Name, n.afterHold, after[i])

@@ -67,8 +67,14 @@ func (s *Scheduler) addUsage(t *team, i int, delta resource.Vector) {
 // checkQuotaNow says whether team t may run amount r more of type i now
 // (checkQuota asks it through the memo, quotamemo.go).
 func (s *Scheduler) checkQuotaNow(t *team, i int, r resource.Vector) quotaVerdict {
+	return s.quotaAt(t, i, r, t.usage[i], true)
+}
+
+// quotaAt is checkQuotaNow for team t at usage u of type i; pool false
+// takes the group's pool as refusing (refusejump.go: a verdict kept from a
+// state where it refused).
+func (s *Scheduler) quotaAt(t *team, i int, r, u resource.Vector, pool bool) quotaVerdict {
 	q := t.quota[i]
-	u := t.usage[i]
 	nu := u.Add(r)
 	if nu.LessEq(q) {
 		return quotaVerdict{ok: true, inQuota: true}
@@ -85,7 +91,7 @@ func (s *Scheduler) checkQuotaNow(t *team, i int, r resource.Vector) quotaVerdic
 		return quotaVerdict{wait: model.WaitReason{Code: model.BorrowLimit, InstanceType: name, Kind: bk,
 			Used: u.Get(bk), Limit: q.Get(bk), Need: over.Get(bk), Cap: limit.Get(bk)}}
 	}
-	if !s.poolAllows(t, i, nu) {
+	if !pool || !s.poolAllows(t, i, nu) {
 		return quotaVerdict{wait: model.WaitReason{Code: model.NoIdleCompute, InstanceType: name, Kind: k,
 			Used: u.Get(k), Limit: q.Get(k), Need: r.Get(k)}}
 	}

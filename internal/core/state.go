@@ -235,6 +235,14 @@ type Scheduler struct {
 	trialing bool
 	// Test only: the hold jump defers tails whose reasons read the hold (holdjump.go).
 	breakJumpBlind bool
+	// Test only: a requeued entry's place is left out of liveFrom (queuekeep.go).
+	breakRepend bool
+	// refuse: teams a walk goes on without, refused by their quota (refusejump.go).
+	refuse refuseState
+	// Test only: a preemption leaves every team the refusal jump deferred deferred (refusejump.go).
+	breakRefuse bool
+	// Test only: putBack compares with the preemptor's head alone (refusejump.go).
+	breakRefuseLog bool
 	// Test only: the hold jump skips the rest of holdBlind for a team with rank preemption (holdrank.go).
 	breakJumpRank bool
 	// Test only: the drop jump leaves the holder's team out of the takers (holddrop.go).

@@ -112,7 +112,9 @@ import (
 
 // queueAgg bounds one team's byType list of one type.
 type queueAgg struct {
-	n        int // tasks of the list folded in; -1: fold again from the start
+	n        int  // entries of the list read (pending ones folded in); -1: fold again from the start
+	folded   int  // tasks folded in
+	loose    bool // a task folded in left the queue at one of the bounds: fold again (queuekeep.go)
 	minTotal resource.Vector
 	maxGPUs  int64
 	minKey   int
@@ -133,31 +135,62 @@ func (tm *team) agg(i int) *queueAgg {
 		}
 	}
 	a, q := &tm.aggs[i], tm.byType[i]
-	if a.n < 0 || a.n > len(q) {
+	if a.n < 0 || a.n > len(q) || a.loose {
 		*a = queueAgg{}
+		if i < len(tm.liveFrom) && tm.liveFrom[i] <= len(q) {
+			a.n = tm.liveFrom[i] // none pending before it (livestart.go)
+		}
 	}
 	for _, t := range q[a.n:] {
-		k := keyFor(t)
-		a.shape.fold(t, a.n == 0)
-		if a.n == 0 {
-			a.minTotal, a.maxGPUs, a.minKey, a.minNodes = t.total, t.total.GPUs, k, t.spec.Nodes
-			a.minPS, a.maxPS, a.maxNB = t.pendingSince, t.pendingSince, t.notBefore
-		} else {
-			a.minTotal = a.minTotal.Min(t.total)
-			a.maxGPUs, a.minKey, a.minNodes = max(a.maxGPUs, t.total.GPUs), min(a.minKey, k), min(a.minNodes, t.spec.Nodes)
-			if t.pendingSince.Before(a.minPS) {
-				a.minPS = t.pendingSince
-			}
-			if t.pendingSince.After(a.maxPS) {
-				a.maxPS = t.pendingSince
-			}
-			if t.notBefore.After(a.maxNB) {
-				a.maxNB = t.notBefore
-			}
+		if t.state == pending {
+			a.foldOne(t)
 		}
 		a.n++
 	}
 	return a
+}
+
+// foldOne folds t into the aggregate (afresh while it holds no task).
+func (a *queueAgg) foldOne(t *task) {
+	k := keyFor(t)
+	first := a.folded == 0
+	a.folded++
+	a.shape.fold(t, first)
+	if first {
+		a.minTotal, a.maxGPUs, a.minKey, a.minNodes = t.total, t.total.GPUs, k, t.spec.Nodes
+		a.minPS, a.maxPS, a.maxNB = t.pendingSince, t.pendingSince, t.notBefore
+		return
+	}
+	a.minTotal = a.minTotal.Min(t.total)
+	a.maxGPUs, a.minKey, a.minNodes = max(a.maxGPUs, t.total.GPUs), min(a.minKey, k), min(a.minNodes, t.spec.Nodes)
+	if t.pendingSince.Before(a.minPS) {
+		a.minPS = t.pendingSince
+	}
+	if t.pendingSince.After(a.maxPS) {
+		a.maxPS = t.pendingSince
+	}
+	if t.notBefore.After(a.maxNB) {
+		a.maxNB = t.notBefore
+	}
+}
+
+// attains reports whether t stands at one of the aggregate's bounds: with it
+// gone, the aggregate may be tighter.
+func (a *queueAgg) attains(t *task) bool {
+	sh := &a.shape
+	return anyEqual(a.minTotal, t.total) || t.total.GPUs == a.maxGPUs || keyFor(t) == a.minKey ||
+		t.spec.Nodes == a.minNodes || t.pendingSince.Equal(a.minPS) || t.pendingSince.Equal(a.maxPS) ||
+		t.notBefore.Equal(a.maxNB) || anyEqual(sh.minPod, t.pod) || anyEqual(sh.maxTotal, t.total) ||
+		t.reqLevel == sh.minReq || t.sel != ""
+}
+
+// bounds reports whether the aggregate bounds t (a test's check).
+func (a *queueAgg) bounds(t *task) bool {
+	sh := &a.shape
+	return a.minTotal.LessEq(t.total) && t.total.GPUs <= a.maxGPUs && a.minKey <= keyFor(t) &&
+		a.minNodes <= t.spec.Nodes && !t.pendingSince.Before(a.minPS) && !t.pendingSince.After(a.maxPS) &&
+		!t.notBefore.After(a.maxNB) && sh.minPod.LessEq(t.pod) && t.total.LessEq(sh.maxTotal) &&
+		sh.minReq <= t.reqLevel && (sh.anySel || t.sel == "")
 }
 
 // invalidateAggs forgets tm's aggregates (its per-type lists were rebuilt).
@@ -370,6 +403,7 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 		s.stopType(i)
 		return
 	}
+	s.refuseJump(i) // the teams its quota refuses wait for the end (refusejump.go)
 	st.step[i] *= 2
 	st.next[i] = st.tries[i] + st.step[i]
 }

@@ -28,11 +28,11 @@ func (s *Scheduler) stoppable(i int) bool {
 		jump: s.jumpable(i), takers: s.jump.takers[:0]}
 	st := &s.stops
 	first := st.blocker[i]
-	if first != nil && s.blocks(first, &c) && !s.trialClears(first, &c) {
+	if first != nil && !s.refusedOut(i, first) && s.blocks(first, &c) && !s.trialClears(first, &c) {
 		return false
 	}
 	for _, tm := range s.teams {
-		if tm != first && !s.jumpedOut(i, tm) && s.blocks(tm, &c) && !s.trialClears(tm, &c) {
+		if tm != first && !s.jumpedOut(i, tm) && !s.refusedOut(i, tm) && s.blocks(tm, &c) && !s.trialClears(tm, &c) {
 			st.blocker[i] = tm
 			return false
 		}
