@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -65,6 +67,10 @@ func applyCmd() *cobra.Command {
 // documents, or (anything else) a cluster file to apply.
 func collect(p string, docs *smDocs, yamls *[]string) error {
 	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &model.FieldError{Field: "-f", Problem: p + " does not exist",
+			Fix: "give a cluster file, a HyperPod JSON document or a directory of them (`taskgov export --format hyperpod --out DIR` writes one)"}
+	}
 	if err != nil {
 		return err
 	}
@@ -176,13 +182,31 @@ func applySageMaker(ctx context.Context, cl *client.Client, out io.Writer, docs 
 		notes = append(notes, n...)
 		teams = append(teams, t)
 	}
-	// Classes first, so that teams' tasks keep valid classes; then teams.
+	// Everything is checked before anything is written.
+	live, err := cl.Cluster(ctx)
+	if err != nil {
+		return err
+	}
+	var sched *smClusterSchedulerConfig
+	var p, want model.Policy
 	if len(docs.scheduler) == 1 {
-		p, err := cl.Policy(ctx)
-		if err != nil {
+		sched = &docs.scheduler[0]
+		if p, err = cl.Policy(ctx); err != nil {
 			return err
 		}
-		want := schedulerPolicy(docs.scheduler[0], p)
+		want = schedulerPolicy(*sched, p)
+	}
+	var applied []smComputeQuota
+	for _, q := range docs.quotas {
+		if q.ActivationState != "Disabled" {
+			applied = append(applied, q)
+		}
+	}
+	if err := checkSageMaker(live, sched, want, applied, teams); err != nil {
+		return err
+	}
+	// Classes first, so that teams' tasks keep valid classes; then teams.
+	if sched != nil {
 		if reflect.DeepEqual(want, p) {
 			fmt.Fprintf(out, "policy unchanged (ClusterSchedulerConfig %s)\n", docs.scheduler[0].Name)
 		} else {

@@ -104,6 +104,8 @@ func TestImportHyperPod(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`{"ComputeQuotaConfig": {"ComputeQuotaResources": []}, "ComputeQuotaTarget": {"TeamName": "x"}, "Quota": 1}`), 0o644)
 	mustFail(t, exitInput, `unknown field "Quota"`, "apply", "-f", bad)
+	// A path that is not there names -f and how to get such a directory.
+	mustFail(t, exitInput, "-f: hyperpod-config/ does not exist", "apply", "-f", "hyperpod-config/")
 
 	// Export writes the same configuration back: applying it changes nothing.
 	exported := filepath.Join(dir, "exported")
