@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -17,9 +18,21 @@ import (
 func checkSageMaker(live model.Cluster, sched *smClusterSchedulerConfig, policy model.Policy, quotas []smComputeQuota, teams []model.Team) error {
 	var errs model.Errors
 	if sched != nil {
+		where := "ClusterSchedulerConfig " + sched.Name + ".SchedulerConfig"
+		for field, v := range map[string]string{".FairShare": sched.SchedulerConfig.FairShare, ".IdleResourceSharing": sched.SchedulerConfig.IdleResourceSharing} {
+			if v != "" && v != "Enabled" && v != "Disabled" {
+				errs = append(errs, &model.FieldError{Field: where + field, Problem: fmt.Sprintf("unknown value %q", v), Fix: "use Enabled or Disabled"})
+			}
+		}
 		c := model.Cluster{InstanceTypes: live.InstanceTypes, Policy: policy}
-		if err := c.Validate(); err != nil {
-			errs = append(errs, &model.FieldError{Field: "ClusterSchedulerConfig " + sched.Name, Problem: "refused", Fix: err.Error()})
+		if err := c.Validate(); err != nil && len(errs) == 0 {
+			var ves model.Errors
+			if !errors.As(err, &ves) {
+				return err
+			}
+			for _, e := range ves {
+				errs = append(errs, &model.FieldError{Field: where + smPolicyField(e.Field), Problem: e.Problem, Fix: e.Fix})
+			}
 		}
 	}
 	cat := model.NewCatalog(live.InstanceTypes)
@@ -96,4 +109,16 @@ func hasResource(rs []smResource, typ string) bool {
 		}
 	}
 	return false
+}
+
+var smClassField = regexp.MustCompile(`^policy\.priorityClasses\[(\d+)\]\.(name|weight)$`)
+
+// smPolicyField names a policy field as a SchedulerConfig spells it (only
+// its priority classes can be wrong once FairShare and IdleResourceSharing
+// are checked).
+func smPolicyField(f string) string {
+	if m := smClassField.FindStringSubmatch(f); m != nil {
+		return fmt.Sprintf(".PriorityClasses[%s].%s", m[1], map[string]string{"name": "Name", "weight": "Weight"}[m[2]])
+	}
+	return ": " + f
 }

@@ -56,7 +56,15 @@ func TestApplySageMakerRefusedChangesNothing(t *testing.T) {
 	// A ClusterSchedulerConfig the server would refuse is named too.
 	_ = os.Remove(filepath.Join(docs, "c-bad.json"))
 	write("a-policy.json", `{"Name": "pol", "SchedulerConfig": {"FairShare": "Sometimes"}}`)
-	mustFail(t, exitInput, "ClusterSchedulerConfig pol: refused", "apply", "-f", docs)
+	mustFail(t, exitInput, `ClusterSchedulerConfig pol.SchedulerConfig.FairShare: unknown value "Sometimes"; use Enabled or Disabled`, "apply", "-f", docs)
+	// IdleResourceSharing was ignored when it was neither Enabled nor Disabled.
+	write("a-policy.json", `{"Name": "pol", "SchedulerConfig": {"IdleResourceSharing": "On"}}`)
+	mustFail(t, exitInput, `ClusterSchedulerConfig pol.SchedulerConfig.IdleResourceSharing: unknown value "On"`, "apply", "-f", docs)
+	write("a-policy.json", `{"Name": "pol", "SchedulerConfig": {"PriorityClasses": [{"Name": "inference", "Weight": 101}]}}`)
+	mustFail(t, exitInput, "ClusterSchedulerConfig pol.SchedulerConfig.PriorityClasses[0].Weight: 101 is out of range", "apply", "-f", docs)
+	if policy1, _ = cl.Policy(ctx); !reflect.DeepEqual(policy0, policy1) {
+		t.Fatal("a refused ClusterSchedulerConfig changed the policy")
+	}
 	if teams1, _ = cl.Teams(ctx); !reflect.DeepEqual(teams0, teams1) {
 		t.Fatal("a refused ClusterSchedulerConfig let its directory's ComputeQuota through")
 	}
