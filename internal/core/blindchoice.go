@@ -25,6 +25,9 @@ package core
 // greedy search fail (a candidate refused on the way), the decided victims
 // and placement, removed again.
 func (s *Scheduler) blindChoice(t *task, mode preemptMode, all, victims []victim, nodes []int32) ([]victim, []int32) {
+	// nodes is place's scratch (s.cc.buf), which the search below writes
+	// over: the fallback needs its own copy.
+	nodes = append([]int32(nil), nodes...)
 	pool := append(make([]victim, 0, len(all)), all...)
 	for k := len(victims) - 1; k >= 0; k-- {
 		s.reassign(victims[k].t)

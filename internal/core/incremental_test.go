@@ -195,6 +195,12 @@ func differentialRun(seed int64, ops int, bug string) error {
 		if !reflect.DeepEqual(a, b) {
 			return fmt.Errorf("seed %d op %d: incremental and full-rescan cycles differ:\n%s", seed, op, firstDiff(a, b))
 		}
+		// Both cores may make the same wrong decision (a placement on a
+		// full node): the state itself must hold too (the full rescan's
+		// decisions are the same, so the incremental core's state is checked).
+		if err := inc.CheckInvariants(); err != nil {
+			return fmt.Errorf("seed %d op %d: %w", seed, op, err)
+		}
 		if h := inc.stops.renderHits; h > 0 {
 			return fmt.Errorf("seed %d op %d: %d deferred tries of early-stopped walks would have changed something (stop.go)", seed, op, h)
 		}
