@@ -248,18 +248,10 @@ func (s *Scheduler) refuseEnd() {
 		}
 		clear(list)
 		r.out[i] = list[:0]
-		st := &s.stops
-		if !st.stopped[i] {
+		if !s.stops.stopped[i] {
 			// What renderType starts from, as at a stop: the cycle (its
 			// victims are skipped) and the memo.
-			st.cycle[i] = s.cycle
-			memo := map[attemptKey]failedAttempt{}
-			for k, f := range s.cc.failed {
-				if k.typ == i {
-					memo[k] = f
-				}
-			}
-			st.memo[i] = memo
+			s.snapJump(i)
 		}
 	}
 }
