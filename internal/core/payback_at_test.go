@@ -11,15 +11,7 @@ import (
 // reclaims at the time its reason gave, also when its wait began at a
 // fraction of a second (a server's clock), whatever second of the minute.
 func TestPaybackAtIsWhenItPreempts(t *testing.T) {
-	qo, qv := int64(1), int64(1)
-	c := model.Cluster{
-		NodeGroups: []model.NodeGroup{{Name: "p5", InstanceType: "ml.p5.48xlarge", Count: 2}},
-		Policy:     model.Policy{Preemption: model.PreemptPayback, RestartCostSeconds: i64(600)},
-		Teams: []model.Team{
-			{Name: "o", Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: &qo}}},
-			{Name: "v", BorrowLimitPercent: ip(100), Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: &qv}}},
-		},
-	}
+	c := ownerAndBorrower()
 	t0 := time.Unix(1767225600, 0)
 	for sec := 0; sec < 60; sec++ {
 		s, err := New(c, 1)

@@ -11,15 +11,7 @@ import (
 // GPU) facing a dear borrowed victim would take centuries to pay; its
 // reason gives no time rather than one that overflowed into the past.
 func TestLightTaskPaybackHasNoTime(t *testing.T) {
-	qo, qv := int64(1), int64(1)
-	c := model.Cluster{
-		NodeGroups: []model.NodeGroup{{Name: "p5", InstanceType: "ml.p5.48xlarge", Count: 2}},
-		Policy:     model.Policy{Preemption: model.PreemptPayback, RestartCostSeconds: i64(600)},
-		Teams: []model.Team{
-			{Name: "o", Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: &qo}}},
-			{Name: "v", BorrowLimitPercent: ip(100), Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: &qv}}},
-		},
-	}
+	c := ownerAndBorrower()
 	s, err := New(c, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -48,5 +40,19 @@ func TestLightTaskPaybackHasNoTime(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("o1 is not in the waiting list")
+	}
+}
+
+// ownerAndBorrower is two one-node teams on two p5 nodes under Payback
+// (restart 600 s): o, and v, which may borrow 100% (o's idle node).
+func ownerAndBorrower() model.Cluster {
+	qo, qv := int64(1), int64(1)
+	return model.Cluster{
+		NodeGroups: []model.NodeGroup{{Name: "p5", InstanceType: "ml.p5.48xlarge", Count: 2}},
+		Policy:     model.Policy{Preemption: model.PreemptPayback, RestartCostSeconds: i64(600)},
+		Teams: []model.Team{
+			{Name: "o", Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: &qo}}},
+			{Name: "v", BorrowLimitPercent: ip(100), Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: &qv}}},
+		},
 	}
 }
