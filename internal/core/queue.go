@@ -44,8 +44,9 @@ func sortQueue(tm *team) {
 // admitted thousands does not sort thousands of queues again. Stale entries
 // go with the next full sort, forced once they are half the list.
 func (tm *team) dropped(t *task) {
-	if i := t.typ.idx; i < len(tm.aggs) && tm.aggs[i].folded > 0 && tm.aggs[i].attains(t) {
-		tm.aggs[i].loose = true // its bounds may tighten without t (queuekeep.go)
+	if i := t.typ.idx; i < len(tm.aggs) && tm.aggs[i].folded > 0 && !tm.aggs[i].loose &&
+		!tm.breakCount && tm.aggs[i].at.leave(&tm.aggs[i], t) {
+		tm.aggs[i].loose = true // its bounds may tighten without t (aggcount.go)
 	}
 	if tm.stale++; 2*tm.stale > len(tm.pending) {
 		tm.unsort()

@@ -135,6 +135,11 @@ func (s *Scheduler) checkQueues() error {
 			if !slices.Equal(got, perType[i]) {
 				return fmt.Errorf("team %s type %d: list holds %d pending tasks, the queue %d", tm.spec.Name, i, len(got), len(perType[i]))
 			}
+			if i < len(tm.aggs) {
+				if err := tm.checkAgg(i); err != nil {
+					return fmt.Errorf("team %s type %d: %w", tm.spec.Name, i, err)
+				}
+			}
 		}
 	}
 	return nil

@@ -42,3 +42,21 @@ func TestQueueCheckCatchesBrokenRepend(t *testing.T) {
 	}
 	t.Logf("caught, as it must be: %v", err)
 }
+
+// TestQueueCheckCatchesBrokenCount: with departures left off the counts of
+// the tasks at each bound (breakCount), a list's bounds stay those of tasks
+// that left; the invariant check's fold from scratch must see it. The
+// differential test cannot (a loose bound is still a bound): only the
+// stop's tries would grow.
+func TestQueueCheckCatchesBrokenCount(t *testing.T) {
+	inc, _ := settledPair(t, multiTypeCluster(100, 4, 1))
+	for _, tm := range inc.teams {
+		tm.breakCount = true
+	}
+	agedBench(inc, rand.New(rand.NewSource(3)))
+	err := inc.CheckInvariants()
+	if err == nil {
+		t.Fatal("with departures left off the bounds' counts, the invariant check found nothing")
+	}
+	t.Logf("caught, as it must be: %v", err)
+}

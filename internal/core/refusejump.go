@@ -152,7 +152,7 @@ func (s *Scheduler) refusable(tm *team, i int) bool {
 		return false // protectedWait may search
 	}
 	if delay := p.PreemptionDelaySeconds; delay > 0 &&
-		now.Before(a.maxPS.Add(time.Duration(delay*float64(time.Second)))) {
+		now.Before(tm.tightPS(i).maxPS.Add(time.Duration(delay*float64(time.Second)))) {
 		return false
 	}
 	return !s.checkQuota(tm, i, a.minTotal).ok && s.searchesSkipped(tm, i, a)

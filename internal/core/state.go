@@ -127,6 +127,8 @@ type team struct {
 	cursors     []int      // the cycle's position in each byType list
 	liveFrom    []int      // per type: byType's entries before it are no longer pending (livestart.go)
 	aggs        []queueAgg // bounds over each byType list, for the early stop (stop.go)
+	// Test only: a task leaving the queue takes nothing off its list's counts (aggcount.go).
+	breakCount bool
 }
 
 // group is a lending group (cohort) and its per-type pools.

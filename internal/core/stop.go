@@ -112,15 +112,16 @@ import (
 
 // queueAgg bounds one team's byType list of one type.
 type queueAgg struct {
-	n        int  // entries of the list read (pending ones folded in); -1: fold again from the start
-	folded   int  // tasks folded in
-	loose    bool // a task folded in left the queue at one of the bounds: fold again (queuekeep.go)
+	n        int       // entries of the list read (pending ones folded in); -1: fold again from the start
+	folded   int       // tasks folded in
+	loose    bool      // the last task folded in at one of the bounds left the queue: fold again (aggcount.go)
+	at       attainers // the tasks at each bound (aggcount.go)
 	minTotal resource.Vector
 	maxGPUs  int64
 	minKey   int
 	minNodes int
 	minPS    time.Time
-	maxPS    time.Time
+	maxPS    time.Time // loose while at.maxPS <= 0: read it through tightPS (aggcount.go)
 	maxNB    time.Time
 	shape    shapeAgg // what the victim-search memo reads (stopskip.go)
 }
@@ -155,6 +156,11 @@ func (a *queueAgg) foldOne(t *task) {
 	k := keyFor(t)
 	first := a.folded == 0
 	a.folded++
+	if first {
+		a.at.first(t)
+	} else {
+		a.at.fold(a, t, k)
+	}
 	a.shape.fold(t, first)
 	if first {
 		a.minTotal, a.maxGPUs, a.minKey, a.minNodes = t.total, t.total.GPUs, k, t.spec.Nodes
@@ -172,16 +178,6 @@ func (a *queueAgg) foldOne(t *task) {
 	if t.notBefore.After(a.maxNB) {
 		a.maxNB = t.notBefore
 	}
-}
-
-// attains reports whether t stands at one of the aggregate's bounds: with it
-// gone, the aggregate may be tighter.
-func (a *queueAgg) attains(t *task) bool {
-	sh := &a.shape
-	return anyEqual(a.minTotal, t.total) || t.total.GPUs == a.maxGPUs || keyFor(t) == a.minKey ||
-		t.spec.Nodes == a.minNodes || t.pendingSince.Equal(a.minPS) || t.pendingSince.Equal(a.maxPS) ||
-		t.notBefore.Equal(a.maxNB) || anyEqual(sh.minPod, t.pod) || anyEqual(sh.maxTotal, t.total) ||
-		t.reqLevel == sh.minReq || t.sel != ""
 }
 
 // bounds reports whether the aggregate bounds t (a test's check).

@@ -116,6 +116,7 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 		// A tail task not yet ready asks for a wake-up at its ready
 		// time, and searches nothing.
 		d := time.Duration(delay * float64(time.Second))
+		a = tm.tightPS(i)
 		lo, hi := a.minPS.Add(d), a.maxPS.Add(d)
 		if now.Before(hi) && lo.Before(cur) {
 			return true
