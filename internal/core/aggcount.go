@@ -2,7 +2,6 @@ package core
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/taskgov/taskgov/internal/resource"
 )
@@ -47,32 +46,83 @@ type attainers struct {
 	minReq, sel                int32
 }
 
-// first starts the counts at t, the aggregate's only task.
-func (c *attainers) first(t *task) {
-	one := [3]int32{1, 1, 1}
-	*c = attainers{minTotal: one, maxTotal: one, minPod: one, maxGPUs: 1, minKey: 1, minNodes: 1,
-		minPS: 1, maxPS: 1, maxNB: 1, minReq: 1}
+// foldOne folds t into the aggregate (afresh while it holds no task),
+// counting it at each bound it moves (1) or meets (one more).
+func (a *queueAgg) foldOne(t *task) {
+	k, c, sh := keyFor(t), &a.at, &a.shape
+	a.folded++
+	if a.folded == 1 {
+		a.minTotal, a.maxGPUs, a.minKey, a.minNodes = t.total, t.total.GPUs, k, t.spec.Nodes
+		a.minPS, a.maxPS, a.maxNB = t.pendingSince, t.pendingSince, t.notBefore
+		*sh = shapeAgg{minPod: t.pod, maxTotal: t.total, minReq: t.reqLevel, anySel: t.sel != ""}
+		one := [3]int32{1, 1, 1}
+		*c = attainers{minTotal: one, maxTotal: one, minPod: one, maxGPUs: 1, minKey: 1, minNodes: 1,
+			minPS: 1, maxPS: 1, maxNB: 1, minReq: 1}
+		if t.sel != "" {
+			c.sel = 1
+		}
+		return
+	}
+	lowVec(&a.minTotal, &c.minTotal, t.total)
+	highVec(&sh.maxTotal, &c.maxTotal, t.total)
+	lowVec(&sh.minPod, &c.minPod, t.pod)
+	high(&a.maxGPUs, &c.maxGPUs, t.total.GPUs)
+	low(&a.minKey, &c.minKey, k)
+	low(&a.minNodes, &c.minNodes, t.spec.Nodes)
+	low(&sh.minReq, &c.minReq, t.reqLevel)
+	ps := t.pendingSince
+	switch ps.Compare(a.minPS) {
+	case -1:
+		a.minPS, c.minPS = ps, 1
+	case 0:
+		c.minPS++
+	}
+	switch ps.Compare(a.maxPS) {
+	case 1:
+		a.maxPS, c.maxPS = ps, 1
+	case 0:
+		c.maxPS++
+	}
+	switch t.notBefore.Compare(a.maxNB) {
+	case 1:
+		a.maxNB, c.maxNB = t.notBefore, 1
+	case 0:
+		c.maxNB++
+	}
 	if t.sel != "" {
-		c.sel = 1
+		sh.anySel = true
+		c.sel++
 	}
 }
 
-// fold counts t against a's bounds before they fold t in (k: keyFor(t)).
-func (c *attainers) fold(a *queueAgg, t *task, k int) {
-	sh := &a.shape
-	countVec(&c.minTotal, a.minTotal, t.total, -1)
-	countVec(&c.maxTotal, sh.maxTotal, t.total, 1)
-	countVec(&c.minPod, sh.minPod, t.pod, -1)
-	count(&c.maxGPUs, a.maxGPUs, t.total.GPUs, 1)
-	count(&c.minKey, int64(a.minKey), int64(k), -1)
-	count(&c.minNodes, int64(a.minNodes), int64(t.spec.Nodes), -1)
-	count(&c.minReq, int64(sh.minReq), int64(t.reqLevel), -1)
-	countTime(&c.minPS, a.minPS, t.pendingSince, -1)
-	countTime(&c.maxPS, a.maxPS, t.pendingSince, 1)
-	countTime(&c.maxNB, a.maxNB, t.notBefore, 1)
-	if t.sel != "" {
-		c.sel++
+// low folds v into the minimum b, counting its tasks in c.
+func low[T int | int64](b *T, c *int32, v T) {
+	if v < *b {
+		*b, *c = v, 1
+	} else if v == *b {
+		*c++
 	}
+}
+
+// high folds v into the maximum b, counting its tasks in c.
+func high[T int | int64](b *T, c *int32, v T) {
+	if v > *b {
+		*b, *c = v, 1
+	} else if v == *b {
+		*c++
+	}
+}
+
+func lowVec(b *resource.Vector, c *[3]int32, v resource.Vector) {
+	low(&b.GPUs, &c[0], v.GPUs)
+	low(&b.MilliCPU, &c[1], v.MilliCPU)
+	low(&b.MemMiB, &c[2], v.MemMiB)
+}
+
+func highVec(b *resource.Vector, c *[3]int32, v resource.Vector) {
+	high(&b.GPUs, &c[0], v.GPUs)
+	high(&b.MilliCPU, &c[1], v.MilliCPU)
+	high(&b.MemMiB, &c[2], v.MemMiB)
 }
 
 // leave takes t, leaving the queue, off the counts of the bounds it meets
@@ -101,26 +151,6 @@ func (tm *team) tightPS(i int) *queueAgg {
 		a = tm.agg(i)
 	}
 	return a
-}
-
-// count counts v against bound b, a minimum (dir -1) or a maximum (dir 1).
-func count(c *int32, b, v int64, dir int64) {
-	switch d := (v - b) * dir; {
-	case d > 0:
-		*c = 1
-	case d == 0:
-		*c++
-	}
-}
-
-func countVec(c *[3]int32, b, v resource.Vector, dir int64) {
-	count(&c[0], b.GPUs, v.GPUs, dir)
-	count(&c[1], b.MilliCPU, v.MilliCPU, dir)
-	count(&c[2], b.MemMiB, v.MemMiB, dir)
-}
-
-func countTime(c *int32, b, v time.Time, dir int64) {
-	count(c, 0, int64(v.Compare(b)), dir)
 }
 
 // leaveOne takes one off c when at (the task meets the bound) and reports

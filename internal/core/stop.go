@@ -151,35 +151,6 @@ func (tm *team) agg(i int) *queueAgg {
 	return a
 }
 
-// foldOne folds t into the aggregate (afresh while it holds no task).
-func (a *queueAgg) foldOne(t *task) {
-	k := keyFor(t)
-	first := a.folded == 0
-	a.folded++
-	if first {
-		a.at.first(t)
-	} else {
-		a.at.fold(a, t, k)
-	}
-	a.shape.fold(t, first)
-	if first {
-		a.minTotal, a.maxGPUs, a.minKey, a.minNodes = t.total, t.total.GPUs, k, t.spec.Nodes
-		a.minPS, a.maxPS, a.maxNB = t.pendingSince, t.pendingSince, t.notBefore
-		return
-	}
-	a.minTotal = a.minTotal.Min(t.total)
-	a.maxGPUs, a.minKey, a.minNodes = max(a.maxGPUs, t.total.GPUs), min(a.minKey, k), min(a.minNodes, t.spec.Nodes)
-	if t.pendingSince.Before(a.minPS) {
-		a.minPS = t.pendingSince
-	}
-	if t.pendingSince.After(a.maxPS) {
-		a.maxPS = t.pendingSince
-	}
-	if t.notBefore.After(a.maxNB) {
-		a.maxNB = t.notBefore
-	}
-}
-
 // bounds reports whether the aggregate bounds t (a test's check).
 func (a *queueAgg) bounds(t *task) bool {
 	sh := &a.shape

@@ -37,23 +37,12 @@ import "github.com/taskgov/taskgov/internal/resource"
 // shapeAgg is what covers reads of a team's list of one type: its
 // componentwise smallest pod, loosest required level (-1: none), largest
 // request (to tell whether every task fits the quota), and whether a task
-// has a node selector.
+// has a node selector. queueAgg.foldOne folds it (aggcount.go).
 type shapeAgg struct {
 	minPod   resource.Vector
 	maxTotal resource.Vector
 	minReq   int
 	anySel   bool
-}
-
-// fold adds t to the aggregate; first starts it afresh.
-func (a *shapeAgg) fold(t *task, first bool) {
-	if first {
-		*a = shapeAgg{minPod: t.pod, maxTotal: t.total, minReq: t.reqLevel, anySel: t.sel != ""}
-		return
-	}
-	a.minPod, a.maxTotal = a.minPod.Min(t.pod), a.maxTotal.Max(t.total)
-	a.minReq = min(a.minReq, t.reqLevel)
-	a.anySel = a.anySel || t.sel != ""
 }
 
 // searchesSkipped reports whether the memo skips every victim search of
