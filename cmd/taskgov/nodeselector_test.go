@@ -36,7 +36,7 @@ func TestKubernetesNodeSelector(t *testing.T) {
 		}
 		kc.CreateNode(t, kubetest.GPUNode("p5-"+string(rune('0'+i)), "ml.p5.48xlarge", 8, l, false))
 	}
-	workloadServer(t, kc, workloadsCluster, 3)
+	s, _, _, _, _ := workloadServer(t, kc, workloadsCluster, 3)
 
 	// 1. Two pods asking for checked nodes, with one checked node: waits,
 	// and says why on the object; no pod is placed.
@@ -72,7 +72,7 @@ func TestKubernetesNodeSelector(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ps []corev1.Pod
-	waitFor(t, 60*time.Second, func() bool {
+	waitExplained(t, 60*time.Second, func() bool {
 		ps = podsOwnedBy(t, kc, checked)
 		n := 0
 		for _, p := range ps {
@@ -81,7 +81,7 @@ func TestKubernetesNodeSelector(t *testing.T) {
 			}
 		}
 		return n == 2
-	})
+	}, func() string { return explainWorkload(t, kc, dyn, s, checked) })
 	for _, p := range ps {
 		if p.Spec.NodeName != "p5-1" && p.Spec.NodeName != "p5-2" {
 			t.Errorf("pod %s on %s, which did not pass the deep health check", p.Name, p.Spec.NodeName)
