@@ -191,6 +191,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			break
 		}
 		m.advance(now, t)
+		reasons.attribute(m.guarantee, now, t)
 		reasons.advance(now, t)
 		now = t
 		released, submitted := false, false
@@ -298,6 +299,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 	r := m.report(order, time.Since(wall).Seconds())
 	if o.WaitReasons {
 		r.WaitReasons = reasonsByClass(order)
+		r.Fairness.GuaranteeWhy = &reasons.why
 	}
 	for _, w := range s.Waiting() {
 		r.Unfinished = append(r.Unfinished, Unfinished{Task: w.Task, Team: w.Team, Reason: string(w.Reason.Code), Why: w.Reason.Message()})
