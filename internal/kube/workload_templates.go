@@ -98,13 +98,9 @@ func (w *Workloads) labelTemplates(ctx context.Context, k wkey, u *unstructured.
 		return false, err
 	}
 	_, err = w.dyn.Resource(k.kind.GVR).Namespace(k.namespace).Patch(ctx, k.name, types.JSONPatchType, body, metav1.PatchOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return true, nil
-	case apierrors.IsConflict(err) || apierrors.IsInvalid(err) && strings.Contains(err.Error(), "resourceVersion"):
-		w.queue.AddAfter(k, 0) // changed since it was read: read it again
-		return true, nil
-	case err != nil:
+	if err != nil && !apierrors.IsNotFound(err) {
+		// Also when it changed since it was read (the test operation
+		// fails): the retry reads it again.
 		return true, fmt.Errorf("labelling the pod templates of %s with %s=%s: %w", k, LabelQueueName, q, err)
 	}
 	return true, nil
