@@ -171,15 +171,24 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 
 // mayAdmit reports whether a task of tm's tail in type i passes its quota
 // check and place's count check: the bounds of its aggregate, task by task.
-// A no stands while the walk changes nothing (the tail only shrinks), so it
-// is kept until the next change (gen) and not looked for again.
+// A no is kept for the rest of the cycle until the walk preempts (freed),
+// and not looked for again. It stands through the walk's admissions and
+// holds: the tail only shrinks (the cursor only moves on, and the only
+// tasks that come back into a list in a cycle are victims, which a
+// preemption puts there); a hold changes no usage and no free capacity; an
+// admission only raises usages and takes free capacity, so a quota check
+// that refused a request still refuses it (checkQuota's refusal stays under
+// admissions: refusejump.go has the argument) and fewer nodes reach each
+// bucket (nodeIndex.atLeast only falls). Only a preemption frees capacity
+// and lowers usage. breakNoAdmitGen (test only) keeps a no across a
+// preemption, the injected bug TestDifferentialCatchesStaleNoAdmit catches.
 func (s *Scheduler) mayAdmit(tm *team, i int) bool {
 	ix := &s.types[i].index
 	st := &s.stops
 	if len(st.noAdmit[i]) != len(s.teams) {
 		st.noAdmit[i] = make([]uint64, len(s.teams))
 	}
-	if st.noAdmit[i][tm.idx] == st.gen+1 {
+	if st.noAdmit[i][tm.idx] == st.freed+1 {
 		return false
 	}
 	q := tm.byType[i]
@@ -191,6 +200,6 @@ func (s *Scheduler) mayAdmit(tm *team, i int) bool {
 			return true
 		}
 	}
-	st.noAdmit[i][tm.idx] = st.gen + 1
+	st.noAdmit[i][tm.idx] = st.freed + 1
 	return false
 }
