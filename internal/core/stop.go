@@ -329,11 +329,11 @@ type stopState struct {
 	dues   [][]dueMemo // per type and team: tailDue's last answer
 	// gen counts the walks' changes (admissions, preemptions, holds);
 	// freed counts the cycles and the preemptions committed in them
-	// (afterPreempt); noAdmit[i][team] is freed+1 when mayAdmit last found
-	// no task of the team's tail of type i that may be admitted.
+	// (afterPreempt); admitScans[i][team] is how far mayAdmit read the
+	// team's tail of type i since the last of them.
 	gen         uint64
 	freed       uint64
-	noAdmit     [][]uint64
+	admitScans  [][]admitScan
 	rankScans   [][]rankScan                 // per type and team: how far ownCheapFail read (stoprank.go)
 	fairScans   [][]fairScan                 // per type and team: how far tailBorrowSearch read (stopfair.go)
 	ownCheap    []*task                      // scratch of rankBlocks
@@ -356,11 +356,11 @@ func (s *Scheduler) startStops() {
 	n := len(s.types)
 	st := &s.stops
 	st.gen++   // a new cycle: no memo of the scans kept while the walk changes nothing
-	st.freed++ // nor of mayAdmit's noes
+	st.freed++ // nor of mayAdmit's scans
 	if len(st.stopped) != n {
 		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
-		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
+		st.dues, st.admitScans, st.blocker = make([][]dueMemo, n), make([][]admitScan, n), make([]*team, n)
 		st.holderTried = make([]*task, n)
 		st.prefix = make([]prefixRange, n)
 		st.live, st.shareStop, st.trials = make([]int, n), make([]bool, n), make([][]trialScan, n)
