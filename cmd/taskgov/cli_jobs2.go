@@ -103,6 +103,9 @@ func getJobCmd() *cobra.Command {
 	return c
 }
 
+// actionDelete asks taskAction to delete the job (DELETE, not an action).
+const actionDelete = "delete"
+
 // taskAction posts an action on a job and prints a one-line result.
 func taskAction(cmd *cobra.Command, j jobFlags, action, priority string) error {
 	ctx := cmd.Context()
@@ -114,12 +117,15 @@ func taskAction(cmd *cobra.Command, j jobFlags, action, priority string) error {
 		return err
 	}
 	var t apitypes.Task
-	if action == client.ActionPriority {
+	switch action {
+	case client.ActionPriority:
 		if priority, err = priorityClass(ctx, cl, priority); err != nil {
 			return err
 		}
 		t, err = cl.SetPriority(ctx, j.name, priority)
-	} else {
+	case actionDelete:
+		t, err = cl.DeleteTask(ctx, j.name)
+	default:
 		t, err = cl.TaskAction(ctx, j.name, action)
 	}
 	if err != nil {
@@ -134,9 +140,14 @@ func cancelJobCmd() *cobra.Command {
 	var debug bool
 	c := &cobra.Command{
 		Use:   "cancel-job",
-		Short: "Cancel a job; its pods get SIGTERM and their grace period",
+		Short: "Cancel a job; its pods get SIGTERM and their grace period (as hyperpod: delete it, finished or not)",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return taskAction(cmd, j, client.ActionCancel, "") },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if hyperpodMode { // HyperPod's cancel-job deletes the PyTorchJob
+				return taskAction(cmd, j, actionDelete, "")
+			}
+			return taskAction(cmd, j, client.ActionCancel, "")
+		},
 	}
 	j.add(c)
 	c.Flags().BoolVar(&debug, "debug", false, "accepted (errors are always shown in full)")

@@ -151,12 +151,12 @@ func hypDescribeCmd() *cobra.Command {
 
 func hypDeleteCmd() *cobra.Command {
 	var j jobFlags
-	c := &cobra.Command{Short: "Delete a PyTorch job: taskgov cancels it (SIGTERM and its grace period)", Args: cobra.NoArgs,
+	c := &cobra.Command{Short: "Delete a PyTorch job: a live one is cancelled (SIGTERM and its grace period); it leaves the job list", Args: cobra.NoArgs,
 		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
 			if _, err := findJob(cmd.Context(), cl, newResolver(cl), j); err != nil {
 				return err
 			}
-			if _, err := cl.TaskAction(cmd.Context(), j.name, client.ActionCancel); err != nil {
+			if _, err := cl.DeleteTask(cmd.Context(), j.name); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Successful deleted HyperPodPytorchJob '%s'!\n", j.name)

@@ -96,6 +96,14 @@ func (c *Client) TaskAction(ctx context.Context, name, action string) (apitypes.
 	return t, err
 }
 
+// DeleteTask deletes a task (DELETE /api/v1/tasks/{name}): a live one is
+// cancelled; task lists leave it out from then on.
+func (c *Client) DeleteTask(ctx context.Context, name string) (apitypes.Task, error) {
+	var t apitypes.Task
+	err := c.do(ctx, "DELETE", nil, &t, "tasks", name)
+	return t, err
+}
+
 // SetPriority changes a task's priority class.
 func (c *Client) SetPriority(ctx context.Context, name, class string) (apitypes.Task, error) {
 	var t apitypes.Task

@@ -98,16 +98,10 @@ func (e *Engine) TaskAction(ctx context.Context, actor, name, action, arg string
 		// An accepted action changes a copy of r (edit): the View shares r.
 		switch action {
 		case ActCancel:
-			if err := e.sched.Cancel(name); err != nil {
+			var err error
+			if r, err = e.cancel(name, actor, now, w); err != nil {
 				return nil, err
 			}
-			r = e.edit(name)
-			if r.State == model.StateRunning {
-				e.endRun(name, now, "cancelled", w)
-			}
-			e.stopRun(name, "cancelled", w)
-			r.State, r.FinishedAt, r.Placement, r.Message = model.StateCancelled, now, nil, "cancelled by "+actor
-			delete(e.records, name)
 		case ActSuspend:
 			if err := e.sched.Suspend(name, now); err != nil {
 				return nil, err

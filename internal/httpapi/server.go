@@ -122,6 +122,7 @@ func (s *Server) apiRoutes() []route {
 		{"POST /api/v1/tasks", s.submitTask},
 		{"GET /api/v1/tasks", s.listTasks},
 		{"GET /api/v1/tasks/{name}", s.getTask},
+		{"DELETE /api/v1/tasks/{name}", s.deleteTask},
 		{"POST /api/v1/tasks/{name}/{action}", s.taskAction},
 		{"GET /api/v1/tasks/{name}/events", s.taskEvents},
 		{"GET /api/v1/tasks/{name}/logs", s.taskLogs},

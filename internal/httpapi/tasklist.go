@@ -49,11 +49,16 @@ type taskPageQuery struct {
 	desc          bool
 	offset, limit int
 	summary       bool
+	deleted       bool // deleted tasks too
 }
 
 func parseTaskPage(q url.Values) (taskPageQuery, error) {
 	pq := taskPageQuery{teams: q["team"], states: q["state"], search: strings.ToLower(strings.TrimSpace(q.Get("q"))),
 		sort: cmp.Or(q.Get("sort"), "submittedAt"), limit: 50, summary: q.Get("summary") == "1" || q.Get("summary") == "true"}
+	var err error
+	if pq.deleted, err = deletedParam(q); err != nil {
+		return pq, err
+	}
 	if _, ok := taskSorts[pq.sort]; !ok {
 		keys := make([]string, 0, len(taskSorts))
 		for k := range taskSorts {
@@ -132,7 +137,8 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 	}
 	rows := make([]*apitypes.TaskRow, 0, len(recs))
 	for _, rec := range recs {
-		if (len(states) > 0 && !states[string(rec.State)]) || (pq.search != "" && !strings.Contains(strings.ToLower(rec.Name), pq.search)) {
+		if (len(states) > 0 && !states[string(rec.State)]) || (pq.search != "" && !strings.Contains(strings.ToLower(rec.Name), pq.search)) ||
+			(rec.Deleted() && !pq.deleted) {
 			continue
 		}
 		rows = append(rows, taskRow(rec, cat, pol))

@@ -5,8 +5,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/engine"
@@ -95,6 +97,10 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 			}
 		}
 	}
+	withDeleted, err := deletedParam(q)
+	if err != nil {
+		return err
+	}
 	recs, err := s.st.ListTasks(r.Context(), f)
 	if err != nil {
 		return err
@@ -103,13 +109,33 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 	if n := withinBudget(recs); n < len(recs) {
 		recs, full = recs[:n], true
 	}
+	next := int64(0)
+	if full {
+		next = recs[len(recs)-1].Seq // a page may then hold fewer tasks than limit, or none
+	}
+	if !withDeleted {
+		recs = slices.DeleteFunc(recs, model.TaskRecord.Deleted)
+	}
 	s.redactor(r.Context(), p).records(recs)
 	resp := map[string]any{"tasks": recs}
 	if full {
-		resp["nextAfter"] = recs[len(recs)-1].Seq
+		resp["nextAfter"] = next
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// deletedParam reads ?deleted=: whether a list also shows deleted tasks.
+func deletedParam(q url.Values) (bool, error) {
+	switch q.Get("deleted") {
+	case "":
+		return false, nil
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, &model.FieldError{Field: "deleted", Problem: "must be true or false", Fix: "pass ?deleted=true to list deleted tasks too"}
 }
 
 // visibleTask returns a task p may read, hiding others' tasks as not found.
@@ -124,8 +150,19 @@ func (s *Server) visibleTask(r *http.Request, p principal) (apitypes.Task, error
 	return v, nil
 }
 
-func (s *Server) getTask(w http.ResponseWriter, r *http.Request, p principal) error {
+// presentTask is visibleTask, with a deleted task not found either.
+func (s *Server) presentTask(r *http.Request, p principal) (apitypes.Task, error) {
 	v, err := s.visibleTask(r, p)
+	if err == nil && v.Deleted() {
+		return v, &apiError{Status: http.StatusNotFound, Code: "not_found",
+			Message: "task " + strconv.Quote(v.Name) + ": not found (deleted at " + v.DeletedAt.UTC().Format(time.RFC3339) + ")",
+			Fix:     "its events stay at /api/v1/tasks/" + v.Name + "/events, and its runs in usage reports and the audit log"}
+	}
+	return v, err
+}
+
+func (s *Server) getTask(w http.ResponseWriter, r *http.Request, p principal) error {
+	v, err := s.presentTask(r, p)
 	if err != nil {
 		return err
 	}
@@ -136,7 +173,7 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request, p principal) er
 
 func (s *Server) taskAction(w http.ResponseWriter, r *http.Request, p principal) error {
 	action := r.PathValue("action")
-	v, err := s.visibleTask(r, p)
+	v, err := s.presentTask(r, p)
 	if err != nil {
 		return err
 	}
@@ -154,6 +191,25 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request, p principal)
 		arg = body.Priority
 	}
 	rec, err := s.eng.TaskAction(r.Context(), p.ID, v.Name, action, arg)
+	if err != nil {
+		return err
+	}
+	rec.Message = s.redactor(r.Context(), p).message(rec.Message)
+	writeJSON(w, http.StatusOK, rec)
+	return nil
+}
+
+// deleteTask serves DELETE /api/v1/tasks/{name} (engine.DeleteTask): a
+// member of the task's team, or an admin, deletes it.
+func (s *Server) deleteTask(w http.ResponseWriter, r *http.Request, p principal) error {
+	v, err := s.presentTask(r, p)
+	if err != nil {
+		return err
+	}
+	if !p.canWrite(v.Team) {
+		return s.forbid(r, p, "task."+engine.ActDelete, v.Name)
+	}
+	rec, err := s.eng.DeleteTask(r.Context(), p.ID, v.Name)
 	if err != nil {
 		return err
 	}

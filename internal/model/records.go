@@ -44,7 +44,15 @@ type TaskRecord struct {
 	// Kept here, not in the spec, which the core holds for every task; the
 	// stores keep it in the spec's JSON (sqlrow).
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	// DeletedAt is when a finished task was deleted (DELETE
+	// /api/v1/tasks/{name}, HyperPod's delete): task lists leave it out,
+	// while its events, runs (usage) and audit entries stay. Kept in the
+	// spec's JSON, as the key is.
+	DeletedAt time.Time `json:"deletedAt,omitzero"`
 }
+
+// Deleted reports whether the task was deleted (see DeletedAt).
+func (r TaskRecord) Deleted() bool { return !r.DeletedAt.IsZero() }
 
 // Event is one entry of a task's history. ID is the store's, so it is
 // known once the event is read back (history); an event streamed as it
