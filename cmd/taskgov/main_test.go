@@ -207,6 +207,12 @@ func TestSimCommands(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, "missing.csv") {
 		t.Fatalf("missing trace: %d %s", code, errs)
 	}
+	if text := mustCLI(t, "sim", "run", "--cluster", cluster, "--trace", trace, "--out", out, "--check-invariants", "1"); !strings.Contains(text, "tasks 200/200 completed") {
+		t.Fatalf("sim run --check-invariants 1: %s", text)
+	}
+	if _, errs, code := cli(t, "sim", "run", "--cluster", cluster, "--trace", trace, "--out", out, "--check-invariants", "-1"); code == 0 || !strings.Contains(errs, "--check-invariants") {
+		t.Fatalf("--check-invariants -1: %d %s", code, errs)
+	}
 	// A deep-backlog trace: whole-node jobs, a backlog at time 0.
 	deep := filepath.Join(dir, "deep.csv")
 	mustCLI(t, "sim", "gen", "--jobs", "300", "--gpus", "64", "--load", "1.1", "--backlog", "100", "--mix", "nodes", "--trace", deep, "--cluster", cluster)

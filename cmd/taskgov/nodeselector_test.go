@@ -36,7 +36,7 @@ func TestKubernetesNodeSelector(t *testing.T) {
 		}
 		kc.CreateNode(t, kubetest.GPUNode("p5-"+string(rune('0'+i)), "ml.p5.48xlarge", 8, l, false))
 	}
-	workloadServer(t, kc, workloadsCluster, 3)
+	s, _, _, _, _ := workloadServer(t, kc, workloadsCluster, 3)
 
 	// 1. Two pods asking for checked nodes, with one checked node: waits,
 	// and says why on the object; no pod is placed.
@@ -71,8 +71,19 @@ func TestKubernetesNodeSelector(t *testing.T) {
 	if _, err := c.CoreV1().Nodes().Patch(ctx, "p5-1", types.MergePatchType, []byte(`{"metadata":{"labels":{"`+kube.LabelDeepHealth+`":"Passed"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// First taskgov's own step: the node sync tells the core, which admits
+	// the Job on the two checked nodes (its status annotation). A miss
+	// here is taskgov's. Then the cluster's: the Job controller makes the
+	// pods, taskgov places them, kwok runs them; under load the Job
+	// controller and kwok are slow, so that wait is longer, and either
+	// failure says where things stood.
+	explain := func() string { return explainWorkload(t, kc, dyn, s, checked) }
+	waitExplained(t, 60*time.Second, func() bool {
+		st := getObj(t, dyn, checked).GetAnnotations()[kube.AnnStatus]
+		return st == "Running: run 1 on p5-1, p5-2" || st == "Running: run 1 on p5-2, p5-1"
+	}, explain)
 	var ps []corev1.Pod
-	waitFor(t, 60*time.Second, func() bool {
+	waitExplained(t, 120*time.Second, func() bool {
 		ps = podsOwnedBy(t, kc, checked)
 		n := 0
 		for _, p := range ps {
@@ -81,7 +92,7 @@ func TestKubernetesNodeSelector(t *testing.T) {
 			}
 		}
 		return n == 2
-	})
+	}, explain)
 	for _, p := range ps {
 		if p.Spec.NodeName != "p5-1" && p.Spec.NodeName != "p5-2" {
 			t.Errorf("pod %s on %s, which did not pass the deep health check", p.Name, p.Spec.NodeName)

@@ -131,6 +131,7 @@ func simRunCmd() *cobra.Command {
 	var in simInputs
 	var outDir string
 	var reasons bool
+	var checkEvery int
 	c := &cobra.Command{Use: "run", Short: "Replay a trace; write DIR/report.json and a self-contained DIR/report.html", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if outDir == "" {
@@ -141,6 +142,10 @@ func simRunCmd() *cobra.Command {
 				return err
 			}
 			o.WaitReasons = reasons
+			if checkEvery < 0 {
+				return &model.FieldError{Field: "--check-invariants", Problem: fmt.Sprintf("%d is negative", checkEvery), Fix: "pass N > 0 to check every N-th cycle, or 0 for never"}
+			}
+			o.CheckEvery = checkEvery
 			r, err := sim.Run(jobs, o)
 			if err != nil {
 				return err
@@ -154,6 +159,7 @@ func simRunCmd() *cobra.Command {
 		}}
 	in.add(c)
 	c.Flags().StringVar(&outDir, "out", "", "directory for report.json, report.html and jobs.csv")
+	c.Flags().IntVar(&checkEvery, "check-invariants", 0, "run the core's own consistency check after every N-th cycle (0: never); each placement's room is checked on every cycle regardless")
 	c.Flags().BoolVar(&reasons, "wait-reasons", false, "attribute each job's pending time to its wait reasons (jobs.csv, report.json); reads the whole queue after every cycle")
 	return c
 }

@@ -18,9 +18,12 @@ package core
 
 // blindChoice takes the victims of a preemption already decided for t in
 // this mode (victims, still removed, and t's placement nodes without them)
-// and chooses again among every candidate the rules allow (all, whatever
-// their cost), in Kueue's order: category, lower priority, the most
-// recently started, with no node-by-node search and no checkpoint read. It
+// and chooses again among all of t's candidates in this mode (all: every
+// task the category and priority rules admit, dear ones too; the cost
+// rules that confined the decided search to cheap or paid-for victims do
+// not confine this one, since Kueue's order knows no cost), in Kueue's
+// order: category, lower priority, the most recently started, with no
+// node-by-node search and no checkpoint read. It
 // returns the new victims, still removed, and t's placement; should that
 // greedy search fail (a candidate refused on the way), the decided victims
 // and placement, removed again.

@@ -49,6 +49,9 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 		if done {
 			return nil // it ended before taskgov saw it
 		}
+		if wrote, err := w.labelTemplates(ctx, k, u); wrote || err != nil {
+			return err // held and labelled first: its next change continues
+		}
 		// A refused object is tried again when its labels or spec change,
 		// or a minute later (a team may have been added), not on every
 		// resync: each try is an audit-log entry.

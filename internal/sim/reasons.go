@@ -17,6 +17,7 @@ type reasonClock struct {
 	s      *core.Scheduler
 	byName map[string]*job
 	last   []model.Waiting
+	why    GuaranteeWhy // the guarantee's violation by the tasks that make it
 }
 
 // reasonKey names a reason: its code, and for WaitingForPayback the kind

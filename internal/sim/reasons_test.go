@@ -25,7 +25,10 @@ func TestWaitReasonsAddUp(t *testing.T) {
 	if r.WaitReasons == nil || plain.WaitReasons != nil {
 		t.Fatal("wait_reasons_by_priority only and always with WaitReasons")
 	}
-	perClass := r.WaitReasons
+	perClass, why := r.WaitReasons, r.Fairness.GuaranteeWhy
+	if why == nil || plain.Fairness.GuaranteeWhy != nil {
+		t.Fatal("guarantee_violation_by only and always with WaitReasons")
+	}
 	// Listing the queue renders the tries the early stop deferred (they
 	// decide nothing), so only the count of tries may differ.
 	for _, x := range []*Report{plain, r} {
@@ -34,7 +37,7 @@ func TestWaitReasonsAddUp(t *testing.T) {
 			x.Scheduler.Causes[k].TasksTried = 0
 		}
 	}
-	r.WaitReasons = nil
+	r.WaitReasons, r.Fairness.GuaranteeWhy = nil, nil
 	ja, _ := json.Marshal(plain)
 	jb, _ := json.Marshal(r)
 	if string(ja) != string(jb) {
@@ -69,6 +72,23 @@ func TestWaitReasonsAddUp(t *testing.T) {
 	}
 	if waited < 50 || preempted < 5 {
 		t.Fatalf("only %d jobs waited, %d were preempted: the trace does not test the reasons", waited, preempted)
+	}
+	// The guarantee's violation, split by the tasks that make it, adds up
+	// to the whole in each split.
+	viol := r.Fairness.GuaranteeViolationGPUSecs
+	if viol <= 0 {
+		t.Fatal("no guarantee violation: the trace does not test its split")
+	}
+	for name, split := range map[string]map[string]map[string]float64{"reason": why.ByReason, "queued": why.ByQueued} {
+		sum := why.Unlisted
+		for _, m := range split {
+			for _, v := range m {
+				sum += v
+			}
+		}
+		if math.Abs(sum-viol) > 1e-6*(1+viol) {
+			t.Fatalf("violation by %s adds up to %v, not %v", name, sum, viol)
+		}
 	}
 	for c, m := range perClass {
 		sum := 0.0

@@ -55,6 +55,9 @@ type Report struct {
 		JainWeighted              float64 `json:"jain_weighted"`
 		GuaranteeViolationGPUSecs float64 `json:"guarantee_violation_gpu_s"`
 		QuotaShortfallGPUSecs     float64 `json:"quota_shortfall_gpu_s"`
+		// GuaranteeWhy splits the violation by the waiting tasks' reasons
+		// (only with Options.WaitReasons; guarantee_why.go).
+		GuaranteeWhy *GuaranteeWhy `json:"guarantee_violation_by,omitempty"`
 	} `json:"fairness"`
 	Topology struct {
 		LevelFractions      map[string]float64 `json:"level_fractions"`

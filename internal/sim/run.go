@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/core"
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/resource"
 )
 
 // Options configure a run.
@@ -42,6 +43,10 @@ type Options struct {
 	// the cycles recorded for it (jobs.csv's wait_by_reason and report.json's
 	// wait_reasons_by_priority). It reads the whole queue after each cycle.
 	WaitReasons bool
+	// CheckEvery, if positive, runs the core's CheckInvariants after every
+	// CheckEvery-th cycle and ends the run with its error. The simulator's
+	// own ledger checks each placement's room on every cycle regardless.
+	CheckEvery int
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -53,11 +58,12 @@ func secs(t time.Time) float64 { return t.Sub(epoch).Seconds() }
 // job is a trace job's simulated life.
 type job struct {
 	Job
-	gpus      int64   // total GPUs of the gang
-	cpu       float64 // total vCPU (CPU-only types)
-	started   float64 // first admission, -1 before
-	lastAdmit float64 // the latest admission
-	finished  float64 // -1 before
+	pod       resource.Vector // what each pod holds on its node
+	gpus      int64           // total GPUs of the gang
+	cpu       float64         // total vCPU (CPU-only types)
+	started   float64         // first admission, -1 before
+	lastAdmit float64         // the latest admission
+	finished  float64         // -1 before
 	running   bool
 	runID     int
 	runStart  float64 // when this run's progress starts (after the restart cost)
@@ -147,6 +153,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		// instant, which then ends first (roundUS).
 		j.SubmitS = roundUS(tj.SubmitS)
 		pod := model.PodVector(tj.spec().PerNode, it)
+		j.pod = pod
 		j.gpus = pod.GPUs * int64(tj.Nodes)
 		j.cpu = float64(pod.MilliCPU) / 1000 * float64(tj.Nodes)
 		byName[tj.Name] = j
@@ -160,6 +167,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		reasons = &reasonClock{s: s, byName: byName}
 	}
 	fails := plannedFailures(o, s)
+	books := newLedger(s)
 	var done completions
 	next := 0
 	now := 0.0
@@ -183,6 +191,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			break
 		}
 		m.advance(now, t)
+		reasons.attribute(m.guarantee, now, t)
 		reasons.advance(now, t)
 		now = t
 		released, submitted := false, false
@@ -196,6 +205,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 				return nil, fmt.Errorf("completing %s: %w", j.Name, err)
 			}
 			j.running, j.finished = false, now
+			books.release(j)
 			m.finish(j)
 			released = true
 		}
@@ -203,6 +213,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			f := fails[0]
 			fails = fails[1:]
 			_ = s.SetNodeHealth(f.node, f.up, at(now))
+			books.health(f.node, f.up)
 			released = true
 		}
 		for next < len(order) && order[next].SubmitS <= now {
@@ -250,11 +261,15 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			lost := (j.progress(now) - resume) * float64(j.gpus)
 			m.preempt(j, p.Reason, lost+float64(j.gpus)*restartCost(s))
 			j.running, j.base = false, resume
+			books.release(j)
 			j.resumes++
 			j.queuedAt = now
 		}
 		for _, a := range d.Admissions {
 			j := byName[a.Task]
+			if err := books.admit(j, a.Pods); err != nil {
+				return nil, fmt.Errorf("%w (cycle at %.6f s)", err, now)
+			}
 			j.running = true
 			j.runID++
 			if j.started < 0 {
@@ -272,6 +287,11 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			m.admit(j, a)
 			heap.Push(&done, completion{at: roundUS(j.runStart + (j.DurationS-j.base)*j.slow), name: j.Name, runID: j.runID})
 		}
+		if o.CheckEvery > 0 && m.decisions%o.CheckEvery == 0 {
+			if err := s.CheckInvariants(); err != nil {
+				return nil, fmt.Errorf("sim: the core's invariants fail after the cycle at %.6f s: %w", now, err)
+			}
+		}
 		m.waiting = s.Pending()
 		m.sample(now)
 		reasons.after()
@@ -279,6 +299,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 	r := m.report(order, time.Since(wall).Seconds())
 	if o.WaitReasons {
 		r.WaitReasons = reasonsByClass(order)
+		r.Fairness.GuaranteeWhy = &reasons.why
 	}
 	for _, w := range s.Waiting() {
 		r.Unfinished = append(r.Unfinished, Unfinished{Task: w.Task, Team: w.Team, Reason: string(w.Reason.Code), Why: w.Reason.Message()})
