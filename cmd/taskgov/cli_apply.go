@@ -135,8 +135,12 @@ func applyTeams(ctx context.Context, cl *client.Client, out io.Writer, teams []m
 			fmt.Fprintf(out, "team %s unchanged\n", t.Name)
 			continue
 		}
-		if err := cl.PutTeam(ctx, t); err != nil {
+		warnings, err := cl.PutTeam(ctx, t)
+		if err != nil {
 			return fmt.Errorf("team %s: %w", t.Name, err)
+		}
+		for _, w := range warnings {
+			fmt.Fprintln(out, "warning: "+w)
 		}
 		if ok {
 			fmt.Fprintf(out, "team %s configured\n", t.Name)

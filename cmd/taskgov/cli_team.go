@@ -82,7 +82,11 @@ func teamCmd() *cobra.Command {
 				row(tw, "")
 				row(tw, "INSTANCE TYPE", "QUOTA GPUS", "USED", "BORROWED", "LENT")
 				for _, r := range rows {
-					row(tw, r.InstanceType, r.QuotaGPUs, r.UsedGPUs, r.BorrowedGPUs, r.LentGPUs)
+					var lent any = r.LentGPUs
+					if r.NotPresent {
+						lent = "not present (the cluster has no nodes of this type)"
+					}
+					row(tw, r.InstanceType, r.QuotaGPUs, r.UsedGPUs, r.BorrowedGPUs, lent)
 				}
 			})
 		})}
@@ -168,8 +172,12 @@ func teamSetCmd(verb string) *cobra.Command {
 					return err
 				}
 			}
-			if err := cl.PutTeam(cmd.Context(), t); err != nil {
+			warnings, err := cl.PutTeam(cmd.Context(), t)
+			if err != nil {
 				return err
+			}
+			for _, w := range warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "team %s %sd\n", name, verb)
 			return nil

@@ -111,13 +111,24 @@ func hypListCmd() *cobra.Command {
 			fmt.Fprintln(out, strings.Repeat("-", 80))
 			now := time.Now()
 			for _, t := range jobs {
-				line(t.Name, r.namespaceOf(t.Team), hyperpodState(t), hypAge(t.SubmittedAt, now))
+				line(t.Name, r.namespaceOf(t.Team), hyperpodState(t), hypListAge(t, now))
 				fmt.Fprintln(out)
 			}
 			return nil
 		}}
 	hypNamespace(c, &ns)
 	return c
+}
+
+// hypListAge is a job's AGE in hyp list: N/A while it is Suspended (its
+// PyTorchJob then has no Created condition to count from; HyperPod's
+// task-governance walkthrough shows a suspended job's AGE as N/A, one that
+// had run included), else hypAge since its submission.
+func hypListAge(t apitypes.Task, now time.Time) string {
+	if hyperpodState(t) == hpSuspended {
+		return "N/A"
+	}
+	return hypAge(t.SubmittedAt, now)
 }
 
 // hypAge is hyp's AGE column: whole days, else hours, else minutes.

@@ -54,9 +54,16 @@ func hypStates(t *testing.T, out string) map[string]string {
 	m := map[string]string{}
 	for _, r := range hypRow.FindAllStringSubmatch(out, -1) {
 		m[r[1]] = r[3]
+		// The AGE column: N/A while Suspended, as HyperPod's walkthrough
+		// shows it (it showed 0m); whole minutes, hours or days else.
+		if age := r[4]; (r[3] == "Suspended") != (age == "N/A") || age != "N/A" && !hypAgeText.MatchString(age) {
+			t.Fatalf("hyp list: job %s is %s with AGE %q:\n%s", r[1], r[3], age, out)
+		}
 	}
 	return m
 }
+
+var hypAgeText = regexp.MustCompile(`^[0-9]+[mhd]$`)
 
 // TestHypWalkthrough runs HyperPod's task-governance walkthrough with the
 // hyp CLI against a real server: borrowing, reclaiming guaranteed compute,

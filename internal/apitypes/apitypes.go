@@ -56,6 +56,9 @@ type Usage struct {
 	UsedMemGiB     float64 `json:"usedMemGiB"`
 	BorrowedMemGiB float64 `json:"borrowedMemGiB"`
 	LentMemGiB     float64 `json:"lentMemGiB"`
+	// NotPresent: the cluster has no nodes of the instance type, so the
+	// quota holds nothing and nothing is lent (Lent* are 0).
+	NotPresent bool `json:"notPresent,omitempty"`
 }
 
 // Node is one node as listed.

@@ -17,8 +17,16 @@ func (c *Client) Teams(ctx context.Context) ([]model.Team, error) {
 }
 
 // PutTeam creates or replaces a team (admin).
-func (c *Client) PutTeam(ctx context.Context, t model.Team) error {
-	return c.do(ctx, "PUT", t, nil, "teams", t.Name)
+//
+// It returns the server's warnings about the team's quotas (an instance
+// type the cluster has no nodes of, a quota larger than the cluster, no
+// GPUs): the team is stored all the same.
+func (c *Client) PutTeam(ctx context.Context, t model.Team) ([]string, error) {
+	var out struct {
+		Warnings []string `json:"warnings"`
+	}
+	err := c.do(ctx, "PUT", t, &out, "teams", t.Name)
+	return out.Warnings, err
 }
 
 // DeleteTeam deletes a team without live tasks (admin).

@@ -26,6 +26,9 @@ type Store interface {
 	// PriorUse is the newest task stored under a name, for CheckNameReuse.
 	PriorUse(ctx context.Context, name string) (*model.PriorUse, error)
 	Task(ctx context.Context, name string) (model.TaskRecord, error)
+	// TasksNamed is every task stored under a name, newest first (an
+	// idempotency key's task may be an older one).
+	TasksNamed(ctx context.Context, name string) ([]model.TaskRecord, error)
 	// Probe is a cheap check, without writing, that the database is still
 	// the one opened and readable.
 	Probe(ctx context.Context) error

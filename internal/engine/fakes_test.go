@@ -27,6 +27,7 @@ type fakeStore struct {
 	full    int           // the next full commits fail with disk full
 	fatal   error         // every commit and probe fails with it
 	slow    time.Duration
+	readErr error        // TasksNamed fails with it (an unreadable store)
 	failed  atomic.Int64 // commits failed on purpose
 	// onApply, if set, runs at the start of every commit, before the
 	// store's lock is taken (a test holds a commit there).
@@ -175,6 +176,21 @@ func (s *fakeStore) Task(_ context.Context, name string) (model.TaskRecord, erro
 		}
 	}
 	return model.TaskRecord{}, fmt.Errorf("task %q: %w", name, model.ErrNotFound)
+}
+
+func (s *fakeStore) TasksNamed(_ context.Context, name string) ([]model.TaskRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readErr != nil {
+		return nil, s.readErr
+	}
+	var out []model.TaskRecord
+	for i := len(s.st.tasks) - 1; i >= 0; i-- {
+		if s.st.tasks[i].Name == name {
+			out = append(out, s.st.tasks[i])
+		}
+	}
+	return out, nil
 }
 
 func (s *fakeStore) Probe(context.Context) error {

@@ -17,34 +17,37 @@ func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) 
 	return r, err
 }
 
-// SubmitOnce is Submit with an idempotency key: if the newest task of the
-// spec's name, of the same team, was submitted with key, it returns that
-// task's record, live or finished, and replayed true, so that a client that
-// lost the answer and retries makes no second task. A different key, or
-// none, gets the name rules as ever (409 while the name's task is live).
+// SubmitOnce is Submit with an idempotency key: if a task of the spec's
+// name, of the same team, was made by a submission with key, it returns
+// that task's record, live, finished or deleted, and replayed true, so
+// that a client that lost the answer and retries makes no second task;
+// a retry whose spec differs from that submission's is refused
+// (model.ErrKeyReused). A key no task of the name holds, or none, gets the
+// name rules as ever (409 while the name's task is live).
 func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSpec, key string) (model.TaskRecord, bool, error) {
 	spec.SubmitTime = time.Time{} // the server's clock orders the queue
+	digest := ""
+	if key != "" {
+		digest = model.SubmissionDigest(spec)
+	}
 	replayed := false
 	v, err := e.do(ctx, auditTeam(actor, "task.submit", spec.Team, spec.Name), func(w *writes) (any, error) {
-		if r := e.records[spec.Name]; r != nil && sameSubmission(*r, spec, key) {
+		prior, err := e.keyedTask(spec, key, w)
+		if err != nil {
+			return nil, err
+		}
+		if prior != nil {
+			if err := model.CheckKeyReuse(*prior, digest); err != nil {
+				return nil, err
+			}
 			replayed = true
-			return *r, nil
+			return *prior, nil
 		}
 		if e.records[spec.Name] == nil && model.ValidName(spec.Name) {
 			// The store's rule for names (the core knows only live tasks).
 			prior, err := e.store.PriorUse(context.Background(), spec.Name)
 			if err != nil {
 				return nil, fmt.Errorf("reading earlier tasks named %q: %w: %w", spec.Name, ErrUnavailable, err)
-			}
-			if key != "" && prior != nil && !prior.Live && prior.Team == spec.Team {
-				last, err := e.store.Task(context.Background(), spec.Name)
-				if err != nil {
-					return nil, fmt.Errorf("reading the last task named %q: %w: %w", spec.Name, ErrUnavailable, err)
-				}
-				if sameSubmission(last, spec, key) {
-					replayed = true
-					return last, nil
-				}
 			}
 			if err := model.CheckNameReuse(spec.Name, spec.Team, prior); err != nil {
 				return nil, err
@@ -56,7 +59,7 @@ func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSp
 		info, _ := e.sched.Task(spec.Name)
 		e.seq++
 		r := &model.TaskRecord{Name: spec.Name, Team: spec.Team, Seq: e.seq, Spec: info.Spec, State: model.StatePending,
-			SubmittedAt: info.Spec.SubmitTime, IdempotencyKey: key}
+			SubmittedAt: info.Spec.SubmitTime, IdempotencyKey: key, IdempotencyDigest: digest}
 		e.records[r.Name] = r // shared with the write and the next View: never changed in place (see edit)
 		w.put(model.Write{InsertTask: r})
 		e.event(r, "Submitted", "queued", w)
@@ -66,11 +69,6 @@ func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSp
 		return model.TaskRecord{}, false, err
 	}
 	return v.(model.TaskRecord), replayed, nil
-}
-
-// sameSubmission: r was made by a submission with key, of spec's team.
-func sameSubmission(r model.TaskRecord, spec model.TaskSpec, key string) bool {
-	return key != "" && r.IdempotencyKey == key && r.Team == spec.Team
 }
 
 // Task actions accepted by TaskAction.

@@ -40,7 +40,11 @@ func (s *Server) putTeam(w http.ResponseWriter, r *http.Request, p principal) er
 	if err := s.eng.SetTeam(r.Context(), p.ID, t); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, t)
+	v := s.eng.View()
+	writeJSON(w, http.StatusOK, struct {
+		model.Team
+		Warnings []string `json:"warnings,omitempty"`
+	}{t, model.QuotaNotes(t, v.Catalog(), clusterCapacity(v))})
 	return nil
 }
 
@@ -62,9 +66,16 @@ func (s *Server) deleteTeam(w http.ResponseWriter, r *http.Request, p principal)
 
 func (s *Server) usage(w http.ResponseWriter, r *http.Request, p principal) error {
 	var rows []apitypes.Usage
-	for _, u := range s.eng.View().Usage() {
+	v := s.eng.View()
+	capacity := clusterCapacity(v)
+	for _, u := range v.Usage() {
 		if p.canRead(u.Team) {
-			rows = append(rows, usageRow(u))
+			row := usageRow(u)
+			if _, ok := capacity[u.InstanceType]; !ok {
+				// No nodes of the type: nothing of the quota exists to lend.
+				row.NotPresent, row.LentGPUs, row.LentVCPU, row.LentMemGiB = true, 0, 0, 0
+			}
+			rows = append(rows, row)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"usage": rows})

@@ -58,6 +58,9 @@ func toAPIError(log *slog.Logger, err error) *apiError {
 		ae = &apiError{Status: http.StatusBadRequest, Code: "invalid", Message: err.Error()}
 	case errors.Is(err, model.ErrNotFound), errors.Is(err, model.ErrNotFound):
 		ae = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: err.Error()}
+	case errors.Is(err, model.ErrKeyReused):
+		ae = &apiError{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused", Message: err.Error(),
+			Field: "Idempotency-Key", Fix: "send the first request's body again to get its task, or a new key for a new submission"}
 	case errors.Is(err, model.ErrConflict):
 		ae = &apiError{Status: http.StatusConflict, Code: "conflict", Message: err.Error()}
 	case errors.Is(err, engine.ErrStopped):

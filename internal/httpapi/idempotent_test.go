@@ -2,12 +2,19 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/taskgov/taskgov/internal/engine"
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlite"
 )
 
 // TestSubmissionRetriedAfterItsTaskFinished: a client whose answer was lost
@@ -62,5 +69,85 @@ func TestSubmissionRetriedAfterItsTaskFinished(t *testing.T) {
 	code, h, b = post(e.admin, "another-submission", body) // a new key: a new task
 	if code != 201 || h.Get(ReplayedHeader) != "" || json.Unmarshal(b, &again) != nil || again.Seq == first.Seq {
 		t.Fatalf("a new key: %d %v %s", code, h, b)
+	}
+}
+
+// unreadableStore is a store whose reads of earlier tasks of a name fail
+// while fail is set, as a database that cannot be read fails them.
+type unreadableStore struct {
+	*sqlite.Store
+	fail atomic.Bool
+}
+
+func (s *unreadableStore) TasksNamed(ctx context.Context, name string) ([]model.TaskRecord, error) {
+	if s.fail.Load() {
+		return nil, errors.New("injected: the database cannot be read")
+	}
+	return s.Store.TasksNamed(ctx, name)
+}
+
+func (s *unreadableStore) PriorUse(ctx context.Context, name string) (*model.PriorUse, error) {
+	if s.fail.Load() {
+		return nil, errors.New("injected: the database cannot be read")
+	}
+	return s.Store.PriorUse(ctx, name)
+}
+
+// TestIdempotencyKeyWithAnotherBody: a key sent again with a different
+// body was answered 201 with the first task, the new spec silently
+// ignored; it is now 422 naming the key, and nothing is written. A store
+// that cannot be read during the key check answers 503 and writes
+// nothing; the same body then gets its task.
+func TestIdempotencyKeyWithAnotherBody(t *testing.T) {
+	st := &unreadableStore{}
+	e := newEnvWith(t, testCluster, envOptions{store: func(s *sqlite.Store) engine.Store { st.Store = s; return st }})
+	post := func(key, body string) (int, http.Header, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", e.url+"/api/v1/tasks", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+e.admin)
+		req.Header.Set(IdempotencyKeyHeader, key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	body := `{"name": "keyed", "team": "alpha", "instanceType": "ml.p5.48xlarge", "command": ["true"], "env": {"A": "1", "B": "2"}}`
+	if code, _, b := post("key-1", body); code != 201 {
+		t.Fatalf("first: %d %s", code, b)
+	}
+	e.waitState("keyed", model.StateSucceeded, 20*time.Second)
+	// The same submission, spaced and ordered otherwise: a retry.
+	same := `{"env": {"B": "2", "A": "1"}, "command": ["true"],   "instanceType": "ml.p5.48xlarge", "team": "alpha", "name": "keyed"}`
+	if code, h, b := post("key-1", same); code != 201 || h.Get(ReplayedHeader) != "true" {
+		t.Fatalf("the same body in another order: %d %v %s", code, h, b)
+	}
+	other := strings.Replace(body, `["true"]`, `["false"]`, 1)
+	if code, h, b := post("key-1", other); code != 422 || h.Get(ReplayedHeader) != "" || !strings.Contains(b, `\"key-1\"`) ||
+		!strings.Contains(b, "different request body") || !strings.Contains(b, "idempotency_key_reused") {
+		t.Fatalf("the key with another body: %d %v %s", code, h, b)
+	}
+	count := func() int {
+		var list struct{ Tasks []model.TaskRecord }
+		e.mustDo("GET", "/api/v1/tasks?team=alpha&deleted=true", e.admin, nil, 200, &list)
+		return len(list.Tasks)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d tasks after the refused body, want 1", n)
+	}
+
+	st.fail.Store(true)
+	code, h, b := post("key-1", body)
+	st.fail.Store(false)
+	if code != 503 || h.Get("Retry-After") == "" || !strings.Contains(b, "nothing was changed") {
+		t.Fatalf("a retry while the store cannot be read: %d %v %s", code, h, b)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d tasks after the unreadable key check, want 1", n)
+	}
+	if code, h, b := post("key-1", body); code != 201 || h.Get(ReplayedHeader) != "true" {
+		t.Fatalf("the retry once the store reads: %d %v %s", code, h, b)
 	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/core"
+	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/resource"
 )
 
@@ -23,6 +24,16 @@ func gib(v resource.Vector) float64 {
 }
 
 // usageRow is one team's standing on one instance type as the API shows it.
+// clusterCapacity is the cluster's total of each instance type it has nodes
+// of, every node counted (cordoned and unhealthy ones too).
+func clusterCapacity(v *engine.View) map[string]resource.Vector {
+	out := map[string]resource.Vector{}
+	for _, n := range v.Nodes() {
+		out[n.Spec.InstanceType] = out[n.Spec.InstanceType].Add(n.Capacity)
+	}
+	return out
+}
+
 func usageRow(u core.TeamUsage) apitypes.Usage {
 	return apitypes.Usage{Team: u.Team, InstanceType: u.InstanceType,
 		QuotaGPUs: u.Quota.GPUs, UsedGPUs: u.Used.GPUs, BorrowedGPUs: u.Borrowed.GPUs, LentGPUs: u.Lent.GPUs,

@@ -44,6 +44,9 @@ type TaskRecord struct {
 	// Kept here, not in the spec, which the core holds for every task; the
 	// stores keep it in the spec's JSON (sqlrow).
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	// IdempotencyDigest is SubmissionDigest of the submission that sent the
+	// key, stored with it (sqlrow): a retry with the key must match it.
+	IdempotencyDigest string `json:"-"`
 	// DeletedAt is when a finished task was deleted (DELETE
 	// /api/v1/tasks/{name}, HyperPod's delete): task lists leave it out,
 	// while its events, runs (usage) and audit entries stay. Kept in the

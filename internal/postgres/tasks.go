@@ -66,6 +66,11 @@ func (s *Store) Task(ctx context.Context, name string) (model.TaskRecord, error)
 	return r, err
 }
 
+// TasksNamed is every task stored under a name, newest first.
+func (s *Store) TasksNamed(ctx context.Context, name string) ([]model.TaskRecord, error) {
+	return s.queryTasks(ctx, `SELECT `+sqlrow.TaskColumns+` FROM tasks WHERE name=$1 ORDER BY seq DESC`, name)
+}
+
 // ListTasks returns tasks in submission order.
 func (s *Store) ListTasks(ctx context.Context, f model.TaskFilter) ([]model.TaskRecord, error) {
 	q := `SELECT ` + sqlrow.TaskColumns + ` FROM tasks WHERE seq > $1`

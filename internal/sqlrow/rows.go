@@ -67,7 +67,7 @@ func Task(row Row) (model.TaskRecord, error) {
 	if err := json.Unmarshal([]byte(spec), &col); err != nil {
 		return r, fmt.Errorf("task %s: stored spec unreadable: %w", r.Name, err)
 	}
-	r.Spec, r.IdempotencyKey, r.DeletedAt = col.TaskSpec, col.IdempotencyKey, col.DeletedAt
+	r.Spec, r.IdempotencyKey, r.IdempotencyDigest, r.DeletedAt = col.TaskSpec, col.IdempotencyKey, col.IdempotencyDigest, col.DeletedAt
 	if placement != "" {
 		_ = json.Unmarshal([]byte(placement), &r.Placement)
 	}
@@ -79,17 +79,19 @@ func Task(row Row) (model.TaskRecord, error) {
 }
 
 // specColumn is what the spec column holds: the spec's fields, and the
-// record's idempotency key and deletion time beside them (a column of its
-// own would need a migration of both stores for a rarely set value).
+// record's idempotency key (with its submission's digest) and deletion
+// time beside them (a column of its own would need a migration of both
+// stores for a rarely set value).
 type specColumn struct {
 	model.TaskSpec
-	IdempotencyKey string    `json:"idempotencyKey,omitempty"`
-	DeletedAt      time.Time `json:"deletedAt,omitzero"`
+	IdempotencyKey    string    `json:"idempotencyKey,omitempty"`
+	IdempotencyDigest string    `json:"idempotencyDigest,omitempty"`
+	DeletedAt         time.Time `json:"deletedAt,omitzero"`
 }
 
 // TaskSpec is a task's spec column.
 func TaskSpec(r model.TaskRecord) (string, error) {
-	spec, err := json.Marshal(specColumn{r.Spec, r.IdempotencyKey, r.DeletedAt.UTC()})
+	spec, err := json.Marshal(specColumn{r.Spec, r.IdempotencyKey, r.IdempotencyDigest, r.DeletedAt.UTC()})
 	return string(spec), err
 }
 

@@ -64,7 +64,7 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 		b.State, b.FinishedAt, b.Resumes, b.Retries, b.Message = model.StateSucceeded, now.Add(time.Second), 2, 1, "done"
 		b.Placement = []model.PodPlacement{{Rank: 0, Node: "n1", GPUs: []int{0, 1}}}
 		b.PGIDs = []int{42}
-		b.IdempotencyKey, b.DeletedAt = "key-b", now.Add(2*time.Second)
+		b.IdempotencyKey, b.IdempotencyDigest, b.DeletedAt = "key-b", "digest-b", now.Add(2*time.Second)
 		if err := tx.UpdateTask(b); err != nil {
 			return err
 		}
@@ -84,7 +84,7 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 	b, err := s.Task(ctx, "b")
 	if err != nil || b.State != model.StateSucceeded || !b.FinishedAt.Equal(now.Add(time.Second)) || b.Resumes != 2 || b.Retries != 1 ||
 		b.Message != "done" || len(b.Placement) != 1 || b.Placement[0].Node != "n1" || len(b.PGIDs) != 1 || b.PGIDs[0] != 42 ||
-		b.IdempotencyKey != "key-b" || !b.DeletedAt.Equal(now.Add(2*time.Second)) {
+		b.IdempotencyKey != "key-b" || b.IdempotencyDigest != "digest-b" || !b.DeletedAt.Equal(now.Add(2*time.Second)) {
 		t.Fatalf("updated task after reopen: %+v %v", b, err)
 	}
 	if _, err := s.Task(ctx, "ghost"); !errors.Is(err, model.ErrNotFound) {

@@ -27,7 +27,8 @@ async function render(ctx) {
   const measured = measuredByTeam(dev);
   const [rname, rkey, unit] = res[f.resource] || res.gpus;
   const v = (u, what) => u[what + (rkey === 'GPUs' ? 'GPUs' : rkey)];
-  const cell = (q, used, b, l) => `<td class="num">${num(used, 1)} / ${num(q, 1)}</td><td class="num">${num(b, 1)}</td><td class="num">${num(l, 1)}</td>`;
+  // A quota for an instance type the cluster has no nodes of lends nothing: it is not present.
+  const cell = (u, q, used, b, l) => `<td class="num">${num(used, 1)} / ${num(q, 1)}</td><td class="num">${num(b, 1)}</td><td class="num">${u.notPresent ? '<span class="muted" title="the cluster has no nodes of this type">not present</span>' : num(l, 1)}</td>`;
   form.setTeams(teams);
   return `<h1>Teams</h1>
   <form class="card filters" data-submit="noop">
@@ -42,7 +43,7 @@ async function render(ctx) {
     <tr><th scope="col" rowspan="2">Team</th><th scope="col" rowspan="2">Instance type</th><th scope="colgroup" colspan="3" class="grp">GPUs</th><th scope="colgroup" colspan="3" class="grp">vCPU</th><th scope="colgroup" colspan="3" class="grp">Memory (GiB)</th><th scope="col" rowspan="2" class="num">Measured GPU utilisation</th></tr>
     <tr>${'<th scope="col" class="num">used / quota</th><th scope="col" class="num">borrowed</th><th scope="col" class="num">lent</th>'.repeat(3)}</tr></thead><tbody>
   ${shown.map(u => `<tr data-team="${esc(u.team)}" data-type="${esc(u.instanceType)}" data-key="${esc(u.team + '/' + u.instanceType)}" data-used-gpus="${u.usedGPUs}"><th scope="row">${esc(u.team)}</th><td>${esc(u.instanceType)}</td>
-    ${cell(u.quotaGPUs, u.usedGPUs, u.borrowedGPUs, u.lentGPUs)}${cell(u.quotaVCPU, u.usedVCPU, u.borrowedVCPU, u.lentVCPU)}${cell(u.quotaMemGiB, u.usedMemGiB, u.borrowedMemGiB, u.lentMemGiB)}
+    ${cell(u, u.quotaGPUs, u.usedGPUs, u.borrowedGPUs, u.lentGPUs)}${cell(u, u.quotaVCPU, u.usedVCPU, u.borrowedVCPU, u.lentVCPU)}${cell(u, u.quotaMemGiB, u.usedMemGiB, u.borrowedMemGiB, u.lentMemGiB)}
     <td class="num">${measured && measured[u.team] !== undefined ? measured[u.team] + '%' : '-'}</td></tr>`).join('')}</tbody></table></div>
   ${shown.length ? bars('teams-chart', `${rname} per team and instance type`, ['quota', 'used', 'borrowed', 'lent'],
     shown.map(u => ({ label: `${u.team} · ${u.instanceType}`, values: [v(u, 'quota'), v(u, 'used'), v(u, 'borrowed'), v(u, 'lent')] })), unit) : ''}</div>
