@@ -93,7 +93,15 @@ func TestKubernetesLeaderFailover(t *testing.T) {
 	a := startReplica(t, bin, dir, freeAddr(t), cfg, kubeconfig)
 	a.waitStatus(t, "/readyz", 200, 30*time.Second)
 	b := startReplica(t, bin, dir, freeAddr(t), cfg, kubeconfig)
-	if got := b.waitStatus(t, "/readyz", 503, 10*time.Second); got["leader"] != a.url {
+	// The standby is not ready from its start, and names the leader once it
+	// has read the Lease (under load that came after its first answer, and
+	// the test read "").
+	var got map[string]string
+	waitFor(t, 10*time.Second, func() bool {
+		got = b.waitStatus(t, "/readyz", 503, 10*time.Second)
+		return got["leader"] != ""
+	})
+	if got["leader"] != a.url {
 		t.Fatalf("the standby names leader %q, want %s", got["leader"], a.url)
 	}
 	tok, err := os.ReadFile(filepath.Join(dir, "admin.token"))

@@ -106,7 +106,11 @@ func workloadCluster(t *testing.T, jobs bool) (*kubetest.Cluster, dynamic.Interf
 		t.Fatal(err)
 	}
 	// The CRDs are served once established; the policies apply once the
-	// API server has loaded them: a labelled probe Job comes back suspended.
+	// API server has loaded them, each in its own time: a labelled probe
+	// Job comes back suspended, and a labelled probe pod gated. (Only the
+	// Job was probed once: under load a Job admitted at once made its pods
+	// before the gate's policy was loaded, and taskgov, which places only
+	// gated pods, never placed them; TestKubernetesNodeSelector failed so.)
 	waitFor(t, 30*time.Second, func() bool {
 		for _, k := range kube.Kinds {
 			if _, err := dyn.Resource(k.GVR).List(context.Background(), metav1.ListOptions{}); err != nil {
@@ -125,6 +129,12 @@ func workloadCluster(t *testing.T, jobs bool) (*kubetest.Cluster, dynamic.Interf
 		}
 		s, _, _ := unstructured.NestedBool(made.Object, "spec", "suspend")
 		return s
+	})
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: "default", Labels: map[string]string{kube.LabelQueueName: "probe"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	waitFor(t, 30*time.Second, func() bool {
+		made, err := kc.Client.CoreV1().Pods("default").Create(context.Background(), pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err == nil && gatedPod(made)
 	})
 	return kc, dyn
 }

@@ -334,6 +334,9 @@ func (s *Scheduler) fairToTake(tm *team, mine float64, vt *team) bool {
 
 // afterPreempt requeues a victim that chooseVictims already unassigned.
 func (s *Scheduler) afterPreempt(v *task) {
+	if !s.breakNoAdmitGen {
+		s.stops.freed++ // mayAdmit's scans start again (stopcheck.go)
+	}
 	v.resumes++
 	v.pendingSince = s.now
 	v.touchedIn = s.cycle

@@ -215,7 +215,7 @@ type Scheduler struct {
 	breakStopWake bool
 	// Test only: tailDue's memo ignores the team's usage (stopwake.go).
 	breakDueMemo bool
-	// Test only: a change in the walk keeps mayAdmit's noes (stop.go).
+	// Test only: a preemption in the walk keeps mayAdmit's place (stopcheck.go).
 	breakNoAdmitGen bool
 	// Test only: the stop passes with a holder not yet tried (stophold.go).
 	breakStopHold bool

@@ -295,10 +295,12 @@ type stopState struct {
 	wake   time.Time   // the tail's starvation wake-up, from the last check
 	dues   [][]dueMemo // per type and team: tailDue's last answer
 	// gen counts the walks' changes (admissions, preemptions, holds);
-	// noAdmit[i][team] is gen+1 when mayAdmit last found no task of the
-	// team's tail of type i that may be admitted.
+	// freed counts the cycles and the preemptions committed in them
+	// (afterPreempt); admitScans[i][team] is how far mayAdmit read the
+	// team's tail of type i since the last of them.
 	gen         uint64
-	noAdmit     [][]uint64
+	freed       uint64
+	admitScans  [][]admitScan
 	rankScans   [][]rankScan                 // per type and team: how far ownCheapFail read (stoprank.go)
 	fairScans   [][]fairScan                 // per type and team: how far tailBorrowSearch read (stopfair.go)
 	ownCheap    []*task                      // scratch of rankBlocks
@@ -320,11 +322,12 @@ type stopState struct {
 func (s *Scheduler) startStops() {
 	n := len(s.types)
 	st := &s.stops
-	st.gen++ // a new cycle: no memo of mayAdmit's holds
+	st.gen++   // a new cycle: no memo of the scans kept while the walk changes nothing
+	st.freed++ // nor of mayAdmit's scans
 	if len(st.stopped) != n {
 		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
-		st.dues, st.noAdmit, st.blocker = make([][]dueMemo, n), make([][]uint64, n), make([]*team, n)
+		st.dues, st.admitScans, st.blocker = make([][]dueMemo, n), make([][]admitScan, n), make([]*team, n)
 		st.holderTried = make([]*task, n)
 		st.prefix = make([]prefixRange, n)
 		st.live, st.shareStop, st.trials = make([]int, n), make([]bool, n), make([][]trialScan, n)
@@ -359,9 +362,7 @@ func (s *Scheduler) afterTry(i int, changed bool) {
 	st.tries[i]++
 	if changed {
 		st.step[i], st.next[i] = 1, st.tries[i]
-		if !s.breakNoAdmitGen {
-			st.gen++
-		}
+		st.gen++
 	}
 	if st.tries[i] < st.next[i] {
 		return

@@ -10,10 +10,11 @@ import (
 )
 
 // The early stop's two caches within a walk: mayAdmit's "nothing of this
-// team can be admitted" (noAdmit, kept until the walk's next change: gen)
-// and tailDue's answer (dueMemo, kept while the team's usage is the same).
-// A preemption in the walk frees nodes its preemptor may not use up, and an
-// admission changes its team's usage: either makes a cached answer stale.
+// team can be admitted" (noAdmit, kept until the walk's next preemption:
+// freed) and tailDue's answer (dueMemo, kept while the team's usage is the
+// same). A preemption in the walk frees nodes its preemptor may not use up,
+// and an admission changes its team's usage: the first makes a kept no
+// stale, either a kept due.
 // The random differential run almost never reaches these cases (a 120-seed
 // run: 12 of 29,420 stops set the wake-up; 60,000 inputs of 30 seeds never
 // asked tailDue again after a usage change), so two constructed walks do,
@@ -114,7 +115,7 @@ func dueMemoRun(t *testing.T, bug bool) error {
 }
 
 // TestDifferentialCatchesStaleNoAdmit: mayAdmit's note must not outlive a
-// change in the walk (stop.go's gen).
+// preemption in the walk (stop.go's freed).
 func TestDifferentialCatchesStaleNoAdmit(t *testing.T) {
 	if err := noAdmitRun(t, false); err != nil {
 		t.Fatal(err)

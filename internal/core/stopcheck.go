@@ -172,19 +172,34 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 
 // mayAdmit reports whether a task of tm's tail in type i passes its quota
 // check and place's count check: the bounds of its aggregate, task by task.
-// A no stands while the walk changes nothing (the tail only shrinks), so it
-// is kept until the next change (gen) and not looked for again.
+//
+// The scan keeps its place (admitScan) for the rest of the cycle until the
+// walk preempts (freed): a task it found that may not be admitted stays so.
+// The tail only shrinks (the cursor only moves on, and the only tasks that
+// come back into a list in a cycle are victims, which a preemption puts
+// there); a hold changes no usage and no free capacity; an admission only
+// raises usages and takes free capacity, so a quota check that refused a
+// request still refuses it (checkQuota's refusal stays under admissions:
+// refusejump.go has the argument) and fewer nodes reach each bucket
+// (nodeIndex.atLeast only falls). Only a preemption frees capacity and
+// lowers usage. So the next call starts where the last one stopped: at the
+// task it found admissible (checked again), or at the list's end (a no).
+// breakNoAdmitGen (test only) keeps the place across a preemption, the
+// injected bug TestDifferentialCatchesStaleNoAdmit catches.
 func (s *Scheduler) mayAdmit(tm *team, i int) bool {
 	ix := &s.types[i].index
 	st := &s.stops
-	if len(st.noAdmit[i]) != len(s.teams) {
-		st.noAdmit[i] = make([]uint64, len(s.teams))
+	if len(st.admitScans[i]) != len(s.teams) {
+		st.admitScans[i] = make([]admitScan, len(s.teams))
 	}
-	if st.noAdmit[i][tm.idx] == st.gen+1 {
-		return false
+	sc := &st.admitScans[i][tm.idx]
+	from := max(tm.cursors[i]-1, 0)
+	if sc.freed != st.freed+1 {
+		*sc = admitScan{freed: st.freed + 1, pos: from}
 	}
 	q := tm.byType[i]
-	for _, t := range q[max(tm.cursors[i]-1, 0):] {
+	for sc.pos = max(sc.pos, from); sc.pos < len(q); sc.pos++ {
+		t := q[sc.pos]
 		if t.state != pending {
 			continue
 		}
@@ -192,6 +207,13 @@ func (s *Scheduler) mayAdmit(tm *team, i int) bool {
 			return true
 		}
 	}
-	st.noAdmit[i][tm.idx] = st.gen + 1
 	return false
+}
+
+// admitScan is how far mayAdmit read a team's list of one type: entries
+// before pos hold no task that may be admitted, since the cycle's last
+// preemption (freed+1 when read).
+type admitScan struct {
+	freed uint64
+	pos   int
 }

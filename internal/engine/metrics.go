@@ -10,7 +10,8 @@ import (
 
 // MetricsSnapshot reads what the metrics gauges show: pending tasks by team
 // (exact) and by team and reason (from a recent queue listing, see
-// pendingcount.go), every team's quota and usage, and capacity by instance
+// pendingcount.go), every team's quota and usage (nothing lent of an
+// instance type the cluster has no nodes of), and capacity by instance
 // type, from the View.
 func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 	v := e.View()
@@ -21,10 +22,6 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 		s.EngineUp = true
 	}
 	e.pendingSnapshot(&s, v, time.Now())
-	for _, u := range v.Usage() {
-		s.Usage = append(s.Usage, metrics.Usage{Team: u.Team, InstanceType: u.InstanceType, Quota: float64(u.Quota.GPUs),
-			Used: float64(u.Used.GPUs), Borrowed: float64(u.Borrowed.GPUs), Lent: float64(u.Lent.GPUs)})
-	}
 	byType := map[string]*metrics.Capacity{}
 	var order []string
 	for _, n := range v.Nodes() {
@@ -49,6 +46,14 @@ func (e *Engine) MetricsSnapshot() metrics.Snapshot {
 	sort.Strings(order)
 	for _, t := range order {
 		s.Capacity = append(s.Capacity, *byType[t])
+	}
+	for _, u := range v.Usage() {
+		lent := float64(u.Lent.GPUs)
+		if byType[u.InstanceType] == nil {
+			lent = 0 // no nodes of the type: nothing of the quota exists to lend
+		}
+		s.Usage = append(s.Usage, metrics.Usage{Team: u.Team, InstanceType: u.InstanceType, Quota: float64(u.Quota.GPUs),
+			Used: float64(u.Used.GPUs), Borrowed: float64(u.Borrowed.GPUs), Lent: lent})
 	}
 	return s
 }
