@@ -23,7 +23,6 @@ func gib(v resource.Vector) float64 {
 	return float64(v.MemMiB) / 1024
 }
 
-// usageRow is one team's standing on one instance type as the API shows it.
 // clusterCapacity is the cluster's total of each instance type it has nodes
 // of, every node counted (cordoned and unhealthy ones too).
 func clusterCapacity(v *engine.View) map[string]resource.Vector {
@@ -34,6 +33,7 @@ func clusterCapacity(v *engine.View) map[string]resource.Vector {
 	return out
 }
 
+// usageRow is one team's standing on one instance type as the API shows it.
 func usageRow(u core.TeamUsage) apitypes.Usage {
 	return apitypes.Usage{Team: u.Team, InstanceType: u.InstanceType,
 		QuotaGPUs: u.Quota.GPUs, UsedGPUs: u.Used.GPUs, BorrowedGPUs: u.Borrowed.GPUs, LentGPUs: u.Lent.GPUs,
