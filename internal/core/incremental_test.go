@@ -66,6 +66,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakStopDear = bug == "stopdear"
 	inc.breakStopSkip = bug == "stopskip"
 	inc.breakTrial = bug == "trial"
+	inc.breakHeldOwn = bug == "heldown"
 	inc.breakJumpBlind = bug == "jumpblind"
 	inc.breakRefuse = bug == "refuse"
 	inc.breakRefuseLog = bug == "refuselog"

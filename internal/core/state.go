@@ -217,6 +217,9 @@ type Scheduler struct {
 	breakDueMemo bool
 	// Test only: a preemption in the walk keeps mayAdmit's place (stopcheck.go).
 	breakNoAdmitGen bool
+	// Test only: the bound with holds in place leaves out the holder's own
+	// nodes for the holder too (stopheld.go).
+	breakHeldOwn bool
 	// Test only: the stop passes with a holder not yet tried (stophold.go).
 	breakStopHold bool
 	// Test only: shareMoved skips its pass whatever moved (sharemoved.go).

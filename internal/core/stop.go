@@ -33,7 +33,8 @@ import (
 //     of the team's smallest request refuses every t; otherwise fewer nodes
 //     reach the smallest key than the smallest gang needs, so place fails at
 //     its count check for every t; otherwise mayAdmit makes both checks for
-//     each task of the team's tail in turn.
+//     each task of the team's tail in turn, and with a hold that stands,
+//     heldRefuses counts only the nodes place may use (stopheld.go).
 //   - No hold taken or dropped. Without a holder, a hold is taken only by a
 //     task within quota whose starvation bound has passed: either no t fits
 //     the team's quota, or the earliest pendingSince plus the bound is still
@@ -301,6 +302,7 @@ type stopState struct {
 	gen         uint64
 	freed       uint64
 	admitScans  [][]admitScan
+	heldScans   [][]admitScan                // per type and team: how far heldRefuses read (stopheld.go)
 	rankScans   [][]rankScan                 // per type and team: how far ownCheapFail read (stoprank.go)
 	fairScans   [][]fairScan                 // per type and team: how far tailBorrowSearch read (stopfair.go)
 	ownCheap    []*task                      // scratch of rankBlocks
@@ -329,6 +331,7 @@ func (s *Scheduler) startStops() {
 		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
 		st.dues, st.admitScans, st.blocker = make([][]dueMemo, n), make([][]admitScan, n), make([]*team, n)
 		st.holderTried = make([]*task, n)
+		st.heldScans = make([][]admitScan, n)
 		st.prefix = make([]prefixRange, n)
 		st.live, st.shareStop, st.trials = make([]int, n), make([]bool, n), make([][]trialScan, n)
 		st.rankScans = make([][]rankScan, n)

@@ -111,3 +111,18 @@ func agedCompletion(t *testing.T, inc, ref *Scheduler, r *rand.Rand, now time.Ti
 	}
 	return tried, nil
 }
+
+// TestDifferentialCatchesBrokenHeldCount injects a bug into the
+// no-admission bound with a hold in place (stopheld.go): the holder's own
+// nodes are left out for the holder too, so a holder that may start on
+// the nodes it held no longer holds the stop back. The differential test
+// must see it.
+func TestDifferentialCatchesBrokenHeldCount(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		if err := differentialRun(seed, 2000, "heldown"); err != nil {
+			t.Logf("caught at seed %d, as it must be: %v", seed, err)
+			return
+		}
+	}
+	t.Fatal("with the holder's own nodes left out of its count, the differential test found no difference")
+}

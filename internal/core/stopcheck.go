@@ -88,8 +88,9 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 	}
 	v := s.checkQuota(tm, i, a.minTotal)
 	room := a.minKey < len(it.index.counts) && it.index.atLeast(a.minKey) >= a.minNodes
-	if v.ok && room && !s.breakStop && s.mayAdmit(tm, i) {
-		return true
+	if v.ok && room && !s.breakStop && s.mayAdmit(tm, i) &&
+		(it.holder == nil || c.dropping || !s.heldRefuses(tm, i)) {
+		return true // a task may be admitted (with the holds in place: stopheld.go)
 	}
 	inQuota := v.ok && v.inQuota
 	if inQuota {
@@ -215,5 +216,6 @@ func (s *Scheduler) mayAdmit(tm *team, i int) bool {
 // preemption (freed+1 when read).
 type admitScan struct {
 	freed uint64
+	holds uint64 // holdChanges at the scan's start (heldRefuses only: stopheld.go)
 	pos   int
 }

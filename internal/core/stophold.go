@@ -34,7 +34,9 @@ package core
 // The other bounds of the check do not depend on holds: the no-admission
 // bound counts every schedulable node whose free bucket reaches the
 // smallest key (place, respecting holds and a held node's spare room,
-// spareOnHeld, which also needs the node's free room, uses no more); the
+// spareOnHeld, which also needs the node's free room, uses no more), or,
+// task by task, those of them not held for another task, which stay so
+// while the hold stands (stopheld.go); the
 // search bounds count nodes the same way (roomBound, cheapReach), and a
 // failed search restores the state exactly. So with a holder that keeps its
 // hold, a team's due having passed no longer blocks the check, and the tail
