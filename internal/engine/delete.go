@@ -28,9 +28,11 @@ func (e *Engine) cancel(name, actor string, now time.Time, w *writes) (*model.Ta
 	return r, nil
 }
 
-// DeleteTask deletes the newest task of a name, as HyperPod's delete
-// removes a PyTorchJob: a live task is cancelled (as TaskAction's cancel)
-// and marked deleted in the same write; a finished one is marked deleted.
+// DeleteTask deletes a name's tasks, as HyperPod's delete removes the one
+// PyTorchJob of a name: the newest task, if live, is cancelled (as
+// TaskAction's cancel) and marked deleted in the same write; a finished one
+// is marked deleted, and so is every earlier task of the team's that reused
+// the name (all or none).
 // A deleted task is left out of task lists and answers not found, but its
 // record, events, runs (usage reports) and audit entries stay, and its team
 // may reuse its name. Deleting a deleted task, or a name never used, is
@@ -44,6 +46,10 @@ func (e *Engine) DeleteTask(ctx context.Context, actor, name string) (model.Task
 	a := auditTeam(actor, "task."+ActDelete, team, name)
 	v, err := e.do(ctx, a, func(w *writes) (any, error) {
 		now := e.now()
+		earlier, err := e.store.TasksNamed(context.Background(), name)
+		if err != nil {
+			return nil, fmt.Errorf("reading the tasks named %q: %w: %w", name, ErrUnavailable, err)
+		}
 		var r *model.TaskRecord
 		if e.records[name] != nil {
 			var err error
@@ -63,6 +69,7 @@ func (e *Engine) DeleteTask(ctx context.Context, actor, name string) (model.Task
 		}
 		r.DeletedAt = now
 		e.persist(r, w)
+		deleteEarlier(*r, earlier, w)
 		e.event(r, ActDelete, "deleted by "+actor, w)
 		return *r, nil
 	})
@@ -70,6 +77,19 @@ func (e *Engine) DeleteTask(ctx context.Context, actor, name string) (model.Task
 		return model.TaskRecord{}, err
 	}
 	return v.(model.TaskRecord), nil
+}
+
+// deleteEarlier marks deleted, with r, each earlier finished task of r's team
+// stored under r's name (a name reused without a delete), so that none is
+// left listed once GET and DELETE of the name answer not found.
+func deleteEarlier(r model.TaskRecord, named []model.TaskRecord, w *writes) {
+	for _, old := range named {
+		if old.Seq == r.Seq || old.Team != r.Team || old.Deleted() || !old.State.Terminal() {
+			continue
+		}
+		old.DeletedAt = r.DeletedAt
+		w.put(model.Write{UpdateTask: &old})
+	}
 }
 
 // finishedRecord is the newest record of a name that is not live: this
