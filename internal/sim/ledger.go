@@ -39,6 +39,9 @@ func newLedger(s *core.Scheduler) *ledger {
 // admit books j's pods on the nodes of its admission's placement, or says
 // why one of them cannot be there.
 func (l *ledger) admit(j *job, pods []model.PodPlacement) error {
+	if _, running := l.placed[j.Name]; running {
+		return fmt.Errorf("sim: task %s was admitted while it already holds nodes (admitted twice without a release)", j.Name)
+	}
 	pod := j.pod
 	slots := make([]int, 0, len(pods))
 	for _, p := range pods {

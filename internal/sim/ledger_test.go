@@ -95,3 +95,25 @@ func TestRunChecksInvariantsEveryCycle(t *testing.T) {
 		t.Fatalf("the check changed the run: %+v %+v against %+v %+v", checked.Tasks, checked.JCT, plain.Tasks, plain.JCT)
 	}
 }
+
+// TestLedgerRefusesASecondAdmission: a task admitted again while it still
+// holds its nodes is refused, not booked twice over its first placement.
+func TestLedgerRefusesASecondAdmission(t *testing.T) {
+	s, err := core.New(tinyCluster(2, 1), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger(s)
+	j := &job{Job: Job{Name: "j"}, pod: s.Nodes()[0].Capacity.Percent(25)}
+	at := []model.PodPlacement{{Node: s.Nodes()[0].Spec.Name}}
+	if err := l.admit(j, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.admit(j, []model.PodPlacement{{Node: s.Nodes()[1].Spec.Name}}); err == nil || !strings.Contains(err.Error(), "admitted twice") {
+		t.Fatalf("a second admission of a running task: %v", err)
+	}
+	l.release(j)
+	if err := l.admit(j, at); err != nil {
+		t.Fatalf("admitted again after its release: %v", err)
+	}
+}
