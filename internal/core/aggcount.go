@@ -171,12 +171,16 @@ func leaveVec(c *[3]int32, b, v resource.Vector) bool {
 
 // checkAgg checks the aggregate of tm's list of type i from scratch (a
 // test's check, from checkQueues): unless it is to be folded again, its
-// bounds are those of the pending tasks among the entries it read, and no
+// bounds are those of the pending tasks among the entries it read (never
+// more entries than the list has), and no
 // count is above the number of those tasks at its bound (a count above it
 // would keep a loose bound).
 func (tm *team) checkAgg(i int) error {
 	a, q := &tm.aggs[i], tm.byType[i]
-	if a.n < 0 || a.n > len(q) || a.loose || a.folded == 0 {
+	if a.n > len(q) {
+		return fmt.Errorf("the aggregate read %d entries of a list of %d (the list was cut without resetting it)", a.n, len(q))
+	}
+	if a.n < 0 || a.loose || a.folded == 0 {
 		return nil
 	}
 	var f queueAgg
