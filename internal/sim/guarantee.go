@@ -94,7 +94,15 @@ func (g *guaranteeMeter) violated() float64 {
 		return g.rate
 	}
 	g.rate, g.dirty = 0, false
-	for _, tg := range g.types {
+	g.eachViolation(func(_, _ string, v, _ float64) { g.rate += v })
+	return g.rate
+}
+
+// eachViolation calls f with each (type, team) whose guarantee is not
+// honoured now, the GPUs of it (v) and the team's unused quota (room), in
+// a fixed order per type.
+func (g *guaranteeMeter) eachViolation(f func(typ, team string, v, room float64)) {
+	for typ, tg := range g.types {
 		over, quotas := 0.0, 0.0
 		for _, t := range tg.teams {
 			over += math.Max(0, t.alloc-t.quota)
@@ -118,8 +126,9 @@ func (g *guaranteeMeter) violated() float64 {
 			}
 			// Others' borrowing is lent by every team short of its quota;
 			// this team's part of it is at most its own room.
-			g.rate += math.Min(math.Min(fit, room), lent)
+			if v := math.Min(math.Min(fit, room), lent); v > 0 {
+				f(typ, name, v, room)
+			}
 		}
 	}
-	return g.rate
 }

@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"math"
-	"strconv"
-)
+import "strconv"
 
 // GuaranteeWhy splits fairness.guarantee_violation_gpu_s by the tasks that
 // make it (Options.WaitReasons): at each moment a team's violation of a type,
@@ -31,33 +28,9 @@ type teamViolation struct {
 // violated's sum.
 func (g *guaranteeMeter) byTeam() map[[2]string]teamViolation {
 	out := map[[2]string]teamViolation{}
-	for typ, tg := range g.types {
-		over, quotas := 0.0, 0.0
-		for _, t := range tg.teams {
-			over += math.Max(0, t.alloc-t.quota)
-			quotas += t.quota
-		}
-		lent := over - math.Max(0, tg.capacity-quotas)
-		if lent <= 0 {
-			continue
-		}
-		for _, name := range tg.order {
-			t := tg.teams[name]
-			room := t.quota - t.alloc
-			if room <= 0 || len(t.pending) == 0 {
-				continue
-			}
-			fit := 0.0
-			for gpus, n := range t.pending {
-				if gpus > 0 && gpus <= room {
-					fit += gpus * float64(n)
-				}
-			}
-			if v := math.Min(math.Min(fit, room), lent); v > 0 {
-				out[[2]string{typ, name}] = teamViolation{v: v, room: room}
-			}
-		}
-	}
+	g.eachViolation(func(typ, team string, v, room float64) {
+		out[[2]string{typ, team}] = teamViolation{v: v, room: room}
+	})
 	return out
 }
 
