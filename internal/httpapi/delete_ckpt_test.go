@@ -18,9 +18,7 @@ func TestDeletedNameCheckpoints(t *testing.T) {
 	e := newEnv(t, testCluster)
 	submit := func(script string, resume bool) {
 		t.Helper()
-		body := map[string]any{"name": "ck", "team": "alpha", "instanceType": "ml.p5.48xlarge",
-			"command": []string{"sh", "-c", script}, "resumeCheckpoints": resume}
-		e.mustDo("POST", "/api/v1/tasks", e.admin, body, 201, nil)
+		e.mustDo("POST", "/api/v1/tasks", e.admin, checkpointSpec("ck", "alpha", script, resume), 201, nil)
 		e.waitState("ck", model.StateSucceeded, 20*time.Second)
 		e.mustDo("DELETE", "/api/v1/tasks/ck", e.admin, nil, 200, nil)
 	}

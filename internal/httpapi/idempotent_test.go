@@ -27,18 +27,7 @@ func TestSubmissionRetriedAfterItsTaskFinished(t *testing.T) {
 	post := func(token, key string, body map[string]any) (int, http.Header, []byte) {
 		t.Helper()
 		j, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", e.url+"/api/v1/tasks", bytes.NewReader(j))
-		req.Header.Set("Authorization", "Bearer "+token)
-		if key != "" {
-			req.Header.Set(IdempotencyKeyHeader, key)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, b
+		return postKeyed(t, e, token, key, bytes.NewReader(j))
 	}
 	body := map[string]any{"name": "once", "team": "alpha", "instanceType": "ml.p5.48xlarge", "command": []string{"true"}}
 	var first, again struct{ Seq int64 }
@@ -103,16 +92,8 @@ func TestIdempotencyKeyWithAnotherBody(t *testing.T) {
 	e := newEnvWith(t, testCluster, envOptions{store: func(s *sqlite.Store) engine.Store { st.Store = s; return st }})
 	post := func(key, body string) (int, http.Header, string) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", e.url+"/api/v1/tasks", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+e.admin)
-		req.Header.Set(IdempotencyKeyHeader, key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, string(b)
+		code, h, b := postKeyed(t, e, e.admin, key, strings.NewReader(body))
+		return code, h, string(b)
 	}
 	body := `{"name": "keyed", "team": "alpha", "instanceType": "ml.p5.48xlarge", "command": ["true"], "env": {"A": "1", "B": "2"}}`
 	if code, _, b := post("key-1", body); code != 201 {
@@ -150,4 +131,22 @@ func TestIdempotencyKeyWithAnotherBody(t *testing.T) {
 	if code, h, b := post("key-1", body); code != 201 || h.Get(ReplayedHeader) != "true" {
 		t.Fatalf("the retry once the store reads: %d %v %s", code, h, b)
 	}
+}
+
+// postKeyed submits body as token with an Idempotency-Key header (none when
+// key is empty) and returns the answer's status, headers and body.
+func postKeyed(t *testing.T, e *env, token, key string, body io.Reader) (int, http.Header, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", e.url+"/api/v1/tasks", body)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if key != "" {
+		req.Header.Set(IdempotencyKeyHeader, key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b
 }

@@ -78,12 +78,17 @@ func TestReusedNameStartsFresh(t *testing.T) {
 	e := newEnv(t, testCluster)
 	submit := func(script string, resume bool) {
 		t.Helper()
-		body := map[string]any{"name": "ck", "team": "alpha", "instanceType": "ml.p5.48xlarge",
-			"command": []string{"sh", "-c", script}, "resumeCheckpoints": resume}
-		e.mustDo("POST", "/api/v1/tasks", e.admin, body, 201, nil)
+		e.mustDo("POST", "/api/v1/tasks", e.admin, checkpointSpec("ck", "alpha", script, resume), 201, nil)
 		e.waitState("ck", "Succeeded", 20*time.Second)
 	}
 	submit("echo one > state && touch .taskgov-checkpoint", false)
 	submit("test ! -e state && echo two > state", false)
 	submit("grep -qx two state", true)
+}
+
+// checkpointSpec is a task of team's named name that runs script in its
+// checkpoint directory, resuming the name's earlier checkpoints if resume.
+func checkpointSpec(name, team, script string, resume bool) map[string]any {
+	return map[string]any{"name": name, "team": team, "instanceType": "ml.p5.48xlarge",
+		"command": []string{"sh", "-c", script}, "resumeCheckpoints": resume}
 }
