@@ -135,6 +135,15 @@ func TestDashboardInChromium(t *testing.T) {
 	b.run(chromedp.Click("#edit-research", chromedp.ByID), chromedp.WaitVisible("#team-delete", chromedp.ByID),
 		chromedp.Click("#team-delete", chromedp.ByID), chromedp.Click("#team-delete-yes", chromedp.ByID), chromedp.WaitVisible("#team-deleted", chromedp.ByID))
 	b.until("the team gone", `!document.querySelector('#team-settings tr[data-key="research"]')`, 5*time.Second)
+	// A quota for an instance type the cluster has no nodes of lends
+	// nothing: its row says "not present" where the lent GPUs would be.
+	mustCLI(t, "team", "create", "gpuless", "--quota", "ml.g5.12xlarge=2")
+	absent := `#teams-table tr[data-team="gpuless"][data-type="ml.g5.12xlarge"]`
+	b.until("the absent type's row", exists(absent), 10*time.Second)
+	if row := b.text(absent); !strings.Contains(row, "not present") {
+		t.Errorf("quota for an absent type shows %q, want \"not present\" where GPUs lent would be", row)
+	}
+	mustCLI(t, "team", "delete", "gpuless")
 	b.a11y("admin-teams")
 	b.shots("admin-teams")
 
