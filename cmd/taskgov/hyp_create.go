@@ -40,7 +40,9 @@ func newHypCreate() (*cobra.Command, *hypCreate) {
 	c := &cobra.Command{Short: "Create a PyTorch job", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return h.run(cmd) }}
 	f := c.Flags()
-	f.StringVar(&h.version, "version", "1.0", "schema version (1.0 or 1.1)")
+	// hyp takes the newest schema unless --version names another, and
+	// prints the one it took ("Using version: 1.1").
+	f.StringVar(&h.version, "version", "1.1", "schema version: 1.1, or 1.0 (without the 1.1 options)")
 	f.BoolVar(&h.debug, "debug", false, "accepted")
 	f.StringVar(&h.name, "job-name", "", "job name (required)")
 	f.StringVar(&h.image, "image", "", "container image (the Kubernetes executor runs it)")
@@ -104,6 +106,15 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 	}
 	if h.version != "1.0" && h.version != "1.1" {
 		return model.TaskSpec{}, &usageError{fmt.Sprintf("Unsupported schema version: %s", h.version)}
+	}
+	if h.version == "1.0" {
+		// hyp builds its options from the schema version's fields: under
+		// --version 1.0 a 1.1 option does not exist.
+		for _, f := range hypFields {
+			if f.v11 && set(f.flag()) {
+				return model.TaskSpec{}, &usageError{fmt.Sprintf("No such option: --%s (schema 1.0 has no %s: pass --version 1.1, or leave --version out)", f.flag(), f.key)}
+			}
+		}
 	}
 	for _, e := range []string{"elastic-replica-increment-step", "max-node-count", "max-replica-count", "elastic-graceful-shutdown-timeout-in-seconds",
 		"elastic-scaling-timeout-in-seconds", "elastic-scale-up-snooze-time-in-seconds", "elastic-replica-discrete-values"} {

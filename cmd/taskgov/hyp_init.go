@@ -49,10 +49,25 @@ absolute path. docs/HYPERPOD.md lists what taskgov does with each option.
 func hypInitCmd() *cobra.Command {
 	var version string
 	c := &cobra.Command{Use: "init TEMPLATE [DIRECTORY]", Short: "Write config.yaml for a hyp-pytorch-job in DIRECTORY (default: here)",
-		Args: cobra.RangeArgs(1, 2),
+		// Another template's options (hyp init hyp-recipe-job --model-id M)
+		// get the template's refusal, not "unknown flag".
+		Args: cobra.ArbitraryArgs, DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != hypTemplate {
+				return hypInitRefusal(args[0])
+			}
+			args, err := parseOwnFlags(cmd, args)
+			if err != nil {
+				return err
+			}
+			if help, _ := cmd.Flags().GetBool("help"); help {
+				return cmd.Help()
+			}
+			if len(args) < 1 || len(args) > 2 {
+				return &usageError{fmt.Sprintf("hyp init takes TEMPLATE [DIRECTORY], got %d arguments: use `hyp init hyp-pytorch-job [DIR]`", len(args))}
+			}
 			if args[0] != hypTemplate {
-				return &usageError{fmt.Sprintf("hyp init: taskgov serves the hyp-pytorch-job template only, not %q (endpoints, cluster stacks and JumpStart recipe jobs are not taskgov's): use `hyp init hyp-pytorch-job`", args[0])}
+				return hypInitRefusal(args[0])
 			}
 			if version != "1.0" && version != "1.1" {
 				return &usageError{fmt.Sprintf("hyp init: schema version %q is not served: use --version 1.0 or 1.1", version)}
@@ -84,19 +99,46 @@ func hypInitCmd() *cobra.Command {
 	return c
 }
 
+// hypInitRefusal refuses a template other than hyp-pytorch-job.
+func hypInitRefusal(template string) error {
+	why, ok := hypOtherResources[template]
+	switch {
+	case template == "hyp-recipe-job":
+		why = "a recipe job's recipe, parameters and Kubernetes template come from SageMaker JumpStart Hub and S3, which a taskgov server does not reach; " +
+			"run the recipe's training command as a job: `hyp init hyp-pytorch-job`, then `hyp configure --command '[...]'` " +
+			"(hyp list, describe, delete, list-pods and get-logs hyp-recipe-job address such a job too)"
+	case !ok:
+		why = "no such template"
+	}
+	return &usageError{fmt.Sprintf("hyp init %s is not served by taskgov: %s; taskgov's template is hyp-pytorch-job (`hyp init hyp-pytorch-job [DIR]`)", template, why)}
+}
+
 // hypConfigureCmd has one option per field of either schema version.
 func hypConfigureCmd() *cobra.Command {
-	c := &cobra.Command{Use: "configure", Short: "Set fields of ./config.yaml: --FIELD VALUE, as `hyp create hyp-pytorch-job` takes them", Args: cobra.NoArgs}
+	// Its options are config.yaml's fields: without a config.yaml the
+	// answer is to run hyp init, whatever options are given (hyp's README
+	// configures a recipe job with --name, --data-path, ...).
+	c := &cobra.Command{Use: "configure", Short: "Set fields of ./config.yaml: --FIELD VALUE, as `hyp create hyp-pytorch-job` takes them",
+		Args: cobra.ArbitraryArgs, DisableFlagParsing: true}
 	vals := map[string]*[]string{}
 	for _, f := range hypFields {
 		v := new([]string)
 		vals[f.key] = v
 		c.Flags().StringArrayVar(v, f.flag(), nil, hypCreateHelp(f.flag()))
 	}
-	c.RunE = func(cmd *cobra.Command, _ []string) error {
+	c.RunE = func(cmd *cobra.Command, args []string) error {
 		cfg, err := loadHypConfig(".")
-		if err != nil {
+		if err != nil && !contains(args, "--help") && !contains(args, "-h") {
 			return err
+		}
+		if args, err = parseOwnFlags(cmd, args); err != nil {
+			return err
+		}
+		if help, _ := cmd.Flags().GetBool("help"); help {
+			return cmd.Help()
+		}
+		if len(args) > 0 {
+			return &usageError{fmt.Sprintf("hyp configure takes options only (--FIELD VALUE), not %q", args[0])}
 		}
 		inVersion := map[string]bool{}
 		for _, f := range hypFieldsOf(cfg.version) {

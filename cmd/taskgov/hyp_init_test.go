@@ -103,8 +103,8 @@ func TestHypInitExperience(t *testing.T) {
 		t.Fatalf("config.yaml after reset:\n%s", c)
 	}
 	mustFail(t, exitInput, "only for the cluster-stack template", "create", "--region", "us-west-2")
-	mustFail(t, exitInput, "hyp-pytorch-job template only", "init", "cluster-stack", "stack")
-	mustFail(t, exitInput, "hyp-pytorch-job template only", "init", "hyp-recipe-job", "recipe")
+	mustFail(t, exitInput, "hyp init cluster-stack is not served by taskgov: cluster stacks are CloudFormation stacks", "init", "cluster-stack", "stack")
+	mustFail(t, exitInput, "hyp init hyp-recipe-job is not served by taskgov: a recipe job's recipe", "init", "hyp-recipe-job", "recipe")
 
 	// A 1.0 directory has 1.0's fields.
 	mustCLI(t, "init", "hyp-pytorch-job", "old", "--version", "1.0")

@@ -20,16 +20,11 @@ func newHypRoot() *cobra.Command {
 	root.PersistentFlags().StringVar(&connFlags.server, "server", "", "taskgov server URL (or TASKGOV_SERVER, or taskgov login)")
 	root.PersistentFlags().StringVar(&connFlags.token, "token", "", "API token (or TASKGOV_TOKEN, or taskgov login)")
 	group := func(use, short string, newJob func() *cobra.Command) *cobra.Command {
-		g := &cobra.Command{Use: use, Short: short, Args: cobra.ArbitraryArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				if len(args) == 0 && use == "create" {
-					return hypCreateFromConfig(cmd)
-				}
-				if len(args) == 0 {
-					return &usageError{fmt.Sprintf("hyp %s needs a resource: use `hyp %s hyp-pytorch-job`", use, use)}
-				}
-				return &usageError{fmt.Sprintf("hyp %s: taskgov serves PyTorch jobs only, not %q: use `hyp %s hyp-pytorch-job`", use, args[0], use)}
-			}}
+		var run func(*cobra.Command) error
+		if use == "create" {
+			run = hypCreateFromConfig
+		}
+		g := hypGroup(use, short, run)
 		job, recipe := newJob(), newJob()
 		job.Use = "hyp-pytorch-job"
 		recipe.Use, recipe.Short = "hyp-recipe-job", job.Short+" (a recipe job is a PyTorch job to taskgov)"
@@ -40,11 +35,13 @@ func newHypRoot() *cobra.Command {
 	create.Flags().String("region", "", "refused: for cluster stacks")
 	create.Flags().Int("template-version", 0, "refused: for cluster stacks")
 	create.Flags().Bool("debug", false, "accepted")
+	describe := group("describe", "Describe a PyTorch job, or the cluster", hypDescribeCmd)
+	describe.AddCommand(hypDescribeClusterCmd())
 	root.AddCommand(
 		hypInitCmd(), hypConfigureCmd(), hypValidateCmd(), hypResetCmd(),
 		create,
 		group("list", "List PyTorch jobs", hypListCmd),
-		group("describe", "Describe a PyTorch job", hypDescribeCmd),
+		describe,
 		group("delete", "Delete (cancel) a PyTorch job", hypDeleteCmd),
 		group("list-pods", "List a PyTorch job's pods", hypListPodsCmd),
 		group("get-logs", "Get a pod's logs", hypGetLogsCmd),
@@ -167,10 +164,12 @@ func hypDeleteCmd() *cobra.Command {
 			if _, err := findJob(cmd.Context(), cl, newResolver(cl), j); err != nil {
 				return err
 			}
-			if _, err := cl.DeleteTask(cmd.Context(), j.name); err != nil {
+			t, err := cl.DeleteTask(cmd.Context(), j.name)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Successful deleted HyperPodPytorchJob '%s'!\n", j.name)
+			printKept(cmd, t)
 			return nil
 		})}
 	c.Flags().StringVar(&j.name, "job-name", "", "the job's name (required)")
@@ -269,7 +268,10 @@ func hypClusterContextCmd() *cobra.Command {
 	var debug bool
 	c := &cobra.Command{Use: "get-cluster-context", Short: "The server and default namespace job commands use", Args: cobra.NoArgs,
 		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) error {
-			return writeIndented(cmd.OutOrStdout(), map[string]string{"Server": cl.Server, "Namespace": readConfig().Namespace}, 4)
+			// hyp prints "Cluster context:<EKS cluster ARN>"; taskgov's
+			// context is the server, and the namespace job commands default to.
+			fmt.Fprintf(cmd.OutOrStdout(), "Cluster context:%s\nNamespace:%s\n", cl.Server, orDash(readConfig().Namespace))
+			return nil
 		})}
 	c.Flags().BoolVar(&debug, "debug", false, "accepted")
 	return c

@@ -82,7 +82,7 @@ func TestHypWalkthrough(t *testing.T) {
 
 	// Borrowing: team A's 2-instance job runs on its own and team B's idle instance.
 	out := mustCLI(t, hypCreateLine("team-a-qwen3-training-prio", "hyperpod-ns-team-a", "training-priority", "2", bin)...)
-	if !strings.Contains(out, "Using version: 1.0") || !strings.Contains(out, "Successfully submitted HyperPodPytorchJob 'team-a-qwen3-training-prio'!") {
+	if !strings.Contains(out, "Using version: 1.1") || !strings.Contains(out, "Successfully submitted HyperPodPytorchJob 'team-a-qwen3-training-prio'!") {
 		t.Fatalf("hyp create:\n%s", out)
 	}
 	waitJob(t, "team-a-qwen3-training-prio", "Running")
@@ -127,7 +127,7 @@ func TestHypWalkthrough(t *testing.T) {
 	if o := mustCLI(t, "list-cluster", "-n", "hyperpod-ns-team-a"); !strings.Contains(o, `"InstanceType": "ml.g5.12xlarge"`) {
 		t.Fatalf("hyp list-cluster:\n%s", o)
 	}
-	mustFail(t, exitInput, "PyTorch jobs only", "list", "hyp-jumpstart-endpoint")
+	mustFail(t, exitInput, "hyp list hyp-jumpstart-endpoint is not served by taskgov: inference endpoints", "list", "hyp-jumpstart-endpoint")
 	mustFail(t, exitInput, "No config.yaml found", "create") // hyp create without a resource: the init experience
 	mustFail(t, exitInput, "no elastic training", append(hypCreateLine("x", "hyperpod-ns-team-a", "training", "1", bin), "--max-replica-count", "4")...)
 	mustFail(t, exitInput, "Only one of 'replica_count' or 'node_count'", append(hypCreateLine("x", "hyperpod-ns-team-a", "training", "1", bin), "--replica-count", "1")...)
@@ -149,12 +149,13 @@ func testHypReadme(t *testing.T, bin string) {
 	// An admin of two teams has no default namespace until it sets one.
 	mustFail(t, exitInput, "no namespace given", "list", "hyp-pytorch-job")
 	mustCLI(t, "set-cluster-context", "--cluster-name", "taskgov", "--namespace", "hyperpod-ns-team-a")
-	if o := mustCLI(t, "get-cluster-context"); !strings.Contains(o, `"Namespace": "hyperpod-ns-team-a"`) {
+	if o := mustCLI(t, "get-cluster-context"); !strings.HasPrefix(o, "Cluster context:http://") || !strings.Contains(o, "\nNamespace:hyperpod-ns-team-a\n") {
 		t.Fatalf("hyp get-cluster-context:\n%s", o)
 	}
-	// The README's create lines: HyperPod refuses the first (its topology
-	// value is not a topology label); taskgov refuses its label selector,
-	// and the 1.1 line's GPU partitions.
+	// The README's create lines: HyperPod refuses the first (schema 1.0
+	// has no --accelerators, and its topology value is not a topology
+	// label), as taskgov does; taskgov refuses the 1.1 line's GPU
+	// partitions.
 	readme := []string{"create", "hyp-pytorch-job", "--version", "1.0", "--job-name", "test-pytorch-job", "--image", "pytorch/pytorch:latest",
 		"--command", "[python, train.py]", "--args", "[--epochs=10, --batch-size=32]", "--environment", `{"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:32"}`,
 		"--pull-policy", "IfNotPresent", "--instance-type", "ml.p4d.24xlarge", "--tasks-per-node", "8",
@@ -164,7 +165,7 @@ func testHypReadme(t *testing.T, bin string) {
 		"--preferred-topology", "topology.kubernetes.io/zone=us-west-2a",
 		"--volume", "name=model-data,type=hostPath,mount_path=/data,path=/data",
 		"--volume", "name=training-output,type=pvc,mount_path=/data2,claim_name=my-pvc,read_only=false"}
-	mustFail(t, exitInput, "cannot select nodes by label", readme...)
+	mustFail(t, exitInput, "No such option: --accelerators", readme...)
 	mustFail(t, exitInput, "GPU partitions", "create", "hyp-pytorch-job", "--version", "1.1", "--job-name", "test-pytorch-job", "--image", "pytorch/pytorch:latest",
 		"--command", "[python, train.py]", "--accelerator-partition-type", "mig-1g.5gb", "--accelerator-partition-count", "2")
 	mustFail(t, exitInput, "--command", "create", "hyp-pytorch-job", "--job-name", "test-pytorch-job", "--image", "pytorch/pytorch:latest")

@@ -47,6 +47,7 @@ func newRootCmd() *cobra.Command {
 	if hypMode {
 		root := newHypRoot()
 		setVersion(root)
+		root.SetFlagErrorFunc(flagError)
 		return root
 	}
 	root := &cobra.Command{
@@ -65,8 +66,15 @@ func newRootCmd() *cobra.Command {
 		policyCmd(), teamCmd(), priorityClassCmd(), nodeCmd(), tokenCmd(), applyCmd(), exportCmd(), simCmd(), benchCmd(), usageCmd(),
 		getClustersCmd("get-clusters"), connectClusterCmd("connect-cluster"), execCmd(), storeCmd())
 	setVersion(root)
+	root.SetFlagErrorFunc(flagError)
 	return root
 }
+
+// flagError makes every option the command line could not parse (an
+// unknown flag or shorthand, a value of the wrong type, a missing value)
+// a refused input, exit 2, as HyperPod's CLIs (click) exit on a usage
+// error; some of them exited 1.
+func flagError(_ *cobra.Command, err error) error { return &usageError{err.Error()} }
 
 // exitCode maps an error to the documented exit codes.
 func exitCode(err error) int {

@@ -45,7 +45,11 @@ func setVersion(root *cobra.Command) {
 	root.Version = buildVersion()
 	switch root.Name() {
 	case "hyp":
-		root.SetVersionTemplate("hyp version: {{.Version}} (taskgov; hyp-pytorch-job schema 1.0 and 1.1)\n")
+		// hyp prints its package's and its three templates' versions.
+		root.SetVersionTemplate("hyp version: {{.Version}} (taskgov)\n" +
+			"hyperpod-pytorch-job-template version: 1.1 (taskgov; schemas 1.0 and 1.1)\n" +
+			"hyperpod-custom-inference-template version: Not installed\n" +
+			"hyperpod-jumpstart-inference-template version: Not installed\n")
 	case "hyperpod":
 		root.SetVersionTemplate("hyperpod, version {{.Version}} (taskgov)\n")
 	default:

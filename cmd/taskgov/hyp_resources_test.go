@@ -1,0 +1,109 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHypOtherResources runs, verbatim, the command lines of hyp's README
+// (v3.9.0) for resources taskgov does not serve (spaces, their templates
+// and access, inference endpoints, cluster stacks, recipe-job init): each
+// is refused (exit 2) naming what the resource is and what taskgov does
+// instead, whatever options follow, never with "unknown flag"; and before
+// anything is written or submitted.
+func TestHypOtherResources(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	t.Chdir(t.TempDir())
+	space := "spaces are interactive development environments"
+	endpoint := "inference endpoints"
+	stack := "cluster stacks are CloudFormation stacks"
+	recipe := "SageMaker JumpStart Hub and S3"
+	for _, c := range []struct {
+		why  string
+		line []string
+	}{
+		{space, []string{"create", "hyp-space", "--name", "myspace", "--namespace", "default", "--display-name", "My Space"}},
+		{space, []string{"list", "hyp-space", "--namespace", "my-namespace"}},
+		{space, []string{"list", "hyp-space", "--all-namespaces"}},
+		{space, []string{"list", "hyp-space", "--output", "json"}},
+		{space, []string{"describe", "hyp-space", "--name", "myspace"}},
+		{space, []string{"get-logs", "hyp-space", "--name", "myspace"}},
+		{space, []string{"delete", "hyp-space", "--name", "myspace"}},
+		{"space templates configure spaces", []string{"create", "hyp-space-template", "--file", "template.yaml"}},
+		{"space templates configure spaces", []string{"list", "hyp-space-template", "--all-namespaces"}},
+		{"space access connects an IDE", []string{"create", "hyp-space-access", "--name", "myspace", "--connection-type", "vscode-remote"}},
+		{"it starts spaces", []string{"start", "hyp-space", "--name", "myspace"}},
+		{"forwards a space's port", []string{"portforward", "hyp-space", "--name", "myspace", "--local-port", "8080"}},
+		{endpoint, []string{"create", "hyp-jumpstart-endpoint", "--version", "1.2", "--model-id", "jumpstart-model-id", "--instance-type", "ml.g5.8xlarge",
+			"--endpoint-name", "endpoint-jumpstart"}},
+		{endpoint, []string{"describe", "hyp-jumpstart-endpoint", "--name", "endpoint-jumpstart"}},
+		{endpoint, []string{"get-logs", "hyp-jumpstart-endpoint", "--pod-name", "p"}},
+		{endpoint, []string{"get-operator-logs", "hyp-custom-endpoint", "--since-hours", "0.5"}},
+		{endpoint, []string{"delete", "hyp-custom-endpoint", "--name", "endpoint-custom"}},
+		{endpoint, []string{"list-pods", "hyp-custom-endpoint"}},
+		{endpoint, []string{"init", "hyp-custom-endpoint"}},
+		{endpoint, []string{"invoke", "hyp-custom-endpoint", "--endpoint-name", "endpoint-custom-pytorch", "--body", `{"inputs":"What is the capital of USA?"}`}},
+		{stack, []string{"list", "cluster-stack", "--region", "us-west-2"}},
+		{stack, []string{"describe", "cluster-stack", "my-stack-name", "--region", "us-west-2"}},
+		{stack, []string{"delete", "cluster-stack", "my-stack-name"}},
+		{stack, []string{"init", "cluster-stack"}},
+		{recipe, []string{"init", "hyp-recipe-job", ".", "--huggingface-model-id", "Qwen/Qwen3-0.6B", "--technique", "SFT", "--instance-type", "ml.g5.48xlarge"}},
+		{recipe, []string{"init", "hyp-recipe-job", ".", "--model-id", "huggingface-reasoning-qwen3-06b", "--technique", "SFT", "--instance-type", "ml.g5.48xlarge"}},
+		// The recipe guide's next step, where no config.yaml was written.
+		{"No config.yaml found", []string{"configure", "--name", "my-recipe-job", "--namespace", "default", "--data-path", "/data/recipes-data/sft/train.jsonl",
+			"--global-batch-size", "8", "--learning-rate", "0.0001", "--max-epochs", "1", "--output-path", "/data/output/my-model", "--instance-type", "ml.g5.48xlarge"}},
+		{"taskgov serves hyp-pytorch-job", []string{"list", "no-such-resource"}},
+	} {
+		errs := mustFail(t, exitInput, c.why, c.line...)
+		if strings.Contains(errs, "unknown flag") {
+			t.Fatalf("hyp %s: %s", strings.Join(c.line, " "), errs)
+		}
+	}
+	if o := mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-a"); strings.TrimSpace(o) != "No jobs found." {
+		t.Fatalf("a refused line submitted something:\n%s", o)
+	}
+	// The verbs' own options still parse: hyp create's, and its errors.
+	mustFail(t, exitInput, "only for the cluster-stack template", "create", "--region", "us-west-2")
+	mustFail(t, exitInput, "unknown flag: --no-such-option", "create", "--no-such-option")
+	if o := mustCLI(t, "list", "--help"); !strings.Contains(o, "hyp-pytorch-job") {
+		t.Fatalf("hyp list --help:\n%s", o)
+	}
+}
+
+// TestHypClusterAndVersionLines: `hyp describe cluster NAME` (v3.3.1)
+// describes the server's cluster; the schema version hyp takes without
+// --version is the newest (it prints "Using version: 1.1"), and under
+// --version 1.0 a 1.1 option does not exist; an option the command line
+// cannot parse is a usage error (exit 2) as click's are, not a failure.
+func TestHypClusterAndVersionLines(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+
+	o := mustCLI(t, "describe", "cluster", "taskgov", "--region", "us-west-2")
+	for _, want := range []string{"📋 Cluster Details for: taskgov\nStatus: InService\n", " ClusterStatus  | InService\n",
+		`"InstanceType": "ml.g5.12xlarge"`, `"CurrentCount": 2`, `"AcceleratorDevices": 8`} {
+		if !strings.Contains(o, want) {
+			t.Fatalf("hyp describe cluster: no %q in\n%s", want, o)
+		}
+	}
+	mustFail(t, exitNotFound, "Cluster 'my-cluster-name' not found", "describe", "cluster", "my-cluster-name")
+
+	line := []string{"create", "hyp-pytorch-job", "--job-name", "v11", "--namespace", "hyperpod-ns-team-a", "--image", "pytorch/pytorch:latest",
+		"--command", "[sleep, 30]", "--instance-type", "ml.g5.12xlarge", "--replica-count", "1", "--accelerators", "2"}
+	if o := mustCLI(t, line...); !strings.HasPrefix(o, "Using version: 1.1\n") {
+		t.Fatalf("hyp create without --version:\n%s", o)
+	}
+	mustFail(t, exitInput, "No such option: --replica-count", append([]string{"create", "hyp-pytorch-job", "--version", "1.0"}, line[2:]...)...)
+	mustFail(t, exitInput, "Unsupported schema version: 1.2", append([]string{"create", "hyp-pytorch-job", "--version", "1.2"}, line[2:]...)...)
+	if o := mustCLI(t, "create", "hyp-pytorch-job", "--version", "1.0", "--job-name", "v10", "--namespace", "hyperpod-ns-team-b",
+		"--image", "pytorch/pytorch:latest", "--command", "[sleep, 30]", "--node-count", "1"); !strings.HasPrefix(o, "Using version: 1.0\n") {
+		t.Fatalf("hyp create --version 1.0:\n%s", o)
+	}
+
+	mustFail(t, exitInput, "unknown shorthand flag: 'o'", "list", "hyp-pytorch-job", "-o", "json")
+	mustFail(t, exitInput, `invalid argument "two" for "--node-count"`, "create", "hyp-pytorch-job", "--job-name", "x", "--node-count", "two")
+	mustFail(t, exitInput, "flag needs an argument", "describe", "hyp-pytorch-job", "--job-name")
+}
