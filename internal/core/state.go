@@ -197,6 +197,7 @@ type Scheduler struct {
 	breakProbe bool                       // test only: a probe ignores victim searches, to prove the differential test sees it
 	probed     uint64                     // cycles whose queued tasks were all settled by probes (a measure)
 	memoLog    map[attemptKey][]memoEntry // victim-search memo writes of each type's last walk (blocked.go)
+	selIDs     map[string]uint32          // node selectors numbered for the memo's keys (memokey.go)
 	typeWake   []time.Time                // per type (and one for all): its earliest time-based rule
 	work       []bool                     // per type: evaluated by the cycle in progress
 	curType    int                        // type of the task being tried, -1 outside tryTask
