@@ -73,7 +73,8 @@ func TestHypOtherResources(t *testing.T) {
 }
 
 // TestHypClusterAndVersionLines: `hyp describe cluster NAME` (v3.3.1)
-// describes the server's cluster; the schema version hyp takes without
+// describes the server's cluster; `hyp get-monitoring` names its metrics
+// and dashboard; the schema version hyp takes without
 // --version is the newest (it prints "Using version: 1.1"), and under
 // --version 1.0 a 1.1 option does not exist; an option the command line
 // cannot parse is a usage error (exit 2) as click's are, not a failure.
@@ -101,6 +102,16 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 	if o := mustCLI(t, "create", "hyp-pytorch-job", "--version", "1.0", "--job-name", "v10", "--namespace", "hyperpod-ns-team-b",
 		"--image", "pytorch/pytorch:latest", "--command", "[sleep, 30]", "--node-count", "1"); !strings.HasPrefix(o, "Using version: 1.0\n") {
 		t.Fatalf("hyp create --version 1.0:\n%s", o)
+	}
+
+	// hyp get-monitoring: the server's metrics and dashboard, and its
+	// metrics' names read from /metrics.
+	mustFail(t, exitInput, "Please select at least one option", "get-monitoring")
+	o = mustCLI(t, "get-monitoring", "--grafana", "--prometheus", "--list")
+	for _, want := range []string{"/metrics\n", "it has no Grafana): http://", "/ui\n", " Metric ", " taskgov_admissions_total ", "| counter\n"} {
+		if !strings.Contains(o, want) {
+			t.Fatalf("hyp get-monitoring: no %q in\n%s", want, o)
+		}
 	}
 
 	mustFail(t, exitInput, "unknown shorthand flag: 'o'", "list", "hyp-pytorch-job", "-o", "json")

@@ -47,7 +47,7 @@ func newHypRoot() *cobra.Command {
 		group("get-logs", "Get a pod's logs", hypGetLogsCmd),
 		group("get-operator-logs", "Get the scheduler's decisions (taskgov's operator log)", hypOperatorLogsCmd),
 		group("exec", "Refused: taskgov does not run commands in pods", hypExecCmd),
-		getClustersCmd("list-cluster"), connectClusterCmd("set-cluster-context"), hypClusterContextCmd(), loginCmd(),
+		getClustersCmd("list-cluster"), connectClusterCmd("set-cluster-context"), hypClusterContextCmd(), hypGetMonitoringCmd(), loginCmd(),
 	)
 	root.AddCommand(hypUnserved()...)
 	return root
