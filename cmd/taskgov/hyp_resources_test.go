@@ -74,7 +74,7 @@ func TestHypOtherResources(t *testing.T) {
 
 // TestHypClusterAndVersionLines: `hyp describe cluster NAME` (v3.3.1)
 // describes the server's cluster; `hyp get-monitoring` names its metrics
-// and dashboard; the schema version hyp takes without
+// and dashboard; a job or namespace not found is worded as hyp words it; the schema version hyp takes without
 // --version is the newest (it prints "Using version: 1.1"), and under
 // --version 1.0 a 1.1 option does not exist; an option the command line
 // cannot parse is a usage error (exit 2) as click's are, not a failure.
@@ -103,6 +103,17 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 		"--image", "pytorch/pytorch:latest", "--command", "[sleep, 30]", "--node-count", "1"); !strings.HasPrefix(o, "Using version: 1.0\n") {
 		t.Fatalf("hyp create --version 1.0:\n%s", o)
 	}
+
+	// Not found, in hyp's words: a job (with the list command to run), a
+	// job of another namespace, a namespace.
+	mustFail(t, exitNotFound, "❓ Pytorch Job 'no-such-job' not found. Please check the resource name and try again. Use 'hyp list hyp-pytorch-job' to see available resources.",
+		"describe", "hyp-pytorch-job", "--job-name", "no-such-job", "-n", "default")
+	mustFail(t, exitNotFound, "❓ Recipe Job 'v11' not found in namespace 'hyperpod-ns-team-b'. Please check the resource name and try again. Use 'hyp list hyp-recipe-job --namespace hyperpod-ns-team-b' to see available resources. (it is in hyperpod-ns-team-a)",
+		"delete", "hyp-recipe-job", "--job-name", "v11", "--namespace", "hyperpod-ns-team-b")
+	mustFail(t, exitNotFound, "❌ Namespace 'my-namespace' does not exist on this cluster. Use 'hyp list hyp-pytorch-job' to check for available resources.",
+		"list", "hyp-pytorch-job", "-n", "my-namespace")
+	mustFail(t, exitNotFound, "❌ Namespace 'my-namespace' does not exist on this cluster. Please create the namespace first",
+		"create", "hyp-pytorch-job", "--job-name", "x", "--image", "i", "--command", "[true]", "--namespace", "my-namespace")
 
 	// hyp get-monitoring: the server's metrics and dashboard, and its
 	// metrics' names read from /metrics.

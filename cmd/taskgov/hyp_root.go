@@ -28,6 +28,10 @@ func newHypRoot() *cobra.Command {
 		job, recipe := newJob(), newJob()
 		job.Use = "hyp-pytorch-job"
 		recipe.Use, recipe.Short = "hyp-recipe-job", job.Short+" (a recipe job is a PyTorch job to taskgov)"
+		for _, c := range []*cobra.Command{job, recipe} {
+			run, resource := c.RunE, c.Use
+			c.RunE = func(cmd *cobra.Command, args []string) error { return hypNotFound(cmd, use, resource, run(cmd, args)) }
+		}
 		g.AddCommand(job, recipe)
 		return g
 	}
