@@ -24,7 +24,7 @@ type hypCreate struct {
 	partitionCount, partitionLimit, maxNodes, maxReplicas, step                   int
 	shutdownTimeout, scalingTimeout, snooze                                       int
 	vcpu, memory, vcpuLimit, memoryLimit                                          float64
-	deepHealth, debug                                                             bool
+	deepHealth, debug, fromConfig                                                 bool
 	volumes                                                                       []string
 }
 
@@ -219,7 +219,9 @@ func (h *hypCreate) run(cmd *cobra.Command) error {
 		}
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "Using version: %s\n", h.version)
+	if !h.fromConfig {
+		fmt.Fprintf(out, "Using version: %s\n", h.version)
+	}
 	if _, err := cl.Submit(ctx, s); err != nil {
 		return err
 	}

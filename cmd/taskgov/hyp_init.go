@@ -201,7 +201,7 @@ func checkHypConfig(cmd *cobra.Command, notes io.Writer) ([]string, *cobra.Comma
 		}
 	}
 	if len(problems) > 0 {
-		return nil, nil, nil, &usageError{"❌ Config validation errors:\n  – " + strings.Join(problems, "\n  – ")}
+		return nil, nil, nil, &usageError{"❌  Config validation errors:\n  – " + strings.Join(problems, "\n  – ")}
 	}
 	return args, create, h, nil
 }
@@ -212,7 +212,9 @@ func hypValidateCmd() *cobra.Command {
 			if _, _, _, err := checkHypConfig(cmd, cmd.ErrOrStderr()); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "✔️ config.yaml is valid!")
+			// hyp's check of config.yaml prints the first line; its
+			// validate command the second.
+			fmt.Fprintln(cmd.OutOrStdout(), "✔️  config.yaml is valid!\n✔️ Configuration validated successfully")
 			return nil
 		}}
 }
@@ -246,10 +248,12 @@ func hypCreateFromConfig(cmd *cobra.Command) error {
 		return err
 	}
 	create.SetErr(cmd.ErrOrStderr())
+	fmt.Fprintln(cmd.OutOrStdout(), "✔️  config.yaml is valid!")
 	b, err := os.ReadFile(hypConfigName)
 	if err != nil {
 		return err
 	}
+	h.fromConfig = true // hyp prints no "Using version" here
 	if err := h.run(create); err != nil {
 		return err // nothing kept: the job was not submitted
 	}
@@ -260,7 +264,7 @@ func hypCreateFromConfig(cmd *cobra.Command) error {
 	if err := os.WriteFile(filepath.Join(run, hypConfigName), b, 0o644); err != nil {
 		return fmt.Errorf("the job was submitted, but its config.yaml could not be kept: %w", err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "✔️ config.yaml kept in %s\n", run)
+	fmt.Fprintf(cmd.OutOrStdout(), "✔️  Submitted! Files written to %s\n", run)
 	return nil
 }
 

@@ -58,7 +58,7 @@ func TestHypInitExperience(t *testing.T) {
 	if read() != before {
 		t.Fatal("a refused configure changed config.yaml")
 	}
-	if out := mustCLI(t, "validate"); !strings.Contains(out, "config.yaml is valid!") {
+	if out := mustCLI(t, "validate"); out != "✔️  config.yaml is valid!\n✔️ Configuration validated successfully\n" {
 		t.Fatalf("hyp validate:\n%s", out)
 	}
 
@@ -70,7 +70,8 @@ func TestHypInitExperience(t *testing.T) {
 	_ = os.WriteFile("config.yaml", []byte(before), 0o644)
 
 	out, errs, code := cli(t, "create")
-	if code != 0 || !strings.Contains(out, "Successfully submitted HyperPodPytorchJob 'my-pytorch-job'!") || !strings.Contains(errs, "--volume is accepted but not used") {
+	if code != 0 || !strings.HasPrefix(out, "✔️  config.yaml is valid!\nSuccessfully submitted HyperPodPytorchJob 'my-pytorch-job'!\n✔️  Submitted! Files written to run/") ||
+		!strings.Contains(errs, "--volume is accepted but not used") {
 		t.Fatalf("hyp create: exit %d\n%s\n%s", code, out, errs)
 	}
 	waitJob(t, "my-pytorch-job", "Running")
@@ -80,7 +81,7 @@ func TestHypInitExperience(t *testing.T) {
 	}
 	// The same job again is refused (its name is live) and keeps nothing;
 	// another job, perhaps in the same second, keeps its own copy.
-	if out, errs, code := cli(t, "create"); code == 0 || strings.Contains(out, "kept in") {
+	if out, errs, code := cli(t, "create"); code == 0 || strings.Contains(out, "Submitted!") {
 		t.Fatalf("hyp create of a live name: exit %d\n%s\n%s", code, out, errs)
 	}
 	if runs, _ = filepath.Glob("run/*/config.yaml"); len(runs) != 1 {
@@ -130,7 +131,7 @@ func TestHypCreateKeepFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errs, code := cli(t, "create")
-	if code == 0 || !strings.Contains(errs, "the job was submitted, but its config.yaml could not be kept") || strings.Contains(out, "kept in") {
+	if code == 0 || !strings.Contains(errs, "the job was submitted, but its config.yaml could not be kept") || strings.Contains(out, "Submitted!") {
 		t.Fatalf("hyp create with run a file: exit %d\n%s\n%s", code, out, errs)
 	}
 	waitJob(t, "kept-not", "Running")
