@@ -92,7 +92,7 @@ func hypInitCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(out, "✔️ %s for schema version='%s' is initialized in %s\n", hypTemplate, version, dir)
-			fmt.Fprintf(out, "📘 See %s for usage.\n", filepath.Join(dir, "README.md"))
+			fmt.Fprintf(out, "🚀 Welcome!\n📘 See %s/README.md for usage.\n", dir)
 			return nil
 		}}
 	c.Flags().StringVarP(&version, "version", "v", "1.1", "schema version: 1.0 or 1.1")
@@ -163,7 +163,7 @@ func hypConfigureCmd() *cobra.Command {
 			changed++
 		}
 		if len(problems) > 0 {
-			return &usageError{"Invalid input arguments; config.yaml was not updated:\n  – " + strings.Join(problems, "\n  – ")}
+			return &usageError{"❌  Invalid input arguments:\n  – " + strings.Join(problems, "\n  – ") + "\n❌  config.yaml was not updated due to invalid input."}
 		}
 		if changed == 0 {
 			return cmd.Help()
@@ -171,7 +171,7 @@ func hypConfigureCmd() *cobra.Command {
 		if err := cfg.save(".", hypCreateHelp); err != nil {
 			return err
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), "✔️ config.yaml updated successfully.")
+		fmt.Fprintln(cmd.OutOrStdout(), "✔️  config.yaml updated successfully.")
 		return nil
 	}
 	return c
@@ -230,7 +230,7 @@ func hypResetCmd() *cobra.Command {
 			if err := cfg.save(".", hypCreateHelp); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "✔️ config.yaml reset: all fields set to default values.")
+			fmt.Fprintln(cmd.OutOrStdout(), "✔️  config.yaml reset: all fields set to default values.")
 			return nil
 		}}
 }

@@ -28,7 +28,7 @@ func TestHypInitExperience(t *testing.T) {
 	}
 
 	out := mustCLI(t, "init", "hyp-pytorch-job")
-	if !strings.Contains(out, "hyp-pytorch-job for schema version='1.1' is initialized in .") {
+	if !strings.Contains(out, "hyp-pytorch-job for schema version='1.1' is initialized in .\n🚀 Welcome!\n📘 See ./README.md for usage.\n") {
 		t.Fatalf("hyp init:\n%s", out)
 	}
 	if c := read(); !strings.HasPrefix(c, "# template: hyp-pytorch-job\n# version: 1.1\n") || !strings.Contains(c, "\njob_name: null\n") ||
@@ -42,7 +42,9 @@ func TestHypInitExperience(t *testing.T) {
 	mustFail(t, exitInput, "job_name: Field is required", "validate")
 	mustFail(t, exitInput, "image: Field is required", "create")
 
-	mustCLI(t, "configure", "--job-name", "my-pytorch-job")
+	if o := mustCLI(t, "configure", "--job-name", "my-pytorch-job"); o != "✔️  config.yaml updated successfully.\n" {
+		t.Fatalf("hyp configure: %q", o)
+	}
 	mustCLI(t, "configure", "--image", "pytorch/pytorch:latest", "--namespace", "hyperpod-ns-team-a", "--command", "[sleep, 30]",
 		"--environment", `{"A": "b"}`, "--node-count", "1", "--deep-health-check-passed-nodes-only", "true",
 		"--volume", "name=model-data,type=hostPath,mount_path=/data,path=/data")
@@ -53,7 +55,10 @@ func TestHypInitExperience(t *testing.T) {
 		t.Fatalf("config.yaml after configure --volume '[...]':\n%s", c)
 	}
 	before := read()
-	mustFail(t, exitInput, `--node-count: expected an integer, got "two"`, "configure", "--node-count", "two")
+	if e := mustFail(t, exitInput, `--node-count: expected an integer, got "two"`, "configure", "--node-count", "two"); !strings.HasPrefix(e, "❌  Invalid input arguments:\n  – ") ||
+		!strings.HasSuffix(e, "\n❌  config.yaml was not updated due to invalid input.") {
+		t.Fatalf("hyp configure of a wrong type: %q", e)
+	}
 	mustFail(t, exitInput, "expected a JSON list of volumes", "configure", "--volume", `[{"name": "shmem",`)
 	if read() != before {
 		t.Fatal("a refused configure changed config.yaml")
