@@ -125,6 +125,19 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 		}
 	}
 
+	// hyp's own checks of its options: a required image, counts of at
+	// least one, an environment in JSON.
+	create := []string{"create", "hyp-pytorch-job", "--job-name", "checked", "--namespace", "hyperpod-ns-team-a", "--command", "[true]"}
+	mustFail(t, exitInput, "Missing option '--image'", create...)
+	mustFail(t, exitInput, "Missing option '--image'", append(create, "--image", "")...)
+	create = append(create, "--image", "pytorch/pytorch:latest")
+	mustFail(t, exitInput, "node_count: Input should be greater than or equal to 1", append(create, "--node-count", "0")...)
+	mustFail(t, exitInput, "replica_count: Input should be greater than or equal to 1", append(create, "--replica-count", "-1")...)
+	mustFail(t, exitInput, "'environment' must be valid JSON", append(create, "--environment", "LOGLEVEL=INFO")...)
+	if o := mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-a"); strings.Contains(o, "checked") {
+		t.Fatalf("a refused create submitted its job:\n%s", o)
+	}
+
 	mustFail(t, exitInput, "unknown shorthand flag: 'o'", "list", "hyp-pytorch-job", "-o", "json")
 	mustFail(t, exitInput, `invalid argument "two" for "--node-count"`, "create", "hyp-pytorch-job", "--job-name", "x", "--node-count", "two")
 	mustFail(t, exitInput, "flag needs an argument", "describe", "hyp-pytorch-job", "--job-name")
