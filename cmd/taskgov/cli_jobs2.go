@@ -132,7 +132,18 @@ func taskAction(cmd *cobra.Command, j jobFlags, action, priority string) error {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s (state %s)\n", t.Name, action, t.State)
+	if action == actionDelete {
+		printKept(cmd, t)
+	}
 	return nil
+}
+
+// printKept prints what a delete left in place (a Kubernetes workload
+// taskgov did not create; engine.DeleteTask notes it in the message).
+func printKept(cmd *cobra.Command, t apitypes.Task) {
+	if _, kept, ok := strings.Cut(t.Message, "deleted: "); ok {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", kept)
+	}
 }
 
 func cancelJobCmd() *cobra.Command {

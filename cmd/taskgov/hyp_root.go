@@ -168,10 +168,12 @@ func hypDeleteCmd() *cobra.Command {
 			if _, err := findJob(cmd.Context(), cl, newResolver(cl), j); err != nil {
 				return err
 			}
-			if _, err := cl.DeleteTask(cmd.Context(), j.name); err != nil {
+			t, err := cl.DeleteTask(cmd.Context(), j.name)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Successful deleted HyperPodPytorchJob '%s'!\n", j.name)
+			printKept(cmd, t)
 			return nil
 		})}
 	c.Flags().StringVar(&j.name, "job-name", "", "the job's name (required)")

@@ -17,7 +17,7 @@ import (
 const workloadActor = "kubernetes"
 
 // engineGovernor gives kube.Workloads the engine's public methods, as the
-// HTTP API uses them: a workload's task is submitted, cancelled and read
+// HTTP API uses them: a workload's task is submitted, deleted and read
 // like any other.
 type engineGovernor struct{ eng *engine.Engine }
 
@@ -26,8 +26,8 @@ func (g engineGovernor) Submit(ctx context.Context, spec model.TaskSpec) error {
 	return err
 }
 
-func (g engineGovernor) Cancel(ctx context.Context, task string) error {
-	_, err := g.eng.TaskAction(ctx, workloadActor, task, engine.ActCancel, "")
+func (g engineGovernor) Delete(ctx context.Context, task string) error {
+	_, err := g.eng.DeleteTask(ctx, workloadActor, task)
 	return err
 }
 
@@ -46,7 +46,7 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 		o, err := g.eng.Task(ctx, name)
 		return err == nil && o.Team == t.Team
 	}
-	st := kube.TaskStatus{State: string(t.State), Position: t.Position, Why: t.Why,
+	st := kube.TaskStatus{State: string(t.State), Deleted: t.Deleted(), Position: t.Position, Why: t.Why,
 		Message: model.HidePreemptor(t.Message, visible)}
 	if t.Reason != nil {
 		reason := *t.Reason

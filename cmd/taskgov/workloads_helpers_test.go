@@ -266,3 +266,26 @@ func workloadServer(t *testing.T, kc *kubetest.Cluster, clusterYAML string, node
 	})
 	return s, dir, cfg, kubeconfig, stop
 }
+
+// listedTask reports whether GET /api/v1/tasks (with extra query) lists
+// the task.
+func listedTask(s *serverProc, task, extra string) bool {
+	_, ok := findListed(s, task, extra)
+	return ok
+}
+
+// listedDeleted finds a deleted task in GET /api/v1/tasks?deleted=true.
+func listedDeleted(s *serverProc, task string) (apitypes.Task, bool) {
+	return findListed(s, task, "deleted=true")
+}
+
+func findListed(s *serverProc, task, query string) (apitypes.Task, bool) {
+	var list struct{ Tasks []apitypes.Task }
+	_, _ = s.call("GET", "/api/v1/tasks?limit=1000&"+query, nil, &list)
+	for _, t := range list.Tasks {
+		if t.Name == task {
+			return t, true
+		}
+	}
+	return apitypes.Task{}, false
+}

@@ -211,16 +211,56 @@ func TestKubernetesWorkloads(t *testing.T) {
 	})
 	t.Logf("preempted Job's status annotation: %s", getObj(t, dyn, low).GetAnnotations()[kube.AnnStatus])
 
-	// 4. Deleting the winner cancels its task; the loser resumes.
+	// 4. kubectl delete of the winner deletes its task, as the API's
+	// DELETE does: cancelled, gone from lists (404), its history kept
+	// (?deleted=true); the loser resumes.
 	bg := metav1.DeletePropagationBackground
 	if err := dyn.Resource(kube.Kinds[0].GVR).Namespace("hyperpod-ns-research").Delete(context.Background(), "urgent", metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, func() bool { return state(kube.TaskName(urgent)).State == "Cancelled" })
+	urgentTask := kube.TaskName(urgent)
+	waitFor(t, 30*time.Second, func() bool {
+		code, _ := s.call("GET", "/api/v1/tasks/"+urgentTask, nil, nil)
+		return code == 404
+	})
+	if listedTask(s, urgentTask, "") {
+		t.Error("the task of the Job kubectl deleted is still listed")
+	}
+	if del, ok := listedDeleted(s, urgentTask); !ok || del.State != "Cancelled" || !strings.Contains(del.Message, "cancelled by kubernetes") {
+		t.Errorf("?deleted=true: the deleted task %+v (found %v), want Cancelled by kubernetes", del, ok)
+	}
 	running(low, 2)
 	if st := state(kube.TaskName(low)); st.State != "Running" || st.Resumes != 1 {
 		t.Errorf("resumed task: %s after %d resumes, want Running after 1", st.State, st.Resumes)
 	}
+
+	// 4b. The API's DELETE of a workload's task: taskgov did not create
+	// the Job, so it stays, held, its annotation and the answer say so,
+	// and it is not queued again (here, and after the restart in 6).
+	kept := create(t, dyn, jobVariant(t, "kept", "training-priority", 1, nil))
+	keptTask := kube.TaskName(kept)
+	waitFor(t, 30*time.Second, func() bool { return state(keptTask).State == "Pending" })
+	var del apitypes.Task
+	if code, err := s.call("DELETE", "/api/v1/tasks/"+keptTask, nil, &del); code != 200 || err != nil {
+		t.Fatalf("DELETE of the Job's task: %d %v", code, err)
+	}
+	if !del.Deleted() || !strings.Contains(del.Message, "Job hyperpod-ns-research/kept stays, held") || !strings.Contains(del.Message, "kubectl delete job kept -n hyperpod-ns-research") {
+		t.Errorf("DELETE's answer does not say what stays: %+v", del.TaskRecord)
+	}
+	heldDeleted := func(when string) {
+		t.Helper()
+		waitFor(t, 20*time.Second, func() bool {
+			return strings.HasPrefix(getObj(t, dyn, kept).GetAnnotations()[kube.AnnStatus], "Deleted: ")
+		})
+		if sus, _, _ := unstructured.NestedBool(getObj(t, dyn, kept).Object, "spec", "suspend"); !sus {
+			t.Errorf("%s: the Job whose task was deleted is not held", when)
+		}
+		if code, _ := s.call("GET", "/api/v1/tasks/"+keptTask, nil, nil); code != 404 || listedTask(s, keptTask, "") {
+			t.Errorf("%s: the deleted task answers %d (want 404) or is listed again", when, code)
+		}
+	}
+	heldDeleted("after DELETE")
+	t.Logf("status annotation of a Job whose task the API deleted: %s", getObj(t, dyn, kept).GetAnnotations()[kube.AnnStatus])
 
 	// 5. An unknown queue: an Event on the Job with the fix; held, no pods.
 	ghost := jobVariant(t, "ghost", "training-priority", 1, nil)
@@ -292,6 +332,8 @@ func TestKubernetesWorkloads(t *testing.T) {
 			}
 		}
 	}
+
+	heldDeleted("after the restart")
 
 	// 7. A Job's own end ends its task: success, and failure with the
 	// Job's reason on the object.

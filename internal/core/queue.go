@@ -15,7 +15,7 @@ func sortQueue(tm *team) {
 	if tm.queueSorted {
 		return
 	}
-	if tm.tailOnly && appendSorted(tm) {
+	if tm.tailOnly && (appendSorted(tm) || insertTail(tm)) {
 		tm.queueSorted, tm.tailOnly = true, false
 		return
 	}

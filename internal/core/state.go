@@ -129,6 +129,9 @@ type team struct {
 	aggs        []queueAgg // bounds over each byType list, for the early stop (stop.go)
 	// Test only: a task leaving the queue takes nothing off its list's counts (aggcount.go).
 	breakCount bool
+	// Test only: insertTail files a task one entry past its place (queueinsert.go).
+	breakInsert bool
+	inserts     uint64 // tails filed in place by insertTail (a measure)
 }
 
 // group is a lending group (cohort) and its per-type pools.

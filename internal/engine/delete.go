@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
@@ -28,6 +29,11 @@ func (e *Engine) cancel(name, actor string, now time.Time, w *writes) (*model.Ta
 	return r, nil
 }
 
+// keeper is an executor some of whose tasks stand for objects taskgov did
+// not create (Kubernetes workloads users applied): KeptOnDelete says what
+// a delete leaves in place and how to remove it ("" when nothing stays).
+type keeper interface{ KeptOnDelete(task string) string }
+
 // DeleteTask deletes a name's tasks, as HyperPod's delete removes the one
 // PyTorchJob of a name: the newest task, if live, is cancelled (as
 // TaskAction's cancel) and marked deleted in the same write; a finished one
@@ -35,7 +41,8 @@ func (e *Engine) cancel(name, actor string, now time.Time, w *writes) (*model.Ta
 // the name (all or none).
 // A deleted task is left out of task lists and answers not found, but its
 // record, events, runs (usage reports) and audit entries stay, and its team
-// may reuse its name. Deleting a deleted task, or a name never used, is
+// may reuse its name. What the executor keeps (keeper) is added to the
+// task's message, which the API's answer shows. Deleting a deleted task, or a name never used, is
 // ErrNotFound; a store that cannot be read is ErrUnavailable, with nothing
 // changed.
 func (e *Engine) DeleteTask(ctx context.Context, actor, name string) (model.TaskRecord, error) {
@@ -68,6 +75,11 @@ func (e *Engine) DeleteTask(ctx context.Context, actor, name string) (model.Task
 			return nil, fmt.Errorf("task %q: deleted at %s: %w", name, r.DeletedAt.UTC().Format(time.RFC3339), model.ErrNotFound)
 		}
 		r.DeletedAt = now
+		if k, ok := e.exec.(keeper); ok {
+			if kept := k.KeptOnDelete(name); kept != "" {
+				r.Message = strings.TrimPrefix(r.Message+"; deleted: "+kept, "; ")
+			}
+		}
 		e.persist(r, w)
 		deleteEarlier(*r, earlier, w)
 		e.event(r, ActDelete, "deleted by "+actor, w)

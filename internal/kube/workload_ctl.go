@@ -31,7 +31,10 @@ import (
 // the same public methods the HTTP API uses.
 type Governor interface {
 	Submit(ctx context.Context, spec model.TaskSpec) error
-	Cancel(ctx context.Context, task string) error
+	// Delete deletes a task as the API's DELETE does (a live one is
+	// cancelled, and it is marked deleted: gone from lists, history
+	// kept); a task already deleted, or never known, is model.ErrNotFound.
+	Delete(ctx context.Context, task string) error
 	// Status returns a task's state, queue position and wait sentence;
 	// found is false when taskgov never had the task (live or finished).
 	Status(ctx context.Context, task string) (st TaskStatus, found bool, err error)
@@ -45,6 +48,7 @@ type Governor interface {
 // TaskStatus is a task as the object's status annotation shows it.
 type TaskStatus struct {
 	State    string // Pending, Running, Succeeded, Failed, Cancelled, Suspended
+	Deleted  bool   // the task was deleted (DELETE /api/v1/tasks/{name})
 	Position int
 	Why      string // wait reason with the fix, when pending
 	Code     string // the wait reason's code (model.WaitCode), when pending

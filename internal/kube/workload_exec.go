@@ -10,7 +10,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -227,8 +226,9 @@ func take(free *[]string, node string) bool {
 // place lifts the gate of one pod, pins it to node (required node affinity
 // on metadata.name, which a gated pod may gain) with the task's labels, and
 // binds it there, as kube-scheduler would, so that the pod lands on exactly
-// the node the core chose.
-func (w *Workloads) place(ctx context.Context, p *corev1.Pod, node, task string, run, rank int) error {
+// the node the core chose. placed is false when the pod will not hold the
+// node (bindRefused says why): the node stays free for its replacement.
+func (w *Workloads) place(ctx context.Context, p *corev1.Pod, node, task string, run, rank int) (placed bool, err error) {
 	cp := p.DeepCopy()
 	gates := cp.Spec.SchedulingGates[:0]
 	for _, g := range cp.Spec.SchedulingGates {
@@ -241,7 +241,7 @@ func (w *Workloads) place(ctx context.Context, p *corev1.Pod, node, task string,
 		cp.Labels = map[string]string{}
 	}
 	cp.Labels[LabelTask], cp.Labels[LabelRun], cp.Labels[LabelRank] = task, strconv.Itoa(run), strconv.Itoa(rank)
-	pin := corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}
+	pin := corev1.NodeSelectorRequirement{Key: pinField, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}
 	if cp.Spec.Affinity == nil {
 		cp.Spec.Affinity = &corev1.Affinity{}
 	}
@@ -257,16 +257,10 @@ func (w *Workloads) place(ctx context.Context, p *corev1.Pod, node, task string,
 		terms[i].MatchFields = append(terms[i].MatchFields, pin)
 	}
 	if _, err := w.client.CoreV1().Pods(p.Namespace).Update(ctx, cp, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("placing pod %s/%s on %s: %w", p.Namespace, p.Name, node, err)
+		return false, fmt.Errorf("placing pod %s/%s on %s: %w", p.Namespace, p.Name, node, err)
 	}
 	if gated(cp) || len(cp.Spec.SchedulingGates) > 0 {
-		return nil // another owner's gate: kube-scheduler binds it, pinned, once that gate is lifted
+		return true, nil // another owner's gate: kube-scheduler binds it, pinned, once that gate is lifted
 	}
-	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID},
-		Target: corev1.ObjectReference{Kind: "Node", Name: node}}
-	err := w.client.CoreV1().Pods(p.Namespace).Bind(ctx, b, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsConflict(err) { // a conflict: kube-scheduler bound it first, to the pinned node
-		return fmt.Errorf("binding pod %s/%s to %s: %w", p.Namespace, p.Name, node, err)
-	}
-	return nil
+	return w.bind(ctx, p, node, task)
 }

@@ -18,8 +18,8 @@ import (
 )
 
 // fakeGov is the engine as the workload controller sees it: team
-// "research" exists; a cancelled running task is stopped, as the engine's
-// Stop would.
+// "research" exists; a deleted running task is cancelled and stopped, as
+// the engine's Stop would.
 type fakeGov struct {
 	mu    sync.Mutex
 	w     *Workloads
@@ -36,10 +36,19 @@ func (g *fakeGov) Submit(_ context.Context, spec model.TaskSpec) error {
 	return nil
 }
 
-func (g *fakeGov) Cancel(_ context.Context, task string) error {
+func (g *fakeGov) Delete(_ context.Context, task string) error {
 	g.mu.Lock()
-	was := g.tasks[task].State
-	g.tasks[task] = TaskStatus{State: "Cancelled"}
+	old, ok := g.tasks[task]
+	if !ok || old.Deleted {
+		g.mu.Unlock()
+		return model.ErrNotFound
+	}
+	was := old.State
+	if !ended(was) {
+		old = TaskStatus{State: "Cancelled"}
+	}
+	old.Deleted = true
+	g.tasks[task] = old
 	g.mu.Unlock()
 	if was == "Running" {
 		go g.w.Stop(task, time.Second)

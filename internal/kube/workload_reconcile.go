@@ -167,9 +167,10 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 	return nil
 }
 
-// gone handles a deleted object: its task is cancelled, and once no placed
-// pod of it is left (the garbage collector, or taskgov for orphans,
-// removes them) its run ends.
+// gone handles a deleted object: its task is deleted, as the API's DELETE
+// deletes it (a live one is cancelled; lists leave it out, its history
+// stays), and once no placed pod of it is left (the garbage collector, or
+// taskgov for orphans, removes them) its run ends.
 func (w *Workloads) gone(ctx context.Context, k wkey) error {
 	w.mu.Lock()
 	task := ""
@@ -183,7 +184,7 @@ func (w *Workloads) gone(ctx context.Context, k wkey) error {
 	if task == "" {
 		return nil
 	}
-	if err := w.gov.Cancel(ctx, task); err != nil && !errors.Is(err, model.ErrNotFound) {
+	if err := w.gov.Delete(ctx, task); err != nil && !errors.Is(err, model.ErrNotFound) {
 		return err
 	}
 	live := w.live(k)
@@ -248,6 +249,9 @@ func (w *Workloads) assign(ctx context.Context, k wkey, task string, r *wrun) er
 		if node == "" {
 			node = r.assigned[p.UID]
 		}
+		if node == "" && unbound(p, task, r.run) {
+			node = pinnedNode(p)
+		}
 		if node != "" && !terminal(p) {
 			take(&free, node)
 		}
@@ -257,6 +261,19 @@ func (w *Workloads) assign(ctx context.Context, k wkey, task string, r *wrun) er
 		w.mu.Lock()
 		placed := r.assigned[p.UID] != ""
 		w.mu.Unlock()
+		if !placed && unbound(p, task, r.run) {
+			// Placed, but its bind failed: bind it again.
+			ok, err := w.bind(ctx, p, pinnedNode(p), task)
+			if err != nil {
+				return err
+			}
+			if ok {
+				w.mu.Lock()
+				r.assigned[p.UID] = pinnedNode(p)
+				w.mu.Unlock()
+			}
+			continue
+		}
 		if placed || p.Spec.NodeName != "" || p.DeletionTimestamp != nil || !gated(p) || len(free) == 0 {
 			continue
 		}
@@ -269,8 +286,13 @@ func (w *Workloads) assign(ctx context.Context, k wkey, task string, r *wrun) er
 				break
 			}
 		}
-		if err := w.place(ctx, p, node, task, r.run, rank); err != nil {
+		placed, err := w.place(ctx, p, node, task, r.run, rank)
+		if err != nil {
 			return err
+		}
+		if !placed {
+			free = append(free, node) // for the pod's replacement
+			continue
 		}
 		w.mu.Lock()
 		r.assigned[p.UID] = node
@@ -315,6 +337,12 @@ type refused struct {
 // statusText is the status annotation: state, queue position and why.
 func statusText(st TaskStatus) string {
 	switch {
+	case st.Deleted:
+		was := st.State
+		if msg, _, _ := strings.Cut(st.Message, "deleted: "); strings.TrimSuffix(msg, "; ") != "" {
+			was += ", " + strings.TrimSuffix(msg, "; ")
+		}
+		return "Deleted: its task was deleted through taskgov's API (" + was + "); taskgov did not create this object and keeps it held: kubectl delete it, or delete and create it again to queue a new task"
 	case st.State == "Pending" && st.Why != "":
 		return fmt.Sprintf("Pending: position %d in its team's queue; %s", st.Position, st.Why)
 	case st.Message != "":
