@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -24,7 +25,7 @@ type hypCreate struct {
 	partitionCount, partitionLimit, maxNodes, maxReplicas, step                   int
 	shutdownTimeout, scalingTimeout, snooze                                       int
 	vcpu, memory, vcpuLimit, memoryLimit                                          float64
-	deepHealth, debug                                                             bool
+	deepHealth, debug, fromConfig                                                 bool
 	volumes                                                                       []string
 }
 
@@ -104,6 +105,19 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 	if h.name == "" {
 		return model.TaskSpec{}, &usageError{"Missing option '--job-name'"}
 	}
+	// hyp requires an image (the local executor runs the command on the
+	// host and does not use it), and a count it is given of at least one.
+	if h.image == "" {
+		return model.TaskSpec{}, &usageError{"Missing option '--image'"}
+	}
+	for _, n := range []struct {
+		flag, key string
+		v         int
+	}{{"node-count", "node_count", h.nodeCount}, {"replica-count", "replica_count", h.replicaCount}} {
+		if set(n.flag) && n.v < 1 {
+			return model.TaskSpec{}, &usageError{fmt.Sprintf("❌ Configuration validation errors:\n  – %s: Input should be greater than or equal to 1", n.key)}
+		}
+	}
 	if h.version != "1.0" && h.version != "1.1" {
 		return model.TaskSpec{}, &usageError{fmt.Sprintf("Unsupported schema version: %s", h.version)}
 	}
@@ -157,6 +171,10 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 	s.Command = cmdline
 	relativePathNote(errw, cmdline)
 	if h.env != "" {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(h.env), &obj); err != nil {
+			return s, &usageError{fmt.Sprintf("Invalid value for '--environment': 'environment' must be valid JSON: %v; e.g. '{\"VAR1\": \"foo\", \"VAR2\": \"bar\"}'", err)}
+		}
 		env, err := parseEnv([]string{h.env})
 		if err != nil {
 			return s, err
@@ -219,8 +237,10 @@ func (h *hypCreate) run(cmd *cobra.Command) error {
 		}
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "Using version: %s\n", h.version)
-	if _, err := cl.Submit(ctx, s); err != nil {
+	if !h.fromConfig {
+		fmt.Fprintf(out, "Using version: %s\n", h.version)
+	}
+	if _, err := cl.SubmitKeyed(ctx, s, client.NewIdempotencyKey()); err != nil { // one key per command; its retries reuse it
 		return err
 	}
 	fmt.Fprintf(out, "Successfully submitted HyperPodPytorchJob '%s'!\n", s.Name)

@@ -92,7 +92,7 @@ func hypInitCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(out, "✔️ %s for schema version='%s' is initialized in %s\n", hypTemplate, version, dir)
-			fmt.Fprintf(out, "📘 See %s for usage.\n", filepath.Join(dir, "README.md"))
+			fmt.Fprintf(out, "🚀 Welcome!\n📘 See %s/README.md for usage.\n", dir)
 			return nil
 		}}
 	c.Flags().StringVarP(&version, "version", "v", "1.1", "schema version: 1.0 or 1.1")
@@ -163,7 +163,7 @@ func hypConfigureCmd() *cobra.Command {
 			changed++
 		}
 		if len(problems) > 0 {
-			return &usageError{"Invalid input arguments; config.yaml was not updated:\n  – " + strings.Join(problems, "\n  – ")}
+			return &usageError{"❌  Invalid input arguments:\n  – " + strings.Join(problems, "\n  – ") + "\n❌  config.yaml was not updated due to invalid input."}
 		}
 		if changed == 0 {
 			return cmd.Help()
@@ -171,7 +171,7 @@ func hypConfigureCmd() *cobra.Command {
 		if err := cfg.save(".", hypCreateHelp); err != nil {
 			return err
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), "✔️ config.yaml updated successfully.")
+		fmt.Fprintln(cmd.OutOrStdout(), "✔️  config.yaml updated successfully.")
 		return nil
 	}
 	return c
@@ -201,7 +201,7 @@ func checkHypConfig(cmd *cobra.Command, notes io.Writer) ([]string, *cobra.Comma
 		}
 	}
 	if len(problems) > 0 {
-		return nil, nil, nil, &usageError{"❌ Config validation errors:\n  – " + strings.Join(problems, "\n  – ")}
+		return nil, nil, nil, &usageError{"❌  Config validation errors:\n  – " + strings.Join(problems, "\n  – ")}
 	}
 	return args, create, h, nil
 }
@@ -212,7 +212,9 @@ func hypValidateCmd() *cobra.Command {
 			if _, _, _, err := checkHypConfig(cmd, cmd.ErrOrStderr()); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "✔️ config.yaml is valid!")
+			// hyp's check of config.yaml prints the first line; its
+			// validate command the second.
+			fmt.Fprintln(cmd.OutOrStdout(), "✔️  config.yaml is valid!\n✔️ Configuration validated successfully")
 			return nil
 		}}
 }
@@ -228,7 +230,7 @@ func hypResetCmd() *cobra.Command {
 			if err := cfg.save(".", hypCreateHelp); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "✔️ config.yaml reset: all fields set to default values.")
+			fmt.Fprintln(cmd.OutOrStdout(), "✔️  config.yaml reset: all fields set to default values.")
 			return nil
 		}}
 }
@@ -246,10 +248,12 @@ func hypCreateFromConfig(cmd *cobra.Command) error {
 		return err
 	}
 	create.SetErr(cmd.ErrOrStderr())
+	fmt.Fprintln(cmd.OutOrStdout(), "✔️  config.yaml is valid!")
 	b, err := os.ReadFile(hypConfigName)
 	if err != nil {
 		return err
 	}
+	h.fromConfig = true // hyp prints no "Using version" here
 	if err := h.run(create); err != nil {
 		return err // nothing kept: the job was not submitted
 	}
@@ -260,7 +264,7 @@ func hypCreateFromConfig(cmd *cobra.Command) error {
 	if err := os.WriteFile(filepath.Join(run, hypConfigName), b, 0o644); err != nil {
 		return fmt.Errorf("the job was submitted, but its config.yaml could not be kept: %w", err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "✔️ config.yaml kept in %s\n", run)
+	fmt.Fprintf(cmd.OutOrStdout(), "✔️  Submitted! Files written to %s\n", run)
 	return nil
 }
 

@@ -28,7 +28,7 @@ func TestHypInitExperience(t *testing.T) {
 	}
 
 	out := mustCLI(t, "init", "hyp-pytorch-job")
-	if !strings.Contains(out, "hyp-pytorch-job for schema version='1.1' is initialized in .") {
+	if !strings.Contains(out, "hyp-pytorch-job for schema version='1.1' is initialized in .\n🚀 Welcome!\n📘 See ./README.md for usage.\n") {
 		t.Fatalf("hyp init:\n%s", out)
 	}
 	if c := read(); !strings.HasPrefix(c, "# template: hyp-pytorch-job\n# version: 1.1\n") || !strings.Contains(c, "\njob_name: null\n") ||
@@ -42,7 +42,9 @@ func TestHypInitExperience(t *testing.T) {
 	mustFail(t, exitInput, "job_name: Field is required", "validate")
 	mustFail(t, exitInput, "image: Field is required", "create")
 
-	mustCLI(t, "configure", "--job-name", "my-pytorch-job")
+	if o := mustCLI(t, "configure", "--job-name", "my-pytorch-job"); o != "✔️  config.yaml updated successfully.\n" {
+		t.Fatalf("hyp configure: %q", o)
+	}
 	mustCLI(t, "configure", "--image", "pytorch/pytorch:latest", "--namespace", "hyperpod-ns-team-a", "--command", "[sleep, 30]",
 		"--environment", `{"A": "b"}`, "--node-count", "1", "--deep-health-check-passed-nodes-only", "true",
 		"--volume", "name=model-data,type=hostPath,mount_path=/data,path=/data")
@@ -53,12 +55,15 @@ func TestHypInitExperience(t *testing.T) {
 		t.Fatalf("config.yaml after configure --volume '[...]':\n%s", c)
 	}
 	before := read()
-	mustFail(t, exitInput, `--node-count: expected an integer, got "two"`, "configure", "--node-count", "two")
+	if e := mustFail(t, exitInput, `--node-count: expected an integer, got "two"`, "configure", "--node-count", "two"); !strings.HasPrefix(e, "❌  Invalid input arguments:\n  – ") ||
+		!strings.HasSuffix(e, "\n❌  config.yaml was not updated due to invalid input.") {
+		t.Fatalf("hyp configure of a wrong type: %q", e)
+	}
 	mustFail(t, exitInput, "expected a JSON list of volumes", "configure", "--volume", `[{"name": "shmem",`)
 	if read() != before {
 		t.Fatal("a refused configure changed config.yaml")
 	}
-	if out := mustCLI(t, "validate"); !strings.Contains(out, "config.yaml is valid!") {
+	if out := mustCLI(t, "validate"); out != "✔️  config.yaml is valid!\n✔️ Configuration validated successfully\n" {
 		t.Fatalf("hyp validate:\n%s", out)
 	}
 
@@ -70,7 +75,8 @@ func TestHypInitExperience(t *testing.T) {
 	_ = os.WriteFile("config.yaml", []byte(before), 0o644)
 
 	out, errs, code := cli(t, "create")
-	if code != 0 || !strings.Contains(out, "Successfully submitted HyperPodPytorchJob 'my-pytorch-job'!") || !strings.Contains(errs, "--volume is accepted but not used") {
+	if code != 0 || !strings.HasPrefix(out, "✔️  config.yaml is valid!\nSuccessfully submitted HyperPodPytorchJob 'my-pytorch-job'!\n✔️  Submitted! Files written to run/") ||
+		!strings.Contains(errs, "--volume is accepted but not used") {
 		t.Fatalf("hyp create: exit %d\n%s\n%s", code, out, errs)
 	}
 	waitJob(t, "my-pytorch-job", "Running")
@@ -80,7 +86,7 @@ func TestHypInitExperience(t *testing.T) {
 	}
 	// The same job again is refused (its name is live) and keeps nothing;
 	// another job, perhaps in the same second, keeps its own copy.
-	if out, errs, code := cli(t, "create"); code == 0 || strings.Contains(out, "kept in") {
+	if out, errs, code := cli(t, "create"); code == 0 || strings.Contains(out, "Submitted!") {
 		t.Fatalf("hyp create of a live name: exit %d\n%s\n%s", code, out, errs)
 	}
 	if runs, _ = filepath.Glob("run/*/config.yaml"); len(runs) != 1 {
@@ -130,7 +136,7 @@ func TestHypCreateKeepFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errs, code := cli(t, "create")
-	if code == 0 || !strings.Contains(errs, "the job was submitted, but its config.yaml could not be kept") || strings.Contains(out, "kept in") {
+	if code == 0 || !strings.Contains(errs, "the job was submitted, but its config.yaml could not be kept") || strings.Contains(out, "Submitted!") {
 		t.Fatalf("hyp create with run a file: exit %d\n%s\n%s", code, out, errs)
 	}
 	waitJob(t, "kept-not", "Running")

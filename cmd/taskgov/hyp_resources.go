@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/taskgov/taskgov/internal/client"
 )
 
 // hyp's verbs take a resource (`hyp list hyp-space`); taskgov serves the
@@ -75,4 +78,44 @@ func parseOwnFlags(cmd *cobra.Command, args []string) ([]string, error) {
 		return nil, cmd.FlagErrorFunc()(cmd, err)
 	}
 	return cmd.Flags().Args(), nil
+}
+
+// hypNotFound words a job command's "not found" (exit 4) as hyp's CLI
+// does: a namespace that does not exist, or a job not found in the
+// namespace, with the list command to run. resource is hyp-pytorch-job or
+// hyp-recipe-job.
+func hypNotFound(cmd *cobra.Command, verb, resource string, err error) error {
+	var ce *client.Error
+	if err == nil || !errors.As(err, &ce) || ce.Status != 404 {
+		return err
+	}
+	ns, _ := cmd.Flags().GetString("namespace")
+	if ns == "" {
+		ns = "default"
+	}
+	list := "hyp list " + resource
+	if ce.Field == "--namespace" {
+		msg := fmt.Sprintf("❌ Namespace '%s' does not exist on this cluster. Use '%s' to check for available resources.", ns, list)
+		if verb == "create" {
+			msg = fmt.Sprintf("❌ Namespace '%s' does not exist on this cluster. Please create the namespace first or use an existing namespace.", ns)
+		}
+		return &client.Error{Status: 404, Field: ce.Field, Message: msg + " taskgov's namespaces are its teams' (taskgov team list)."}
+	}
+	name, _ := cmd.Flags().GetString("job-name")
+	if name == "" {
+		return err
+	}
+	display := "Pytorch Job"
+	if resource == "hyp-recipe-job" {
+		display = "Recipe Job"
+	}
+	where, nsFlag := "", ""
+	if ns != "default" {
+		where, nsFlag = fmt.Sprintf(" in namespace '%s'", ns), " --namespace "+ns
+	}
+	msg := fmt.Sprintf("❓ %s '%s' not found%s. Please check the resource name and try again. Use '%s%s' to see available resources.", display, name, where, list, nsFlag)
+	if i := strings.Index(ce.Message, "(it is in "); i >= 0 {
+		msg += " " + ce.Message[i:]
+	}
+	return &client.Error{Status: 404, Message: msg}
 }

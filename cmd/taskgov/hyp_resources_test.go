@@ -73,7 +73,8 @@ func TestHypOtherResources(t *testing.T) {
 }
 
 // TestHypClusterAndVersionLines: `hyp describe cluster NAME` (v3.3.1)
-// describes the server's cluster; the schema version hyp takes without
+// describes the server's cluster; `hyp get-monitoring` names its metrics
+// and dashboard; a job or namespace not found is worded as hyp words it; the schema version hyp takes without
 // --version is the newest (it prints "Using version: 1.1"), and under
 // --version 1.0 a 1.1 option does not exist; an option the command line
 // cannot parse is a usage error (exit 2) as click's are, not a failure.
@@ -101,6 +102,40 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 	if o := mustCLI(t, "create", "hyp-pytorch-job", "--version", "1.0", "--job-name", "v10", "--namespace", "hyperpod-ns-team-b",
 		"--image", "pytorch/pytorch:latest", "--command", "[sleep, 30]", "--node-count", "1"); !strings.HasPrefix(o, "Using version: 1.0\n") {
 		t.Fatalf("hyp create --version 1.0:\n%s", o)
+	}
+
+	// Not found, in hyp's words: a job (with the list command to run), a
+	// job of another namespace, a namespace.
+	mustFail(t, exitNotFound, "❓ Pytorch Job 'no-such-job' not found. Please check the resource name and try again. Use 'hyp list hyp-pytorch-job' to see available resources.",
+		"describe", "hyp-pytorch-job", "--job-name", "no-such-job", "-n", "default")
+	mustFail(t, exitNotFound, "❓ Recipe Job 'v11' not found in namespace 'hyperpod-ns-team-b'. Please check the resource name and try again. Use 'hyp list hyp-recipe-job --namespace hyperpod-ns-team-b' to see available resources. (it is in hyperpod-ns-team-a)",
+		"delete", "hyp-recipe-job", "--job-name", "v11", "--namespace", "hyperpod-ns-team-b")
+	mustFail(t, exitNotFound, "❌ Namespace 'my-namespace' does not exist on this cluster. Use 'hyp list hyp-pytorch-job' to check for available resources.",
+		"list", "hyp-pytorch-job", "-n", "my-namespace")
+	mustFail(t, exitNotFound, "❌ Namespace 'my-namespace' does not exist on this cluster. Please create the namespace first",
+		"create", "hyp-pytorch-job", "--job-name", "x", "--image", "i", "--command", "[true]", "--namespace", "my-namespace")
+
+	// hyp get-monitoring: the server's metrics and dashboard, and its
+	// metrics' names read from /metrics.
+	mustFail(t, exitInput, "Please select at least one option", "get-monitoring")
+	o = mustCLI(t, "get-monitoring", "--grafana", "--prometheus", "--list")
+	for _, want := range []string{"/metrics\n", "it has no Grafana): http://", "/ui\n", " Metric ", " taskgov_admissions_total ", "| counter\n"} {
+		if !strings.Contains(o, want) {
+			t.Fatalf("hyp get-monitoring: no %q in\n%s", want, o)
+		}
+	}
+
+	// hyp's own checks of its options: a required image, counts of at
+	// least one, an environment in JSON.
+	create := []string{"create", "hyp-pytorch-job", "--job-name", "checked", "--namespace", "hyperpod-ns-team-a", "--command", "[true]"}
+	mustFail(t, exitInput, "Missing option '--image'", create...)
+	mustFail(t, exitInput, "Missing option '--image'", append(create, "--image", "")...)
+	create = append(create, "--image", "pytorch/pytorch:latest")
+	mustFail(t, exitInput, "node_count: Input should be greater than or equal to 1", append(create, "--node-count", "0")...)
+	mustFail(t, exitInput, "replica_count: Input should be greater than or equal to 1", append(create, "--replica-count", "-1")...)
+	mustFail(t, exitInput, "'environment' must be valid JSON", append(create, "--environment", "LOGLEVEL=INFO")...)
+	if o := mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-a"); strings.Contains(o, "checked") {
+		t.Fatalf("a refused create submitted its job:\n%s", o)
 	}
 
 	mustFail(t, exitInput, "unknown shorthand flag: 'o'", "list", "hyp-pytorch-job", "-o", "json")

@@ -28,6 +28,10 @@ func newHypRoot() *cobra.Command {
 		job, recipe := newJob(), newJob()
 		job.Use = "hyp-pytorch-job"
 		recipe.Use, recipe.Short = "hyp-recipe-job", job.Short+" (a recipe job is a PyTorch job to taskgov)"
+		for _, c := range []*cobra.Command{job, recipe} {
+			run, resource := c.RunE, c.Use
+			c.RunE = func(cmd *cobra.Command, args []string) error { return hypNotFound(cmd, use, resource, run(cmd, args)) }
+		}
 		g.AddCommand(job, recipe)
 		return g
 	}
@@ -47,7 +51,7 @@ func newHypRoot() *cobra.Command {
 		group("get-logs", "Get a pod's logs", hypGetLogsCmd),
 		group("get-operator-logs", "Get the scheduler's decisions (taskgov's operator log)", hypOperatorLogsCmd),
 		group("exec", "Refused: taskgov does not run commands in pods", hypExecCmd),
-		getClustersCmd("list-cluster"), connectClusterCmd("set-cluster-context"), hypClusterContextCmd(), loginCmd(),
+		getClustersCmd("list-cluster"), connectClusterCmd("set-cluster-context"), hypClusterContextCmd(), hypGetMonitoringCmd(), loginCmd(),
 	)
 	root.AddCommand(hypUnserved()...)
 	return root

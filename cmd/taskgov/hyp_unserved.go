@@ -17,7 +17,6 @@ func hypUnserved() []*cobra.Command {
 		{"stop", "it stops spaces, which are not taskgov's; a job stops with `hyp delete hyp-pytorch-job --job-name J`"},
 		{"portforward", "it forwards a space's port, and spaces are not taskgov's"},
 		{"invoke", "it invokes inference endpoints, which are not taskgov's"},
-		{"get-monitoring", "it reads the cluster's observability add-on; taskgov serves Prometheus metrics at /metrics and a dashboard at /ui"},
 		{"list-accelerator-partition-type", "taskgov does not schedule GPU partitions (MIG); jobs ask for whole GPUs with --accelerators"},
 	} {
 		u := u

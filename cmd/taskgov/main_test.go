@@ -108,7 +108,7 @@ func TestCLI(t *testing.T) {
 		t.Fatalf("hyperpod start-job --auto-resume true: exit %d\n%s", code, out)
 	}
 	if out, code := linked("hyp", "create", "hyp-pytorch-job", "--job-name", "x", "--deep-health-check-passed-nodes-only", "true",
-		"--command", "[true]"); code != exitInput || !strings.Contains(out, "no taskgov server given") {
+		"--image", "i", "--command", "[true]"); code != exitInput || !strings.Contains(out, "no taskgov server given") {
 		t.Fatalf("hyp create --deep-health-check-passed-nodes-only true: exit %d\n%s", code, out)
 	}
 	// --version, in each CLI's shape (click's for hyperpod).

@@ -68,3 +68,9 @@ func (c *Client) EventsEncoded(ctx context.Context, encoding string) (io.ReadClo
 	}
 	return resp.Body, resp.Header.Get("Content-Encoding"), nil
 }
+
+// Metrics reads the server's Prometheus exposition (/metrics) as text.
+func (c *Client) Metrics(ctx context.Context) (string, error) {
+	b, err := c.raw(ctx, "GET", "/metrics", nil)
+	return string(b), err
+}
