@@ -317,10 +317,24 @@ func TestKubernetesWorkloads(t *testing.T) {
 			before[string(p.UID)] = true
 		}
 	}
+	// A pending Job deleted while no server runs: its task is deleted at
+	// the restart (it would otherwise wait, and run, for an object gone).
+	orphan := create(t, dyn, jobVariant(t, "orphan", "fine-tuning-priority", 1, nil)) // preempts nothing
+	orphanTask := kube.TaskName(orphan)
+	waitFor(t, 30*time.Second, func() bool { return state(orphanTask).Why != "" })
 	stop()
+	if err := dyn.Resource(kube.Kinds[0].GVR).Namespace("hyperpod-ns-research").Delete(context.Background(), "orphan", metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+		t.Fatal(err)
+	}
 	addr, _ := startKubeServer(t, dir, cfg, kubeconfig)
 	s.url = "http://" + addr
 	time.Sleep(3 * time.Second)
+	if code, _ := s.call("GET", "/api/v1/tasks/"+orphanTask, nil, nil); code != 404 {
+		t.Errorf("the task of a Job deleted while the server was stopped answers %d, want 404 (deleted)", code)
+	}
+	if del, ok := listedDeleted(s, orphanTask); !ok || del.State != "Cancelled" || !del.StartedAt.IsZero() {
+		t.Errorf("?deleted=true: the orphan's task %+v (found %v), want Cancelled, never started", del.TaskRecord, ok)
+	}
 	for _, u := range []*unstructured.Unstructured{sft, hp, low} {
 		want := map[string]int{"llama-sft": 0, "pretrain-70b": 0, "low": 1}[u.GetName()]
 		if st := state(kube.TaskName(u)); st.State != "Running" || st.Resumes != want {
