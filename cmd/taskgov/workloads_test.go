@@ -261,6 +261,18 @@ func TestKubernetesWorkloads(t *testing.T) {
 	}
 	heldDeleted("after DELETE")
 	t.Logf("status annotation of a Job whose task the API deleted: %s", getObj(t, dyn, kept).GetAnnotations()[kube.AnnStatus])
+	// hyp delete says the same, as a note.
+	viaHyp := create(t, dyn, jobVariant(t, "via-hyp", "training-priority", 1, nil))
+	waitFor(t, 30*time.Second, func() bool { return state(kube.TaskName(viaHyp)).State == "Pending" })
+	t.Setenv("TASKGOV_SERVER", s.url)
+	t.Setenv("TASKGOV_TOKEN", s.token)
+	t.Setenv("TASKGOV_CONFIG", dir+"/cli.yaml")
+	hypMode = true
+	out, errs, code := cli(t, "delete", "hyp-pytorch-job", "--job-name", kube.TaskName(viaHyp), "-n", "hyperpod-ns-research")
+	hypMode = false
+	if code != 0 || !strings.Contains(out, "Successful deleted") || !strings.Contains(errs, "note: its Kubernetes Job hyperpod-ns-research/via-hyp stays, held") {
+		t.Errorf("hyp delete of a Job's task: exit %d, out %q, err %q; want the note on what stays", code, out, errs)
+	}
 
 	// 5. An unknown queue: an Event on the Job with the fix; held, no pods.
 	ghost := jobVariant(t, "ghost", "training-priority", 1, nil)
