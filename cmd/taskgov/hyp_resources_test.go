@@ -138,6 +138,13 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 		t.Fatalf("a refused create submitted its job:\n%s", o)
 	}
 
+	// hyp exec's own checks, before the refusal with the kubectl line.
+	mustFail(t, exitInput, "Must specify exactly one of the following: --all-pods, --pod", "exec", "hyp-pytorch-job", "--job-name", "v11", "--", "nvidia-smi")
+	mustFail(t, exitInput, "Must specify exactly one of the following: --all-pods, --pod", "exec", "hyp-pytorch-job", "--job-name", "v11",
+		"--pod", "v11-pod-0", "--all-pods", "--", "nvidia-smi")
+	mustFail(t, exitInput, "Missing argument 'COMMAND...'", "exec", "hyp-pytorch-job", "--job-name", "v11", "--pod", "v11-pod-0")
+	mustFail(t, exitInput, "kubectl exec -n hyperpod-ns-team-a $p -- nvidia-smi", "exec", "hyp-pytorch-job", "--job-name", "v11", "--pod", "v11-pod-0", "--", "nvidia-smi")
+
 	mustFail(t, exitInput, "unknown shorthand flag: 'o'", "list", "hyp-pytorch-job", "-o", "json")
 	mustFail(t, exitInput, `invalid argument "two" for "--node-count"`, "create", "hyp-pytorch-job", "--job-name", "x", "--node-count", "two")
 	mustFail(t, exitInput, "flag needs an argument", "describe", "hyp-pytorch-job", "--job-name")

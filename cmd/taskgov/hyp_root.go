@@ -265,6 +265,19 @@ func hypExecCmd() *cobra.Command {
 	c := execCmd()
 	c.Use, c.Short = "hyp-pytorch-job", "Refused with the kubectl command to use: taskgov does not run commands in pods"
 	c.Flags().Lookup("namespace").DefValue = "default"
+	// hyp's exec checks its command line first, in its own words.
+	run := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		pod, _ := cmd.Flags().GetString("pod")
+		all, _ := cmd.Flags().GetBool("all-pods")
+		if (pod == "") == !all {
+			return &usageError{"Must specify exactly one of the following: --all-pods, --pod"}
+		}
+		if len(args) == 0 {
+			return &usageError{"Missing argument 'COMMAND...': hyp exec hyp-pytorch-job --job-name J (-p POD | --all-pods) -- COMMAND"}
+		}
+		return run(cmd, args)
+	}
 	return c
 }
 
