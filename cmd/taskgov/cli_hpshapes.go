@@ -25,14 +25,21 @@ type jobCondition struct {
 }
 
 // jobConditions renders a task's history as PyTorchJob conditions: Created
-// at submission, Running from its start, Suspended while it is not admitted
-// (queued, preempted or suspended), Succeeded or Failed at its end. The last
-// condition whose status is "True" is the job's state.
+// at submission (not while suspended), Running from its start, Suspended
+// while it is not admitted (queued, preempted or suspended), Succeeded or
+// Failed at its end. The last condition whose status is "True" is the
+// job's state.
 func jobConditions(t apitypes.Task) []jobCondition {
 	ts := func(at time.Time) string { return at.UTC().Format("2006-01-02T15:04:05Z") }
-	conds := []jobCondition{{Type: "Created", Status: "True", LastTransitionTime: ts(t.SubmittedAt), Reason: "PyTorchJobCreated",
-		Message: "PyTorchJob " + t.Name + " is created."}}
 	state := hyperpodState(t)
+	var conds []jobCondition
+	if state != hpSuspended {
+		// A suspended PyTorchJob shows no Created condition: hyp list then
+		// shows its AGE as N/A (hypListAge), and hyp describe prints the
+		// conditions as they are.
+		conds = append(conds, jobCondition{Type: "Created", Status: "True", LastTransitionTime: ts(t.SubmittedAt), Reason: "PyTorchJobCreated",
+			Message: "PyTorchJob " + t.Name + " is created."})
+	}
 	if !t.StartedAt.IsZero() {
 		conds = append(conds, jobCondition{Type: hpRunning, Status: map[bool]string{true: "True", false: "False"}[state == hpRunning],
 			LastTransitionTime: ts(t.StartedAt), Reason: "PyTorchJobRunning"})

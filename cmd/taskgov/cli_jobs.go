@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/taskgov/taskgov/internal/client"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -234,7 +235,7 @@ func (sf *startFlags) run(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	t, err := cl.Submit(ctx, s)
+	t, err := cl.SubmitKeyed(ctx, s, client.NewIdempotencyKey()) // one key per command; its retries reuse it
 	if err != nil {
 		return err
 	}

@@ -98,6 +98,7 @@ var normalizers = []struct {
 	{regexp.MustCompile(`tok-[0-9a-f]{12}`), "<token-id>"},
 	{regexp.MustCompile(`  \d+[smhd]  `), "  <age>  "},
 	{regexp.MustCompile(`"seq": \d+`), `"seq": <n>`},
+	{regexp.MustCompile(`(idempotencyKey"?: "?)[0-9a-f]{32}`), "${1}<key>"},
 }
 
 // golden compares normalized output with testdata/cli/name.golden.

@@ -240,7 +240,7 @@ func (h *hypCreate) run(cmd *cobra.Command) error {
 	if !h.fromConfig {
 		fmt.Fprintf(out, "Using version: %s\n", h.version)
 	}
-	if _, err := cl.Submit(ctx, s); err != nil {
+	if _, err := cl.SubmitKeyed(ctx, s, client.NewIdempotencyKey()); err != nil { // one key per command; its retries reuse it
 		return err
 	}
 	fmt.Fprintf(out, "Successfully submitted HyperPodPytorchJob '%s'!\n", s.Name)

@@ -31,11 +31,11 @@ func TestApplySageMakerRefusedChangesNothing(t *testing.T) {
 	write("b-good.json", `{"Name": "good-quota", "ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}],
   "ResourceSharingConfig": {"Strategy": "Lend"}}, "ComputeQuotaTarget": {"TeamName": "product", "FairShareWeight": 7}}`)
 	write("c-bad.json", `{"Name": "bad-quota", "ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": -1}],
-  "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 900,
+  "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 10001,
     "AbsoluteBorrowLimits": [{"InstanceType": "ml.p5.48xlarge", "Accelerators": -8}, {"InstanceType": "ml.g5.12xlarge", "Accelerators": -2}]},
   "PreemptTeamTasks": "Always"}, "ComputeQuotaTarget": {"TeamName": "ml-engineers", "FairShareWeight": 101}}`)
 
-	errs := mustFail(t, exitInput, "ComputeQuota bad-quota.ComputeQuotaConfig.ResourceSharingConfig.BorrowLimit: 900 is out of range", "apply", "-f", docs)
+	errs := mustFail(t, exitInput, "ComputeQuota bad-quota.ComputeQuotaConfig.ResourceSharingConfig.BorrowLimit: 10001 is out of range", "apply", "-f", docs)
 	for _, want := range []string{
 		"ComputeQuota bad-quota.ComputeQuotaTarget.FairShareWeight: 101 is out of range",
 		"ComputeQuota bad-quota.ComputeQuotaConfig.PreemptTeamTasks: unknown value \"Always\"",
@@ -67,5 +67,18 @@ func TestApplySageMakerRefusedChangesNothing(t *testing.T) {
 	}
 	if teams1, _ = cl.Teams(ctx); !reflect.DeepEqual(teams0, teams1) {
 		t.Fatal("a refused ClusterSchedulerConfig let its directory's ComputeQuota through")
+	}
+
+	// SageMaker's API shape gives BorrowLimit 0 to 10000 (taskgov refused
+	// 501 to 10000): the largest is applied as written.
+	_ = os.Remove(filepath.Join(docs, "a-policy.json"))
+	write("b-good.json", `{"Name": "good-quota", "ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}],
+  "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 10000}}, "ComputeQuotaTarget": {"TeamName": "product", "FairShareWeight": 7}}`)
+	mustCLI(t, "apply", "-f", docs)
+	teams2, _ := cl.Teams(ctx)
+	for _, tm := range teams2 {
+		if tm.Name == "product" && (tm.BorrowLimitPercent == nil || *tm.BorrowLimitPercent != 10000) {
+			t.Fatalf("BorrowLimit 10000 applied as %v", tm.BorrowLimitPercent)
+		}
 	}
 }

@@ -40,6 +40,8 @@ type Error struct {
 	Message string
 	Field   string
 	Fix     string
+
+	retryAfter time.Duration // the answer's Retry-After, if any
 }
 
 func (e *Error) Error() string {
@@ -140,17 +142,18 @@ func (c *Client) openWith(ctx context.Context, method, p string, body any, heade
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach the taskgov server at %s (%v); check --server or TASKGOV_SERVER", c.Server, err)
+		return nil, fmt.Errorf("cannot reach the taskgov server at %s (%w); check --server or TASKGOV_SERVER", c.Server, err)
 	}
 	if resp.StatusCode >= 300 {
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(resp.Body)
 		var eb struct{ Error *Error }
+		after := parseRetryAfter(resp.Header.Get("Retry-After"))
 		if json.Unmarshal(raw, &eb) == nil && eb.Error != nil {
-			eb.Error.Status = resp.StatusCode
+			eb.Error.Status, eb.Error.retryAfter = resp.StatusCode, after
 			return nil, eb.Error
 		}
-		return nil, &Error{Status: resp.StatusCode, Message: fmt.Sprintf("%s %s: %s", method, p, strings.TrimSpace(string(raw)))}
+		return nil, &Error{Status: resp.StatusCode, Message: fmt.Sprintf("%s %s: %s", method, p, strings.TrimSpace(string(raw))), retryAfter: after}
 	}
 	return resp, nil
 }

@@ -60,7 +60,7 @@ policy:
   priorityClasses: [{name: x, weight: 101}]
 teams:
   - {name: a, fairShareWeight: 150, quotas: [{instanceType: ml.p5.48xlarge, count: -1}, {instanceType: ml.g5.xlarge, vcpu: 1e300}]}
-  - {name: a, lending: Sometimes, borrowLimitPercent: 900, quotas: [{instanceType: ml.p5.48xlarge, gpus: 8, count: 1}]}
+  - {name: a, lending: Sometimes, borrowLimitPercent: 10001, quotas: [{instanceType: ml.p5.48xlarge, gpus: 8, count: 1}]}
 `)
 	_, err := LoadCluster(p)
 	if err == nil || !errors.Is(err, model.ErrInvalid) {
@@ -77,7 +77,7 @@ teams:
 		`teams[0].fairShareWeight: 150 is out of range`,
 		`teams[0].quotas[0].count: is negative; quotas cannot be negative`,
 		`teams[1].lending: unknown value "Sometimes"`,
-		`teams[1].borrowLimitPercent: 900 is out of range`,
+		`teams[1].borrowLimitPercent: 10001 is out of range; use a percentage of the team's quota from 0 to 10000`,
 		`teams[1].quotas[0]: sets both; give either count or gpus/vcpu/memoryGiB, not both`,
 		`teams[1].name: "a" is used twice; give each team a distinct name`,
 	} {

@@ -13,8 +13,7 @@ import (
 // one that gives vCPU or memory but no GPUs of a GPU instance type (tasks
 // asking for GPUs of the type run only on borrowed compute); and a team
 // that may borrow with a borrow limit of 0 (it borrows nothing; SageMaker's
-// BorrowLimit, which its API shape allows from 0, is documented as 1 to 500
-// percent). capacity is the cluster's total per instance type, over every
+// API shape allows BorrowLimit 0 to 10000 percent). capacity is the cluster's total per instance type, over every
 // node.
 func QuotaNotes(t Team, cat Catalog, capacity map[string]resource.Vector) []string {
 	var notes []string

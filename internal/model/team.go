@@ -78,8 +78,11 @@ type Team struct {
 const (
 	DefaultFairShareWeight    = 1
 	DefaultBorrowLimitPercent = 50
-	DefaultGroup              = "default"
-	NamespacePrefix           = "hyperpod-ns-"
+	// MaxBorrowLimitPercent is the largest borrow limit, SageMaker's: its
+	// API shape gives ResourceSharingConfig.BorrowLimit 0 to 10000.
+	MaxBorrowLimitPercent = 10000
+	DefaultGroup          = "default"
+	NamespacePrefix       = "hyperpod-ns-"
 )
 
 // WithDefaults returns t with every unset field filled.

@@ -179,8 +179,8 @@ func ValidateTeam(f string, t Team, cat Catalog) Errors {
 	default:
 		errs = append(errs, fieldErr(f+".lending", "use LendAndBorrow, Lend or DontLend", "unknown value %q", t.Lending))
 	}
-	if b := t.BorrowLimitPercent; b != nil && (*b < 0 || *b > 500) {
-		errs = append(errs, fieldErr(f+".borrowLimitPercent", "use a percentage of the team's quota from 0 to 500", "%d is out of range", *b))
+	if b := t.BorrowLimitPercent; b != nil && (*b < 0 || *b > MaxBorrowLimitPercent) {
+		errs = append(errs, fieldErr(f+".borrowLimitPercent", fmt.Sprintf("use a percentage of the team's quota from 0 to %d", MaxBorrowLimitPercent), "%d is out of range", *b))
 	}
 	switch t.PreemptTeamTasks {
 	case "", PreemptLowerPriority, PreemptNever:

@@ -140,10 +140,13 @@ func (v Vector) Percent(p int64) Vector {
 		if a == Unlimited {
 			return Unlimited
 		}
-		if a > math.MaxInt64/100 {
-			return a / 100 * p
+		switch {
+		case p <= 0 || a <= math.MaxInt64/p:
+			return a * p / 100
+		case a/100 > math.MaxInt64/p:
+			return Unlimited // more than any cluster holds
 		}
-		return a * p / 100
+		return a / 100 * p
 	}
 	return Vector{f(v.GPUs), f(v.MilliCPU), f(v.MemMiB)}
 }

@@ -42,6 +42,12 @@ func TestMulPercentShare(t *testing.T) {
 	if got := New(16, 384, 4096).Percent(50); got != node {
 		t.Fatalf("Percent = %v", got)
 	}
+	// SageMaker's largest borrow limit, 10000%: no overflow on large
+	// figures; past int64, Unlimited.
+	big := Vector{GPUs: math.MaxInt64 / 10, MilliCPU: math.MaxInt64 / 20000, MemMiB: math.MaxInt64 - 1}
+	if got := big.Percent(10000); got.GPUs != Unlimited || got.MilliCPU != math.MaxInt64/20000*100 || got.MemMiB != Unlimited {
+		t.Fatalf("Percent(10000) of %v = %v", big, got)
+	}
 	if s := New(4, 192, 0).ShareOf(New(8, 192, 0)); s != 1 {
 		t.Fatalf("ShareOf = %v, want 1 (dominant vCPU)", s)
 	}
