@@ -21,9 +21,20 @@ const workloadActor = "kubernetes"
 // like any other.
 type engineGovernor struct{ eng *engine.Engine }
 
-func (g engineGovernor) Submit(ctx context.Context, spec model.TaskSpec) error {
-	_, err := g.eng.Submit(ctx, workloadActor, spec)
+func (g engineGovernor) Submit(ctx context.Context, spec model.TaskSpec, key string) error {
+	_, _, err := g.eng.SubmitOnce(ctx, workloadActor, spec, key)
 	return err
+}
+
+func (g engineGovernor) WorkloadTasks() map[string]string {
+	out := map[string]string{}
+	g.eng.View().EachLive(func(r model.TaskRecord) bool {
+		if kube.IsWorkloadKey(r.IdempotencyKey) {
+			out[r.Name] = r.IdempotencyKey
+		}
+		return true
+	})
+	return out
 }
 
 func (g engineGovernor) Delete(ctx context.Context, task string) error {

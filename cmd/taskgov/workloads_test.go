@@ -261,6 +261,18 @@ func TestKubernetesWorkloads(t *testing.T) {
 	}
 	heldDeleted("after DELETE")
 	t.Logf("status annotation of a Job whose task the API deleted: %s", getObj(t, dyn, kept).GetAnnotations()[kube.AnnStatus])
+	// hyp delete says the same, as a note.
+	viaHyp := create(t, dyn, jobVariant(t, "via-hyp", "training-priority", 1, nil))
+	waitFor(t, 30*time.Second, func() bool { return state(kube.TaskName(viaHyp)).State == "Pending" })
+	t.Setenv("TASKGOV_SERVER", s.url)
+	t.Setenv("TASKGOV_TOKEN", s.token)
+	t.Setenv("TASKGOV_CONFIG", dir+"/cli.yaml")
+	hypMode = true
+	out, errs, code := cli(t, "delete", "hyp-pytorch-job", "--job-name", kube.TaskName(viaHyp), "-n", "hyperpod-ns-research")
+	hypMode = false
+	if code != 0 || !strings.Contains(out, "Successful deleted") || !strings.Contains(errs, "note: its Kubernetes Job hyperpod-ns-research/via-hyp stays, held") {
+		t.Errorf("hyp delete of a Job's task: exit %d, out %q, err %q; want the note on what stays", code, out, errs)
+	}
 
 	// 5. An unknown queue: an Event on the Job with the fix; held, no pods.
 	ghost := jobVariant(t, "ghost", "training-priority", 1, nil)
@@ -317,10 +329,24 @@ func TestKubernetesWorkloads(t *testing.T) {
 			before[string(p.UID)] = true
 		}
 	}
+	// A pending Job deleted while no server runs: its task is deleted at
+	// the restart (it would otherwise wait, and run, for an object gone).
+	orphan := create(t, dyn, jobVariant(t, "orphan", "fine-tuning-priority", 1, nil)) // preempts nothing
+	orphanTask := kube.TaskName(orphan)
+	waitFor(t, 30*time.Second, func() bool { return state(orphanTask).Why != "" })
 	stop()
+	if err := dyn.Resource(kube.Kinds[0].GVR).Namespace("hyperpod-ns-research").Delete(context.Background(), "orphan", metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+		t.Fatal(err)
+	}
 	addr, _ := startKubeServer(t, dir, cfg, kubeconfig)
 	s.url = "http://" + addr
 	time.Sleep(3 * time.Second)
+	if code, _ := s.call("GET", "/api/v1/tasks/"+orphanTask, nil, nil); code != 404 {
+		t.Errorf("the task of a Job deleted while the server was stopped answers %d, want 404 (deleted)", code)
+	}
+	if del, ok := listedDeleted(s, orphanTask); !ok || del.State != "Cancelled" || !del.StartedAt.IsZero() {
+		t.Errorf("?deleted=true: the orphan's task %+v (found %v), want Cancelled, never started", del.TaskRecord, ok)
+	}
 	for _, u := range []*unstructured.Unstructured{sft, hp, low} {
 		want := map[string]int{"llama-sft": 0, "pretrain-70b": 0, "low": 1}[u.GetName()]
 		if st := state(kube.TaskName(u)); st.State != "Running" || st.Resumes != want {

@@ -106,7 +106,7 @@ func (e *Engine) startReady(w *writes) {
 			continue
 		}
 		spec := executor.StartSpec{Task: a.Task, Team: a.Team, Command: r.Spec.Command, Env: r.Spec.Env, Image: r.Spec.Image, Resumes: r.Resumes,
-			Seq: r.Seq, KeepCheckpoints: r.Spec.ResumeCheckpoints}
+			Seq: r.Seq, KeepCheckpoints: r.Spec.ResumeCheckpoints, Key: r.IdempotencyKey}
 		rn := &run{resumes: r.Resumes, alive: len(a.Pods)}
 		for _, p := range a.Pods {
 			spec.Pods = append(spec.Pods, executor.Pod{Rank: p.Rank, Node: p.Node, GPUs: p.GPUs})

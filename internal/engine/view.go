@@ -62,6 +62,11 @@ func (v *View) Step() uint64 { return v.step }
 // LiveTasks is how many tasks are live (pending, running or suspended).
 func (v *View) LiveTasks() int { return v.tasks.Len() }
 
+// EachLive calls fn with each live task's record until it returns false.
+func (v *View) EachLive(fn func(model.TaskRecord) bool) {
+	v.tasks.Each(func(r *model.TaskRecord) bool { return fn(*r) })
+}
+
 // Record returns a live task's record; ok is false for a finished task or
 // an unknown name.
 func (v *View) Record(name string) (r model.TaskRecord, ok bool) {

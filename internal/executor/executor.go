@@ -37,6 +37,9 @@ type StartSpec struct {
 	// KeepCheckpoints: a new task of a reused name starts from the
 	// checkpoints the earlier task left, instead of an empty directory.
 	KeepCheckpoints bool
+	// Key is the task's idempotency key, if its submission sent one (a
+	// Kubernetes workload's names its object).
+	Key string
 }
 
 // Event reports something a pod did.

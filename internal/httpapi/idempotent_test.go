@@ -55,6 +55,12 @@ func TestSubmissionRetriedAfterItsTaskFinished(t *testing.T) {
 	if code, _, b := post(e.admin, "has space", body); code != 400 || !strings.Contains(string(b), "Idempotency-Key") {
 		t.Fatalf("a key with a space: %d %s", code, b)
 	}
+	// The Kubernetes workload controller's keys name an object; a client's
+	// key of that form would have its task taken for a workload's (and
+	// deleted when a leader starts and finds no such object).
+	if code, _, b := post(e.admin, "kubernetes.uid.45dad75a-f99b-4728-af78-b9147dab3109", body); code != 400 || !strings.Contains(string(b), "kubernetes.uid.") {
+		t.Fatalf("a key in the workload controller's form: %d %s", code, b)
+	}
 	code, h, b = post(e.admin, "another-submission", body) // a new key: a new task
 	if code != 201 || h.Get(ReplayedHeader) != "" || json.Unmarshal(b, &again) != nil || again.Seq == first.Seq {
 		t.Fatalf("a new key: %d %v %s", code, h, b)

@@ -9,7 +9,10 @@
 //     HyperPodPyTorchJobs users apply, mapped to tasks (workload_map.go),
 //     held until admitted, placed pod by pod on the admitted nodes and
 //     stopped on preemption (workload_ctl.go, workload_reconcile.go,
-//     workload_exec.go); with GovernTeamNamespaces, also those without
+//     workload_exec.go, workload_bind.go); a kubectl delete deletes the
+//     task, a leader's start deletes those whose objects went while none
+//     ran (workload_sweep.go), and the API's delete of a workload's task
+//     leaves the object held (workload_delete.go); with GovernTeamNamespaces, also those without
 //     the label in a team's namespace, which it labels taskgov.io/team
 //     (namespaces.go). Workloads wraps the pod executor, so the engine
 //     sees one executor.Executor; it reaches the engine only through the

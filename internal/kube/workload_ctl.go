@@ -30,7 +30,12 @@ import (
 // Governor is what the workload controller asks of taskgov's engine, through
 // the same public methods the HTTP API uses.
 type Governor interface {
-	Submit(ctx context.Context, spec model.TaskSpec) error
+	// Submit queues a workload's task with its idempotency key
+	// (WorkloadKey), which names the object's UID in the task's record.
+	Submit(ctx context.Context, spec model.TaskSpec, key string) error
+	// WorkloadTasks maps each live task submitted with a WorkloadKey to
+	// that key.
+	WorkloadTasks() map[string]string
 	// Delete deletes a task as the API's DELETE does (a live one is
 	// cancelled, and it is marked deleted: gone from lists, history
 	// kept); a task already deleted, or never known, is model.ErrNotFound.
@@ -219,6 +224,7 @@ func (w *Workloads) Run(ctx context.Context, gov Governor) {
 		w.Mapping.InstanceTypes = it.InstanceTypes
 	}
 	go func() { <-ctx.Done(); w.queue.ShutDown() }()
+	w.sweep(ctx)
 	if w.teamNS != nil {
 		go w.teamNS.run(ctx, gov.TeamNamespaces, w.Log.Warn)
 	}

@@ -26,7 +26,7 @@ type fakeGov struct {
 	tasks map[string]TaskStatus
 }
 
-func (g *fakeGov) Submit(_ context.Context, spec model.TaskSpec) error {
+func (g *fakeGov) Submit(_ context.Context, spec model.TaskSpec, _ string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if spec.Team != "research" {
@@ -69,6 +69,7 @@ func (g *fakeGov) set(task, state string) {
 	g.mu.Unlock()
 }
 
+func (g *fakeGov) WorkloadTasks() map[string]string  { return nil }
 func (g *fakeGov) Classes() []string                 { return nil }
 func (g *fakeGov) TeamNamespaces() map[string]string { return nil }
 

@@ -65,7 +65,7 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 		}
 		spec, err := w.Mapping.TaskSpec(k.kind, u)
 		if err == nil {
-			err = w.gov.Submit(ctx, spec)
+			err = w.gov.Submit(ctx, spec, WorkloadKey(u))
 		}
 		w.mu.Lock()
 		if err != nil && isInvalid(err) {

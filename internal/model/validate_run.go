@@ -161,5 +161,12 @@ func ValidateIdempotencyKey(k string) error {
 		return fieldErr("Idempotency-Key", fmt.Sprintf("use at most %d visible ASCII characters, e.g. a random UUID made once per submission and sent again with each retry", MaxIdempotencyKeyLen),
 			"is not a valid idempotency key")
 	}
+	if strings.HasPrefix(k, WorkloadKeyPrefix) {
+		return fieldErr("Idempotency-Key", "use another key, e.g. a random UUID", "starts with %s, which taskgov keeps for its Kubernetes workloads' tasks", WorkloadKeyPrefix)
+	}
 	return nil
 }
+
+// WorkloadKeyPrefix starts the idempotency key of a Kubernetes workload's
+// task (the rest is its object's UID); clients may not send such keys.
+const WorkloadKeyPrefix = "kubernetes.uid."
