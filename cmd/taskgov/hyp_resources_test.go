@@ -139,7 +139,7 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 	// metrics' names read from /metrics.
 	mustFail(t, exitInput, "Please select at least one option", "get-monitoring")
 	o = mustCLI(t, "get-monitoring", "--grafana", "--prometheus", "--list")
-	for _, want := range []string{"/metrics\n", "it has no Grafana): http://", "/ui\n", " Metric ", " taskgov_admissions_total ", "| counter\n"} {
+	for _, want := range []string{"/metrics\n", "it has no Grafana): http://", "/ui\n", " Metric ", " taskgov_capacity_gpus ", "| gauge\n"} {
 		if !strings.Contains(o, want) {
 			t.Fatalf("hyp get-monitoring: no %q in\n%s", want, o)
 		}
