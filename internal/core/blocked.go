@@ -141,7 +141,7 @@ func (s *Scheduler) noteFailed(key attemptKey, t *task) {
 // would hold when t's turn came: the last logged write by a task before t.
 func (s *Scheduler) seedMemo(t *task) {
 	for _, m := range []preemptMode{modeGuaranteed, modeBorrow} {
-		key := attemptKey{t.team.idx, t.typ.idx, m, t.sel}
+		key := s.taskKey(t, m)
 		log := s.memoLog[key]
 		k := sort.Search(len(log), func(k int) bool { return !queueLess(log[k].t, t) })
 		if k > 0 {
@@ -153,7 +153,7 @@ func (s *Scheduler) seedMemo(t *task) {
 // resetMemoLog forgets the logged memo writes of the types this cycle walks.
 func (s *Scheduler) resetMemoLog() {
 	for key, log := range s.memoLog {
-		if s.work[key.typ] {
+		if s.work[key.typ()] {
 			clear(log)
 			s.memoLog[key] = log[:0]
 		}

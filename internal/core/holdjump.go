@@ -155,7 +155,7 @@ func (s *Scheduler) snapJump(i int) {
 	st.cycle[i] = s.cycle
 	memo := map[attemptKey]failedAttempt{}
 	for k, f := range s.cc.failed {
-		if k.typ == i {
+		if k.typ() == i {
 			memo[k] = f
 		}
 	}

@@ -109,8 +109,8 @@ func (s *Scheduler) takerAlone(c *stopCheck) {
 		return // the head takes: nothing to defer
 	}
 	p := &st.prefix[i]
-	g, hasG := s.cc.failed[attemptKey{y.idx, i, modeGuaranteed, ""}]
-	b, hasB := s.cc.failed[attemptKey{y.idx, i, modeBorrow, ""}]
+	g, hasG := s.cc.failed[plainKey(y.idx, i, modeGuaranteed)]
+	b, hasB := s.cc.failed[plainKey(y.idx, i, modeBorrow)]
 	*p = prefixRange{tm: y, g: g, hasG: hasG, b: b, hasB: hasB}
 	for _, t := range q[from:k] {
 		if t.state == pending && t.touchedIn != s.cycle {
@@ -167,7 +167,7 @@ func (s *Scheduler) blindSearches(t *task) {
 // blindSearch is a search of a hold-blind tail: skipped by the memo, or
 // failed, noting t's shape.
 func (s *Scheduler) blindSearch(t *task, mode preemptMode) {
-	key := attemptKey{t.team.idx, t.typ.idx, mode, t.sel}
+	key := s.taskKey(t, mode)
 	if f, ok := s.cc.failed[key]; ok && f.covers(t) {
 		return
 	}
@@ -183,8 +183,8 @@ func (s *Scheduler) prefixAt(i, k int) {
 	if p.to <= p.from || (k != p.from && k != p.to) {
 		return
 	}
-	kg := attemptKey{p.tm.idx, i, modeGuaranteed, ""}
-	kb := attemptKey{p.tm.idx, i, modeBorrow, ""}
+	kg := plainKey(p.tm.idx, i, modeGuaranteed)
+	kb := plainKey(p.tm.idx, i, modeBorrow)
 	m := s.cc.failed
 	if k == p.from {
 		p.savedG, p.savedHasG = m[kg]

@@ -21,11 +21,11 @@ const (
 	modeBorrow
 )
 
-type attemptKey struct {
-	team, typ int
-	mode      preemptMode
-	sel       string // a selector confines the search: only equal ones compare
-}
+// attemptKey names one failed-search memo entry: a team, an instance type,
+// a mode and a node selector (a selector confines the search: only equal
+// ones compare), packed in a word so that the lookup made at nearly every
+// try hashes 8 bytes, not a struct holding a string (memokey.go).
+type attemptKey uint64
 
 // failedAttempt remembers the smallest request whose preemption search failed
 // this cycle, so that a larger one from the same team is not searched again.
@@ -132,7 +132,7 @@ func (s *Scheduler) cycleBorrowed(i int) []*task {
 // jobs at 85% offered load: 6.8 preemptions per job, 42% of GPU time
 // redone).
 func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) bool {
-	key := attemptKey{t.team.idx, t.typ.idx, mode, t.sel}
+	key := s.taskKey(t, mode)
 	if f, ok := s.cc.failed[key]; ok && f.covers(t) {
 		return false
 	}

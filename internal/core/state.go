@@ -23,13 +23,27 @@ const (
 // Small fields are grouped at the end; counters that cannot reach 2^31 are
 // int32.
 type task struct {
-	spec  model.TaskSpec
-	seq   uint64 // submission order, the final tie-break
-	team  *team
-	typ   *itype
-	rank  int             // priority-class weight under TaskRanking, else 0
-	pod   resource.Vector // one pod's request
-	total resource.Vector // pod × nodes
+	// Read by every try and by the walk's skips (pushNext): together at
+	// the start, so that a try touches a few cache lines of the task, not
+	// its whole 632 bytes (a deep queue does not fit the cache).
+	state        taskState
+	queued       bool   // it has an entry in its team's pending list (maybe a stale one, queue.go)
+	backfill     bool   // started while a higher-priority task of its team waited (immediate.go)
+	priorityLost int32  // within-team priority preemptions since this core began (immediate.go); not stored
+	touchedIn    uint64 // cycle in which it was admitted or preempted
+	team         *team
+	typ          *itype
+	seq          uint64          // submission order, the final tie-break
+	rank         int             // priority-class weight under TaskRanking, else 0
+	total        resource.Vector // pod × nodes
+	pod          resource.Vector // one pod's request
+	reqLevel     int             // level index of its required topology, -1 if none
+	sel          string          // its nodeSelector (model.SelectorString); "" if none
+	notBefore    time.Time       // after a failure: no restart before (retry backoff)
+	pendingSince time.Time       // when it last entered the queue
+
+	spec model.TaskSpec
+	wait model.WaitReason
 
 	pods    []placedPod
 	placed  uint64 // Scheduler.placements when it was last assigned (hold.go's spare room)
@@ -38,21 +52,7 @@ type task struct {
 
 	startedAt    time.Time
 	checkpointAt time.Time // last reported checkpoint; zero if none
-	pendingSince time.Time // when it last entered the queue
 	retries      int
-	notBefore    time.Time // after a failure: no restart before (retry backoff)
-
-	reqLevel  int    // level index of its required topology, -1 if none
-	sel       string // its nodeSelector (model.SelectorString); "" if none
-	wait      model.WaitReason
-	touchedIn uint64 // cycle in which it was admitted or preempted
-
-	// Within-team priority preemptions since this core began
-	// (immediate.go); not stored.
-	priorityLost int32
-	state        taskState
-	queued       bool // it has an entry in its team's pending list (maybe a stale one, queue.go)
-	backfill     bool // started while a higher-priority task of its team waited (immediate.go)
 }
 
 // holds reports whether t holds nodes against starvation (hold.go).
@@ -197,6 +197,7 @@ type Scheduler struct {
 	breakProbe bool                       // test only: a probe ignores victim searches, to prove the differential test sees it
 	probed     uint64                     // cycles whose queued tasks were all settled by probes (a measure)
 	memoLog    map[attemptKey][]memoEntry // victim-search memo writes of each type's last walk (blocked.go)
+	selIDs     map[string]uint32          // node selectors numbered for the memo's keys (memokey.go)
 	typeWake   []time.Time                // per type (and one for all): its earliest time-based rule
 	work       []bool                     // per type: evaluated by the cycle in progress
 	curType    int                        // type of the task being tried, -1 outside tryTask

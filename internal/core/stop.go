@@ -398,7 +398,7 @@ func (s *Scheduler) stopType(i int) {
 	}
 	memo := map[attemptKey]failedAttempt{}
 	for k, f := range s.cc.failed {
-		if k.typ == i {
+		if k.typ() == i {
 			memo[k] = f
 		}
 	}

@@ -91,7 +91,7 @@ func (s *Scheduler) tailBorrowSearch(tm *team, i int) (asks, ok bool) {
 		st.fairScans[i] = make([]fairScan, len(s.teams))
 	}
 	from := max(tm.cursors[i]-1, 0)
-	b, hasB := s.cc.failed[attemptKey{tm.idx, i, modeBorrow, ""}]
+	b, hasB := s.cc.failed[plainKey(tm.idx, i, modeBorrow)]
 	sc := &st.fairScans[i][tm.idx]
 	if sc.cycle != s.cycle || sc.gen != st.gen || sc.b != b || sc.hasB != hasB || (sc.found >= 0 && sc.found < from) {
 		*sc = fairScan{cycle: s.cycle, gen: st.gen, b: b, hasB: hasB, pos: from, found: -1}

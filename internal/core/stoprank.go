@@ -188,8 +188,8 @@ func (s *Scheduler) rankScanOf(tm *team, i int) *rankScan {
 func (s *Scheduler) ownCheapFail(tm *team, i int, c *stopCheck, cheap []*task) (asks, ok bool) {
 	st := &s.stops
 	from := max(tm.cursors[i]-1, 0)
-	g, hasG := s.cc.failed[attemptKey{tm.idx, i, modeGuaranteed, ""}]
-	b, hasB := s.cc.failed[attemptKey{tm.idx, i, modeBorrow, ""}]
+	g, hasG := s.cc.failed[plainKey(tm.idx, i, modeGuaranteed)]
+	b, hasB := s.cc.failed[plainKey(tm.idx, i, modeBorrow)]
 	sc := s.rankScanOf(tm, i)
 	if sc.cycle != s.cycle || sc.gen != st.gen || sc.from != from || sc.g != g || sc.b != b || sc.hasG != hasG || sc.hasB != hasB {
 		sc.cycle, sc.gen, sc.from, sc.g, sc.b, sc.hasG, sc.hasB = s.cycle, st.gen, from, g, b, hasG, hasB

@@ -65,7 +65,7 @@ func (s *Scheduler) searchesSkipped(tm *team, i int, a *queueAgg) bool {
 // memoCovers reports whether the memo's entry for tm, type i and mode
 // (no selector) covers every task of the aggregate a.
 func (s *Scheduler) memoCovers(tm *team, i int, mode preemptMode, a *queueAgg) bool {
-	f, ok := s.cc.failed[attemptKey{tm.idx, i, mode, ""}]
+	f, ok := s.cc.failed[plainKey(tm.idx, i, mode)]
 	if !ok {
 		return false
 	}

@@ -89,8 +89,8 @@ func (s *Scheduler) trialClears(tm *team, c *stopCheck) bool {
 	from := max(tm.cursors[i]-1, 0)
 	sc := &st.trials[i][tm.idx]
 	if sc.cycle != s.cycle || sc.gen != st.gen || from < sc.from || sc.pos < from {
-		g, hasG := s.cc.failed[attemptKey{tm.idx, i, modeGuaranteed, ""}]
-		b, hasB := s.cc.failed[attemptKey{tm.idx, i, modeBorrow, ""}]
+		g, hasG := s.cc.failed[plainKey(tm.idx, i, modeGuaranteed)]
+		b, hasB := s.cc.failed[plainKey(tm.idx, i, modeBorrow)]
 		*sc = trialScan{cycle: s.cycle, gen: st.gen, from: from, pos: from, memo: trialMemo{g, b, hasG, hasB}, wake: never}
 	}
 	if !sc.done && !sc.stuck {
@@ -145,7 +145,7 @@ func (s *Scheduler) trialFrom(tm *team, i int, q []*task, sc *trialScan) {
 // scan keeps the memo the try wrote and the wake-up it asked for.
 func (s *Scheduler) trial(t *task, sc *trialScan) bool {
 	i, tm := t.typ.idx, t.team
-	kg, kb := attemptKey{tm.idx, i, modeGuaranteed, ""}, attemptKey{tm.idx, i, modeBorrow, ""}
+	kg, kb := plainKey(tm.idx, i, modeGuaranteed), plainKey(tm.idx, i, modeBorrow)
 	st := &s.stops
 	failed, noRoom, payback, best, cur := s.cc.failed, s.cc.noRoom, s.cc.payback, s.cc.bestSpread, s.curType
 	if st.trialFailed == nil {
