@@ -70,6 +70,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakJumpBlind = bug == "jumpblind"
 	inc.breakRefuse = bug == "refuse"
 	inc.breakPass = bug == "pass"
+	inc.breakPassOrder = bug == "passorder"
 	inc.breakRefuseLog = bug == "refuselog"
 	inc.breakDropJump = bug == "dropjump"
 	inc.breakTakerAlone = bug == "takeralone"

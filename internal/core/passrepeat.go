@@ -37,7 +37,9 @@ import (
 // later check, decision and count is the walk's. Not in the full rescan.
 //
 // breakPass (test only) passes a task whose searches the memo does not
-// skip: the injected bug the differential test must catch.
+// skip, and breakPassOrder one whose head would not be popped next (other
+// teams' tries come first in the walk): the injected bugs the differential
+// test must catch.
 
 // pushNextPassing pushes tm's next task of type i after e's try, passing
 // the repeats above; changed reports whether e's try changed anything.
@@ -62,7 +64,7 @@ func (s *Scheduler) pushNextPassing(h *heads, e head, changed bool) {
 		// Neither e's afterTry nor t's (tries counts the passes already
 		// made, not e) nor t's settle may check.
 		room := st.tries[i]+2 < st.next[i] && se.cycle == s.cycle && i < len(se.tries) && se.tries[i]+1 < se.due[i]
-		if room && (len(*h) == 0 || (heads{k, (*h)[0]}).less(0, 1)) {
+		if room && (s.breakPassOrder || len(*h) == 0 || (heads{k, (*h)[0]}).less(0, 1)) {
 			if v, ok := s.passVerdict(t); ok {
 				se.tries[i]++
 				st.tries[i]++

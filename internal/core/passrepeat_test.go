@@ -15,3 +15,17 @@ func TestDifferentialCatchesBrokenPass(t *testing.T) {
 	}
 	t.Fatal("with every search taken as skipped by the memo, the differential test found no difference")
 }
+
+// TestDifferentialCatchesBrokenPassOrder injects the other bug: a task is
+// passed even when another team's head comes before it, so its try is
+// taken before theirs (a hold they take or a victim they preempt changes
+// its reason). The differential test must see it.
+func TestDifferentialCatchesBrokenPassOrder(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		if err := differentialRun(seed, 2000, "passorder"); err != nil {
+			t.Logf("caught, as it must be (seed %d): %v", seed, err)
+			return
+		}
+	}
+	t.Fatal("with the heap's order left out of the pass, the differential test found no difference")
+}

@@ -261,4 +261,6 @@ type Scheduler struct {
 	breakTakerAlone bool
 	// Test only: the repeat pass takes every search as skipped by the memo (passrepeat.go).
 	breakPass bool
+	// Test only: the repeat pass leaves out the heap's order (passrepeat.go).
+	breakPassOrder bool
 }
