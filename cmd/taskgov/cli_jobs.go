@@ -102,6 +102,17 @@ func (sf *startFlags) run(cmd *cobra.Command) error {
 	if err := checkOutput(sf.output, "table", "json", "yaml"); err != nil {
 		return err
 	}
+	// start-job's choice options, as HyperPod's v2 CLI lists them.
+	for _, c := range []struct {
+		flag, value string
+		allowed     []string
+	}{{"pull-policy", sf.pullPolicy, []string{"Always", "IfNotPresent", "Never"}},
+		{"restart-policy", sf.restartPolicy, []string{"Always", "OnFailure", "Never", "ExitCode"}},
+		{"scheduler-type", sf.scheduler, []string{"Kueue", "SageMaker", "None"}}} {
+		if err := checkChoice(c.flag, c.value, c.allowed...); err != nil {
+			return err
+		}
+	}
 	if sf.recipe != "" || sf.overrides != "" {
 		return &model.FieldError{Field: "--recipe", Problem: "taskgov does not run HyperPod recipes (a Hydra launcher over NeMo/HF recipes)",
 			Fix: "run the recipe's training command as a job: start-job --command \"torchrun ...\" --entry-script SCRIPT --script-args \"...\""}

@@ -60,6 +60,18 @@ func checkOutput(format string, allowed ...string) error {
 	return &model.FieldError{Field: "--output", Problem: fmt.Sprintf("unknown format %q", format), Fix: "use " + fix}
 }
 
+// checkChoice refuses a value of a choice option that is not one of
+// allowed, in click's words (HyperPod's CLIs are click programs), before
+// anything is submitted.
+func checkChoice(flag, value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return &usageError{fmt.Sprintf("Invalid value for '--%s': '%s' is not one of '%s'.", flag, value, strings.Join(allowed, "', '"))}
+}
+
 // row writes tab-separated cells.
 func row(tw *tabwriter.Writer, cells ...any) {
 	parts := make([]string, len(cells))

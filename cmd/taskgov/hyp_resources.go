@@ -86,8 +86,8 @@ func parseOwnFlags(cmd *cobra.Command, args []string) ([]string, error) {
 // hyp-recipe-job.
 func hypNotFound(cmd *cobra.Command, verb, resource string, err error) error {
 	var ce *client.Error
-	if err == nil || !errors.As(err, &ce) || ce.Status != 404 {
-		return err
+	if err == nil || !errors.As(err, &ce) || ce.Status != 404 || strings.HasPrefix(ce.Message, "❌") {
+		return err // not a 404, or already in hyp's words (a pod not of the job)
 	}
 	ns, _ := cmd.Flags().GetString("namespace")
 	if ns == "" {

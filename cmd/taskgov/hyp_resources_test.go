@@ -72,6 +72,26 @@ func TestHypOtherResources(t *testing.T) {
 	}
 }
 
+// TestHyperpodStartJobChoices: the v2 CLI's start-job takes --pull-policy,
+// --restart-policy and --scheduler-type from fixed choices (click.Choice);
+// any other value was accepted and the job submitted. It is now refused
+// in click's words (exit 2) and nothing is submitted.
+func TestHyperpodStartJobChoices(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	hyperpodMode = true
+	t.Cleanup(func() { hyperpodMode = false })
+	line := []string{"start-job", "--job-name", "chosen", "--namespace", "hyperpod-ns-team-a", "--instance-type", "ml.g5.12xlarge",
+		"--command", "true", "--entry-script", "train.py"}
+	mustFail(t, exitInput, "Invalid value for '--pull-policy': 'Sometimes' is not one of 'Always', 'IfNotPresent', 'Never'.", append(line, "--pull-policy", "Sometimes")...)
+	mustFail(t, exitInput, "Invalid value for '--restart-policy': 'Sometimes' is not one of 'Always', 'OnFailure', 'Never', 'ExitCode'.",
+		append(line, "--restart-policy", "Sometimes")...)
+	mustFail(t, exitInput, "Invalid value for '--scheduler-type': 'Volcano' is not one of 'Kueue', 'SageMaker', 'None'.", append(line, "--scheduler-type", "Volcano")...)
+	if o := mustCLI(t, "list-jobs", "-n", "hyperpod-ns-team-a"); strings.Contains(o, "chosen") {
+		t.Fatalf("a refused start-job submitted its job:\n%s", o)
+	}
+	mustCLI(t, append(line, "--pull-policy", "Always", "--restart-policy", "OnFailure", "--scheduler-type", "Kueue")...)
+}
+
 // TestHypClusterAndVersionLines: `hyp describe cluster NAME` (v3.3.1)
 // describes the server's cluster; `hyp get-monitoring` names its metrics
 // and dashboard; a job or namespace not found is worded as hyp words it; the schema version hyp takes without
@@ -119,7 +139,7 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 	// metrics' names read from /metrics.
 	mustFail(t, exitInput, "Please select at least one option", "get-monitoring")
 	o = mustCLI(t, "get-monitoring", "--grafana", "--prometheus", "--list")
-	for _, want := range []string{"/metrics\n", "it has no Grafana): http://", "/ui\n", " Metric ", " taskgov_admissions_total ", "| counter\n"} {
+	for _, want := range []string{"/metrics\n", "it has no Grafana): http://", "/ui\n", " Metric ", " taskgov_capacity_gpus ", "| gauge\n"} {
 		if !strings.Contains(o, want) {
 			t.Fatalf("hyp get-monitoring: no %q in\n%s", want, o)
 		}
@@ -137,6 +157,13 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 	if o := mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-a"); strings.Contains(o, "checked") {
 		t.Fatalf("a refused create submitted its job:\n%s", o)
 	}
+
+	// hyp exec's own checks, before the refusal with the kubectl line.
+	mustFail(t, exitInput, "Must specify exactly one of the following: --all-pods, --pod", "exec", "hyp-pytorch-job", "--job-name", "v11", "--", "nvidia-smi")
+	mustFail(t, exitInput, "Must specify exactly one of the following: --all-pods, --pod", "exec", "hyp-pytorch-job", "--job-name", "v11",
+		"--pod", "v11-pod-0", "--all-pods", "--", "nvidia-smi")
+	mustFail(t, exitInput, "Missing argument 'COMMAND...'", "exec", "hyp-pytorch-job", "--job-name", "v11", "--pod", "v11-pod-0")
+	mustFail(t, exitInput, "kubectl exec -n hyperpod-ns-team-a $p -- nvidia-smi", "exec", "hyp-pytorch-job", "--job-name", "v11", "--pod", "v11-pod-0", "--", "nvidia-smi")
 
 	mustFail(t, exitInput, "unknown shorthand flag: 'o'", "list", "hyp-pytorch-job", "-o", "json")
 	mustFail(t, exitInput, `invalid argument "two" for "--node-count"`, "create", "hyp-pytorch-job", "--job-name", "x", "--node-count", "two")

@@ -228,9 +228,11 @@ func hypGetLogsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// hyp's words for a pod that is not the job's (exit 4: not found).
 			rank, err := podRank(t.Name, pod)
 			if err != nil || rank >= max(t.Spec.Nodes, 1) {
-				return &usageError{fmt.Sprintf("Given pod name %s is not associated with training job %s", pod, t.Name)}
+				return &client.Error{Status: 404, Message: fmt.Sprintf("❌ Pod '%s' not found for job '%s'. Its pods are %s-pod-0 to %s-pod-%d (hyp list-pods hyp-pytorch-job --job-name %s).",
+					pod, t.Name, t.Name, t.Name, max(t.Spec.Nodes, 1)-1, t.Name)}
 			}
 			b, err := cl.TaskLogs(cmd.Context(), t.Name, rank)
 			if err != nil {
@@ -265,6 +267,19 @@ func hypExecCmd() *cobra.Command {
 	c := execCmd()
 	c.Use, c.Short = "hyp-pytorch-job", "Refused with the kubectl command to use: taskgov does not run commands in pods"
 	c.Flags().Lookup("namespace").DefValue = "default"
+	// hyp's exec checks its command line first, in its own words.
+	run := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		pod, _ := cmd.Flags().GetString("pod")
+		all, _ := cmd.Flags().GetBool("all-pods")
+		if (pod == "") == !all {
+			return &usageError{"Must specify exactly one of the following: --all-pods, --pod"}
+		}
+		if len(args) == 0 {
+			return &usageError{"Missing argument 'COMMAND...': hyp exec hyp-pytorch-job --job-name J (-p POD | --all-pods) -- COMMAND"}
+		}
+		return run(cmd, args)
+	}
 	return c
 }
 

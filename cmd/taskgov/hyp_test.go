@@ -186,7 +186,8 @@ func testHypReadme(t *testing.T, bin string) {
 		o, _, _ := cli(t, "get-logs", "hyp-pytorch-job", "--pod-name", "test-pytorch-job-cli-pod-0", "--job-name", "test-pytorch-job-cli")
 		return strings.Contains(o, "Pod Logs for test-pytorch-job-cli-pod-0:") && strings.Contains(o, "hyperpodrun --steps 3")
 	})
-	mustFail(t, exitInput, "not associated with training job", "get-logs", "hyp-pytorch-job", "--pod-name", "test-pytorch-job-cli-pod-7", "--job-name", "test-pytorch-job-cli")
+	mustFail(t, exitNotFound, "❌ Pod 'test-pytorch-job-cli-pod-7' not found for job 'test-pytorch-job-cli'. Its pods are test-pytorch-job-cli-pod-0 to test-pytorch-job-cli-pod-0",
+		"get-logs", "hyp-pytorch-job", "--pod-name", "test-pytorch-job-cli-pod-7", "--job-name", "test-pytorch-job-cli")
 	mustFail(t, exitInput, "kubectl exec", "exec", "hyp-recipe-job", "--job-name", "test-pytorch-job-cli", "--namespace", "default", "--all-pods", "--", "echo", "hello")
 	if o := mustCLI(t, "list-cluster"); !strings.Contains(o, `"Cluster": "taskgov"`) {
 		t.Fatalf("hyp list-cluster:\n%s", o)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The walkthrough checks of the hyp CLI: command lines of HyperPod's docs
@@ -26,25 +27,43 @@ func TestHypOperatorLogsReusedName(t *testing.T) {
 	mustCLI(t, "delete", "hyp-pytorch-job", "--job-name", "again", "-n", "hyperpod-ns-team-a") // cancelled when it answers
 	mustCLI(t, create...)
 	waitJob(t, "again", "Running")
-	out := mustCLI(t, "get-operator-logs", "hyp-pytorch-job", "--since-hours", "1")
 	// Two events may print alike (both jobs started in the same second), so
-	// compare the count with the name's events as the API gives them.
+	// compare the count with the name's events as the API gives them, read
+	// before and after the CLI: an event logged in between (the first job's
+	// end, under load) makes the pair differ, and the read is taken again.
 	cl, err := apiClient()
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, err := cl.TaskEvents(context.Background(), "again")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := 0
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, "team-a/again") {
-			lines++
+	count := func() int {
+		evs, err := cl.TaskEvents(context.Background(), "again")
+		if err != nil {
+			t.Fatal(err)
 		}
+		return len(evs)
 	}
-	if lines == 0 || lines != len(evs) {
-		t.Fatalf("get-operator-logs prints %d lines of the job, want one per event (%d):\n%s", lines, len(evs), out)
+	var out string
+	lines, want := 0, -1
+	for try := 0; try < 5; try++ {
+		before := count()
+		out = mustCLI(t, "get-operator-logs", "hyp-pytorch-job", "--since-hours", "1")
+		if count() != before {
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		want, lines = before, 0
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "team-a/again") {
+				lines++
+			}
+		}
+		break
+	}
+	if want < 0 {
+		t.Fatal("the job's events kept changing while get-operator-logs ran (5 tries)")
+	}
+	if lines == 0 || lines != want {
+		t.Fatalf("get-operator-logs prints %d lines of the job, want one per event (%d):\n%s", lines, want, out)
 	}
 }
 

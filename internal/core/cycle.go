@@ -77,8 +77,9 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 			s.refuseAfter(e) // refusejump.go
 		}
 		s.noteTried(e.t)
-		s.pushNext(&h, e.tm, e.i)
-		s.afterTry(e.i, len(d.Admissions)+len(d.Preemptions)+int(s.holdChanges) != before)
+		changed := len(d.Admissions)+len(d.Preemptions)+int(s.holdChanges) != before
+		s.pushNextPassing(&h, e, changed) // passrepeat.go
+		s.afterTry(e.i, changed)
 	}
 	s.refuseEnd()
 	// 4. Report every pending task's place and reason.

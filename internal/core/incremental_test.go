@@ -69,6 +69,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakHeldOwn = bug == "heldown"
 	inc.breakJumpBlind = bug == "jumpblind"
 	inc.breakRefuse = bug == "refuse"
+	inc.breakPass = bug == "pass"
 	inc.breakRefuseLog = bug == "refuselog"
 	inc.breakDropJump = bug == "dropjump"
 	inc.breakTakerAlone = bug == "takeralone"
@@ -83,6 +84,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 		stats.jumps += int(inc.jump.jumps)
 		stats.drops += int(inc.jump.drops)
 		stats.alone += int(inc.jump.alone)
+		stats.passed += int(inc.passed)
 	}()
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
@@ -227,7 +229,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 // least one instance type unevaluated, and types settled by probes alone
 // (blocked.go), types settled in bulk (settle.go) and walks stopped early
 // (stop.go), so that the test is not vacuous.
-var stats struct{ cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails, jumps, drops, alone, trials int }
+var stats struct {
+	cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails, jumps, drops, alone, trials, passed int
+}
 
 func firstDiff(a, b model.Decision) string {
 	switch {
@@ -261,8 +265,8 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 	}
 	t.Logf("%d cycles ran, %d of them evaluated only some instance types; probes alone settled a type %d times; "+
 		"a spent type was settled in bulk %d times; %d walks stopped early, %d of them asking for their tail's starvation wake-up, "+
-		"%d with a hold in place; %d walks went on only for the hold's taker or its holder's drop (holdjump.go), %d of them for a drop (holddrop.go); %d deferred a lone taker's tries before it (holdtaker.go)",
-		stats.cycles, stats.skipped, stats.probed, stats.settled, stats.stopped, stats.stopWakes, stats.stopHolds, stats.jumps, stats.drops, stats.alone)
+		"%d with a hold in place; %d walks went on only for the hold's taker or its holder's drop (holdjump.go), %d of them for a drop (holddrop.go); %d deferred a lone taker's tries before it (holdtaker.go); %d tries were repeats passed without the heap (passrepeat.go)",
+		stats.cycles, stats.skipped, stats.probed, stats.settled, stats.stopped, stats.stopWakes, stats.stopHolds, stats.jumps, stats.drops, stats.alone, stats.passed)
 	if stats.skipped < stats.cycles/10 {
 		t.Fatalf("only %d of %d cycles were incremental: the test would not exercise the dirty marks", stats.skipped, stats.cycles)
 	}
@@ -274,6 +278,9 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 	}
 	if stats.settled < stats.cycles/50 { // an early stop (stop.go), where it applies, comes first
 		t.Fatalf("a spent type was settled in bulk only %d times in %d cycles: the test would not exercise it", stats.settled, stats.cycles)
+	}
+	if stats.passed < stats.cycles/50 {
+		t.Fatalf("only %d repeats were passed in %d cycles: the test would not exercise the repeat pass", stats.passed, stats.cycles)
 	}
 }
 

@@ -175,6 +175,7 @@ type Scheduler struct {
 	cc          cycleCache // scratch of the cycle in progress
 	cycle       uint64
 	tried       uint64 // tasks tried in full cycles, for measuring cycle work
+	passed      uint64 // of those, repeats passed without the heap (passrepeat.go), a measure
 	dirty       bool   // an input arrived since the last full cycle
 	limitsDirty bool   // quotas or policy changed: re-check over-limit teams
 	// quietLog: renderType makes tries whose memo notes are logged already (holdtaker.go).
@@ -258,4 +259,6 @@ type Scheduler struct {
 	breakDropJump bool
 	// Test only: the lone taker's scan misses the taker (holdtaker.go).
 	breakTakerAlone bool
+	// Test only: the repeat pass takes every search as skipped by the memo (passrepeat.go).
+	breakPass bool
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -141,7 +142,10 @@ func (e *Engine) start(spec executor.StartSpec) {
 		if err != nil {
 			e.undo.saveRun(e, spec.Task)
 			delete(e.runs, spec.Task)
-			if r != nil && r.State == model.StateRunning {
+			switch {
+			case r == nil || r.State != model.StateRunning:
+			case errors.Is(err, executor.ErrGone) && e.deleteGone(spec.Task, err.Error(), w):
+			default:
 				e.finish(spec.Task, -1, "could not start: "+err.Error(), w)
 			}
 			e.startReady(w)

@@ -264,12 +264,13 @@ type fakeExec struct {
 	stopped    []string
 	alive      map[string]executor.StartSpec // task -> its running spec
 	failStart  map[string]bool
+	goneStart  map[string]bool // Start refuses with executor.ErrGone
 	slowStop   map[string]bool // Stop leaves these tasks' pods running
 	violations []string
 }
 
 func newFakeExec() *fakeExec {
-	return &fakeExec{events: make(chan executor.Event, 1<<16), alive: map[string]executor.StartSpec{}, failStart: map[string]bool{}, slowStop: map[string]bool{}}
+	return &fakeExec{events: make(chan executor.Event, 1<<16), alive: map[string]executor.StartSpec{}, failStart: map[string]bool{}, goneStart: map[string]bool{}, slowStop: map[string]bool{}}
 }
 
 func (x *fakeExec) Start(spec executor.StartSpec) error {
@@ -278,6 +279,9 @@ func (x *fakeExec) Start(spec executor.StartSpec) error {
 	x.started = append(x.started, spec)
 	if x.failStart[spec.Task] {
 		return errors.New("fake: start refused")
+	}
+	if x.goneStart[spec.Task] {
+		return fmt.Errorf("fake: the object of %s is gone: %w", spec.Task, executor.ErrGone)
 	}
 	if _, ok := x.alive[spec.Task]; ok {
 		x.violations = append(x.violations, spec.Task+" started while its pods still run")

@@ -9,6 +9,7 @@
 package executor
 
 import (
+	"errors"
 	"io"
 	"time"
 )
@@ -57,10 +58,16 @@ type Event struct {
 	Checkpoint bool
 }
 
+// ErrGone is wrapped by Start's error when what the task stands for is gone
+// (a Kubernetes object deleted while no taskgov leader ran): the engine then
+// deletes the task, as a delete of its object does, instead of failing it.
+var ErrGone = errors.New("the task's object is gone")
+
 // Executor runs pods. Implementations must be safe for concurrent use.
 type Executor interface {
 	// Start starts every pod of a task. It returns an error if any pod could
-	// not start; pods already started are then stopped.
+	// not start; pods already started are then stopped. An error wrapping
+	// ErrGone asks the engine to delete the task.
 	Start(spec StartSpec) error
 	// Stop sends every pod of a task a termination signal, then kills it after
 	// grace. Each pod still reports Exited. Stopping a task with no running

@@ -45,7 +45,7 @@ func (w *Workloads) Start(spec executor.StartSpec) error {
 	if !ok && strings.HasPrefix(spec.Key, workloadKeyPrefix) {
 		// Its object is gone (deleted while no leader ran): sweep deletes
 		// the task; it must not run as an API task.
-		return fmt.Errorf("kubernetes: the object of task %s is gone (deleted while no taskgov leader ran)", spec.Task)
+		return fmt.Errorf("kubernetes: the object of task %s is gone (deleted while no taskgov leader ran): %w", spec.Task, executor.ErrGone)
 	}
 	if !ok {
 		return w.Executor.Start(spec)
@@ -54,7 +54,7 @@ func (w *Workloads) Start(spec executor.StartSpec) error {
 	defer cancel()
 	u := w.object(k)
 	if u == nil {
-		return fmt.Errorf("kubernetes: %s was deleted before it started", k)
+		return fmt.Errorf("kubernetes: %s was deleted before it started: %w", k, executor.ErrGone)
 	}
 	r := &wrun{run: spec.Resumes, assigned: map[types.UID]string{}}
 	for _, p := range spec.Pods {

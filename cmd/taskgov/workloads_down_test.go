@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/taskgov/taskgov/internal/kube"
+	"github.com/taskgov/taskgov/internal/kube/kubetest"
+)
+
+// A running workload deleted while taskgov is down (an upgrade, a
+// failover) has its task deleted at the restart, as KUBERNETES.md says
+// ("a leader's start ... deletes each live workload task whose object is
+// not there"): it answers 404, and no pod of taskgov's runs for it.
+// TestKubernetesWorkloads checks this for a pending Job only. Before
+// eb235a7 the restarted run went to the pod executor (a busybox pod for
+// the task); since, the restart starts the run again before the sweep,
+// the start fails naming the gone object, and the task stays listed as
+// Failed ("could not start") instead of deleted.
+func TestKubernetesWorkloadDeletedWhileDown(t *testing.T) {
+	kc, dyn := workloadCluster(t, false)
+	for i := range 2 {
+		kc.CreateNode(t, kubetest.GPUNode("p5-"+string(rune('0'+i)), "ml.p5.48xlarge", 8, domainLabels(i), false))
+	}
+	s, dir, cfg, kubeconfig, stop := workloadServer(t, kc, workloadsCluster, 2)
+	job := create(t, dyn, jobVariant(t, "gone-while-down", "training-priority", 1, nil))
+	task := kube.TaskName(job)
+	waitFor(t, 30*time.Second, func() bool {
+		var out struct{ State string }
+		code, _ := s.call("GET", "/api/v1/tasks/"+task, nil, &out)
+		return code == 200 && out.State == "Running"
+	})
+	stop()
+	bg := metav1.DeletePropagationBackground
+	if err := dyn.Resource(kube.Kinds[0].GVR).Namespace(job.GetNamespace()).Delete(context.Background(), job.GetName(), metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := startKubeServer(t, dir, cfg, kubeconfig)
+	s.url = "http://" + addr
+	deadline := time.Now().Add(30 * time.Second)
+	var code int
+	var out struct{ State, Message string }
+	for ; time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if code, _ = s.call("GET", "/api/v1/tasks/"+task, nil, &out); code == 404 {
+			break
+		}
+	}
+	if code != 404 {
+		t.Errorf("30 s after the restart, the task of the Job deleted while taskgov was down answers %d, state %s (%s); want 404 (deleted)", code, out.State, out.Message)
+	}
+	pods, err := kc.Client.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{LabelSelector: kube.LabelTask + "=" + task})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		t.Errorf("pod %s/%s (image %s) runs for the task of the deleted Job", p.Namespace, p.Name, p.Spec.Containers[0].Image)
+	}
+}

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// TestStartGoneDeletes: a start the executor refuses because the task's
+// object is gone (executor.ErrGone: a Kubernetes workload deleted while no
+// leader ran) deletes the task, as a delete of the object does, instead of
+// failing it: cancelled and marked deleted in one write, with an audit
+// entry; its nodes go to the next task; a restart rebuilds the same state.
+func TestStartGoneDeletes(t *testing.T) {
+	h := newHarness(t)
+	h.x.mu.Lock()
+	h.x.goneStart["gone"] = true
+	h.x.mu.Unlock()
+	h.st.mu.Lock()
+	audits := h.st.st.audit
+	h.st.mu.Unlock()
+	if err := h.submit("gone", "a", 2); err != nil {
+		t.Fatal(err)
+	}
+	h.quiesce()
+	r, _ := h.st.Task(context.Background(), "gone")
+	if r.State != model.StateCancelled || !r.Deleted() || !strings.Contains(r.Message, "is gone") {
+		t.Fatalf("task whose object is gone at its start: %s deleted=%v %q; want cancelled, deleted, naming why", r.State, r.Deleted(), r.Message)
+	}
+	if _, err := h.e.DeleteTask(context.Background(), "test", "gone"); !errors.Is(err, model.ErrNotFound) {
+		t.Errorf("a second delete of it: %v, want not found (it is deleted)", err)
+	}
+	h.st.mu.Lock()
+	got := h.st.st.audit - audits
+	h.st.mu.Unlock()
+	if got < 2 { // the submission's and the delete's
+		t.Errorf("%d audit entries after the submission and the delete, want 2", got)
+	}
+	if err := h.submit("good", "a", 2); err != nil {
+		t.Fatal(err)
+	}
+	h.quiesce()
+	h.checkRecoveryEqualsLive("end")
+	if got := h.x.running(); len(got) != 1 || got[0] != "good" {
+		t.Fatalf("running: %v", got)
+	}
+}
