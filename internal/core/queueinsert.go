@@ -29,9 +29,8 @@ import (
 //     entry; one inserted at or after n is read with the rest.
 //
 // The stale entries stay (dropped forces a full sort once they are half the
-// list), so the lists keep their looser bounds where a full sort would have
-// folded them again from the pending tasks alone; bounds over a superset
-// stay bounds (stop.go). Cursors and the stop check's scans are per cycle
+// list); the lists' aggregates still hold only the pending tasks' bounds
+// (aggcount.go; checkAgg checks it). Cursors and the stop check's scans are per cycle
 // and set after the sort. checkQueues (CheckInvariants) checks the order,
 // the lists, liveFrom and the bounds from scratch after every cycle of the
 // randomized tests; breakInsert (the task's place found one entry too far)

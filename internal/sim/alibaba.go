@@ -42,7 +42,8 @@ type AlibabaStats struct {
 //     teams from the type's index on (mod teams), so a type's quotas add up
 //     to its nodes;
 //   - every team may borrow (teams − 1) × its quota (at most 500%, the
-//     model's bound): the source cluster had no teams or quotas, any pod
+//     model's bound when this mapping was set, kept so that its figures
+//     stay comparable; the model now allows 10000%): the source cluster had no teams or quotas, any pod
 //     could use any idle GPU, so a team's quota plus its borrow limit
 //     covers the type (with six teams or fewer, up to the remainder
 //     nodes). The model's default, 50%, kept pods waiting at their team's
