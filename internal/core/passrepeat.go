@@ -50,6 +50,9 @@ func (s *Scheduler) pushNextPassing(h *heads, e head, changed bool) {
 		return
 	}
 	st, se := &s.stops, &s.settle
+	// The scan is pushNext's, written out: one helper for both, which the
+	// compiler does not inline, cost 4% of the 10,000-job replay's CPU
+	// (1.56 and 1.58 s against 1.51 and 1.50 s, alternated, session 12).
 	q := tm.byType[i]
 	for tm.cursors[i] < len(q) {
 		t := q[tm.cursors[i]]
