@@ -265,6 +265,7 @@ type fakeExec struct {
 	alive      map[string]executor.StartSpec // task -> its running spec
 	failStart  map[string]bool
 	goneStart  map[string]bool // Start refuses with executor.ErrGone
+	goneFail   *fakeStore      // if set, a gone start makes its store's next commit fail (disk full)
 	slowStop   map[string]bool // Stop leaves these tasks' pods running
 	violations []string
 }
@@ -281,6 +282,10 @@ func (x *fakeExec) Start(spec executor.StartSpec) error {
 		return errors.New("fake: start refused")
 	}
 	if x.goneStart[spec.Task] {
+		if x.goneFail != nil {
+			x.goneFail.failNext(errDiskFull)
+			x.goneFail = nil
+		}
 		return fmt.Errorf("fake: the object of %s is gone: %w", spec.Task, executor.ErrGone)
 	}
 	if _, ok := x.alive[spec.Task]; ok {

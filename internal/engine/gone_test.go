@@ -48,3 +48,30 @@ func TestStartGoneDeletes(t *testing.T) {
 		t.Fatalf("running: %v", got)
 	}
 }
+
+// TestStartGoneDeleteWriteFails: when the write that deletes a task whose
+// object is gone fails (disk full), nothing of it is stored: the task is
+// not left deleted in memory only, and it is not lost either; once the
+// store takes writes again the task ends deleted, and a restart rebuilds
+// the same state.
+func TestStartGoneDeleteWriteFails(t *testing.T) {
+	h := newHarness(t)
+	h.x.mu.Lock()
+	h.x.goneStart["gone"] = true
+	h.x.goneFail = h.st
+	h.x.mu.Unlock()
+	if err := h.submit("gone", "a", 2); err != nil {
+		t.Fatal(err)
+	}
+	h.quiesce()
+	h.waitReady()
+	h.quiesce()
+	r, _ := h.st.Task(context.Background(), "gone")
+	if h.st.failed.Load() == 0 {
+		t.Fatal("no commit failed: the test did not reach the gone start's write")
+	}
+	if r.State != model.StateCancelled || !r.Deleted() {
+		t.Fatalf("after a failed write and the store's recovery: %s deleted=%v %q; want cancelled and deleted", r.State, r.Deleted(), r.Message)
+	}
+	h.checkRecoveryEqualsLive("end")
+}
