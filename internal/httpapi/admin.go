@@ -233,6 +233,9 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, p principal) e
 	if err != nil {
 		return err
 	}
+	if entries == nil {
+		entries = []model.AuditEntry{} // an empty list, not null
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"entries": entries})
 	return nil
 }

@@ -21,6 +21,9 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 		return err
 	}
 	spec.Team = strings.TrimPrefix(spec.Team, model.NamespacePrefix)
+	if spec.Team == "" {
+		return teamRequired(p)
+	}
 	if !p.canWrite(spec.Team) {
 		return s.forbid(r, p, "task.submit", spec.Team+"/"+spec.Name)
 	}
@@ -46,6 +49,16 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	}
 	writeJSON(w, http.StatusCreated, rec)
 	return nil
+}
+
+// teamRequired refuses a submission without a team (a 403 would tell a
+// member its token may not submit at all), naming a member's own team.
+func teamRequired(p principal) error {
+	fix := "set team to the team the task runs for"
+	if p.Role == model.RoleMember {
+		fix = "set team to " + strconv.Quote(p.Team) + ", your token's team"
+	}
+	return &model.FieldError{Field: "team", Problem: "is required", Fix: fix}
 }
 
 // A submission's idempotency key, and the answer's mark that it is the

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"math"
 	"net/http"
 	"time"
 
@@ -8,16 +9,28 @@ import (
 	"github.com/taskgov/taskgov/internal/usage"
 )
 
-// parseTime accepts RFC 3339 or a plain date (UTC midnight).
+// parseTime accepts RFC 3339 or a plain date (UTC midnight), within the
+// times the stores can compare (nanoseconds since 1970 in an int64): a
+// time beyond them would wrap and match nothing, so it is refused.
 func parseTime(field, v string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t.UTC(), nil
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		if t, err = time.Parse("2006-01-02", v); err != nil {
+			return time.Time{}, &model.FieldError{Field: field, Problem: "is not a time", Fix: "use a date (2026-11-01) or RFC 3339 (2026-11-01T08:00:00Z)"}
+		}
 	}
-	if t, err := time.Parse("2006-01-02", v); err == nil {
-		return t, nil
+	if t.Before(earliestTime) || t.After(latestTime) {
+		return time.Time{}, &model.FieldError{Field: field, Problem: "is outside the times taskgov stores",
+			Fix: "use a time from " + earliestTime.Format(time.RFC3339) + " to " + latestTime.Format(time.RFC3339)}
 	}
-	return time.Time{}, &model.FieldError{Field: field, Problem: "is not a time", Fix: "use a date (2026-11-01) or RFC 3339 (2026-11-01T08:00:00Z)"}
+	return t.UTC(), nil
 }
+
+// The times a stored time (UnixNano) can hold, to the second.
+var (
+	earliestTime = time.Unix(0, math.MinInt64).UTC().Truncate(time.Second).Add(time.Second)
+	latestTime   = time.Unix(0, math.MaxInt64).UTC().Truncate(time.Second)
+)
 
 // usageReport serves GET /api/v1/usage/report?from=&to=&type=summary|detailed.
 // Members and team viewers see their team's rows only.

@@ -44,7 +44,7 @@ func ValidateTask(s TaskSpec, cat Catalog, teamExists func(string) bool, p Polic
 		errs = append(errs, fieldErr("gracePeriodSeconds", "use 0 (the default, 30 s) to 3600 seconds", "is %d", s.GracePeriodSeconds))
 	}
 	if s.Nodes < 0 || s.Nodes > 10000 {
-		errs = append(errs, fieldErr("nodes", "ask for 1 or more nodes", "is %d", s.Nodes))
+		errs = append(errs, fieldErr("nodes", "ask for 1 to 10000 nodes", "is %d", s.Nodes))
 	}
 	if s.MaxRetry < 0 || s.MaxRetry > MaxRetry {
 		errs = append(errs, fieldErr("maxRetry", fmt.Sprintf("use 0 to %d retries", MaxRetry), "is %d", s.MaxRetry))
