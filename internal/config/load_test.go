@@ -95,3 +95,22 @@ func TestUnknownFieldRefused(t *testing.T) {
 		t.Fatalf("want an error naming the unknown field, got %v", err)
 	}
 }
+
+// TestNodeBoundNamesTheCrossingGroup: a cluster file over the node bound
+// gets one error, on the group that exceeds it or brings the total past
+// it; a small group after a huge one is not blamed (it was: "is 2;
+// declare at most 100000 nodes in all").
+func TestNodeBoundNamesTheCrossingGroup(t *testing.T) {
+	for _, c := range []struct{ groups, want, not string }{
+		{`[{name: a, instanceType: ml.p5.48xlarge, count: 999999999}, {name: b, instanceType: ml.g5.12xlarge, count: 2}]`,
+			`nodeGroups[0].count: is 999999999; declare at most 100000`, `nodeGroups[1]`},
+		{`[{name: a, instanceType: ml.p5.48xlarge, count: 60000}, {name: b, instanceType: ml.g5.12xlarge, count: 60000}, {name: c, instanceType: ml.g5.12xlarge, count: 1}]`,
+			`nodeGroups[1].count: is 60000, which brings the nodes declared to 120000; declare at most 100000`, `nodeGroups[2]`},
+	} {
+		_, err := LoadCluster(writeFile(t, "nodeGroups: "+c.groups+"\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) ||
+			strings.Count(err.Error(), "declare at most") != 1 {
+			t.Errorf("%s:\n%v\nwant one error: %q", c.groups, err, c.want)
+		}
+	}
+}

@@ -39,8 +39,15 @@ func (c *Cluster) Validate() error {
 		if g.Count < 0 {
 			errs = append(errs, fieldErr(f+".count", "use 0 or more nodes", "is %d", g.Count))
 		}
-		if total += max(g.Count, 0); g.Count > MaxNodes || total > MaxNodes {
-			errs = append(errs, fieldErr(f+".count", fmt.Sprintf("declare at most %d nodes in all (node groups and nodes)", MaxNodes), "is %d", g.Count))
+		// One error for the group that crosses the bound (or exceeds it
+		// alone), not one for every later group, however small.
+		before := total
+		if total += max(g.Count, 0); g.Count > MaxNodes || (total > MaxNodes && before <= MaxNodes) {
+			problem := fmt.Sprintf("is %d", g.Count)
+			if g.Count <= MaxNodes {
+				problem += fmt.Sprintf(", which brings the nodes declared to %d", total)
+			}
+			errs = append(errs, fieldErr(f+".count", fmt.Sprintf("declare at most %d nodes in all (node groups and nodes)", MaxNodes), "%s", problem))
 		}
 		if t := g.Topology; t != nil && (t.NodesPerLayer3 <= 0 || t.Layer3PerLayer2 <= 0 || t.Layer2PerLayer1 <= 0) {
 			errs = append(errs, fieldErr(f+".topology", "set nodesPerLayer3, layer3PerLayer2 and layer2PerLayer1 to whole numbers of 1 or more", "has a value below 1"))
