@@ -375,6 +375,10 @@ func startControlPlane(ctx context.Context, o serverOptions, sc storeChoice, st 
 	if kb != nil {
 		m.Registry.MustRegister(kb.requests.Vec)
 	}
+	// The session starts before the engine opens: recovery starts runs
+	// again, and a crashed session's gap in the usage report ends at its
+	// last run change before this time (usage.missing).
+	started := time.Now().UTC()
 	eng, err = engine.Open(ctx, engine.Options{Store: st, Executor: exec, Cluster: cluster, Log: log, KillStrays: killStrays, Observer: m})
 	if err != nil {
 		closeExec()
@@ -392,7 +396,7 @@ func startControlPlane(ctx context.Context, o serverOptions, sc storeChoice, st 
 	if err := ensureAdminToken(ctx, st, o.dataDir); err != nil {
 		return fail(err)
 	}
-	session, err := st.StartSession(ctx, time.Now().UTC())
+	session, err := st.StartSession(ctx, started)
 	if err != nil {
 		return fail(err)
 	}
