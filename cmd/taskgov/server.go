@@ -217,6 +217,11 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 		} else if el, err = newElector(kb.client, o.leader, o.advertiseURL(ln.Addr()), log); err != nil {
 			return err
 		}
+		if kb == nil {
+			if err := sweepStandbyStrays(o, log); err != nil {
+				return err
+			}
+		}
 		var standby http.Handler = el
 		handler.Store(&standby)
 		go serve(errc)
