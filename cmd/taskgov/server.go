@@ -132,10 +132,10 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	// whatever the data directory's mode was.
 	syscall.Umask(0o077)
 	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
-		return err
+		return dataDirError(o.dataDir, err)
 	}
 	if err := os.Chmod(o.dataDir, 0o700); err != nil {
-		return err
+		return dataDirError(o.dataDir, err)
 	}
 	if o.logTo == nil {
 		o.logTo = os.Stderr
