@@ -21,6 +21,11 @@ func usageCmd() *cobra.Command {
 			if from == "" || to == "" {
 				return &model.FieldError{Field: "--from/--to", Problem: "both are needed", Fix: "pass --from 2026-11-01 --to 2026-12-01"}
 			}
+			switch format {
+			case "table", "csv", "json", "yaml":
+			default: // refused before asking the server, not printed as a table
+				return &model.FieldError{Field: "--format", Problem: fmt.Sprintf("unknown format %q", format), Fix: "use table, csv, json or yaml"}
+			}
 			cl, err := apiClient()
 			if err != nil {
 				return err
@@ -80,7 +85,7 @@ func usageCmd() *cobra.Command {
 	f.StringVar(&from, "from", "", "start: a date (2026-11-01) or RFC 3339")
 	f.StringVar(&to, "to", "", "end (exclusive)")
 	f.StringVar(&kind, "type", "summary", "summary or detailed")
-	f.StringVar(&format, "format", "table", "table, csv or json")
+	f.StringVar(&format, "format", "table", "table, csv, json or yaml")
 	c.AddCommand(report)
 	return c
 }

@@ -50,6 +50,11 @@ func TestUsageReportAddsUp(t *testing.T) {
 	if !strings.HasPrefix(csv, "# cluster,taskgov,type,summary") || !strings.Contains(csv, "date,team,instance_type,gpu_hours") {
 		t.Fatalf("csv:\n%s", csv)
 	}
+	// A careless --format is refused, not printed as a table with exit 0.
+	if out, errs, code := cli(t, "usage", "report", "--from", from, "--to", to, "--format", "xml"); code != 2 ||
+		out != "" || !strings.Contains(errs, `--format: unknown format "xml"`) {
+		t.Fatalf("--format xml: exit %d\n%s%s", code, out, errs)
+	}
 	member := strings.TrimSpace(mustCLI(t, "token", "create", "--role", "member", "--team", "product"))
 	out, _, code := cli(t, "--token", member, "usage", "report", "--from", from, "--to", to, "--type", "detailed", "--format", "json")
 	if code != 0 || strings.Contains(out, `"team": "ml-engineers"`) {
