@@ -128,6 +128,13 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	if sc.postgres() && o.leader.lease < time.Second {
 		return &model.FieldError{Field: "--leader-elect-lease-duration", Problem: "is under 1s", Fix: "use 1s or more (5s is the default with PostgreSQL)"}
 	}
+	// The data directory's missing parents are made as any directory is
+	// (0755 less the umask), before the umask below: tasks that run as
+	// other users pass through them to the default task directory beside
+	// it (DATA_DIR-tasks), and a parent made 0700 refused the start.
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(o.dataDir)), 0o755); err != nil {
+		return dataDirError(o.dataDir, err)
+	}
 	// Files the server creates (database, logs, token) are its own alone,
 	// whatever the data directory's mode was.
 	syscall.Umask(0o077)
