@@ -30,6 +30,9 @@ func (c *Cluster) Validate() error {
 	cat := NewCatalog(c.InstanceTypes)
 	seenNode := map[string]bool{}
 	total := len(c.Nodes)
+	if total > MaxNodes { // the listed nodes alone (the groups' counts are checked below)
+		errs = append(errs, fieldErr("nodes", fmt.Sprintf("declare at most %d nodes in all (node groups and nodes)", MaxNodes), "lists %d nodes", total))
+	}
 	for i, g := range c.NodeGroups {
 		f := fmt.Sprintf("nodeGroups[%d]", i)
 		if g.Name == "" {
