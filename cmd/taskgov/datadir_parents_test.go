@@ -23,6 +23,10 @@ func TestServerMakesDataDirParentsPassable(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("tasks run as other users only when the server is root")
 	}
+	// The child inherits this process's umask, which an in-process server
+	// of an earlier test set to 0077; a user's shell has 0022.
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
 	bin := buildBinary(t)
 	base := t.TempDir()
 	if err := os.Chmod(filepath.Dir(base), 0o711); err != nil {

@@ -144,6 +144,11 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	if err := os.Chmod(o.dataDir, 0o700); err != nil {
 		return dataDirError(o.dataDir, err)
 	}
+	releaseDir, err := lockDataDir(o.dataDir)
+	if err != nil {
+		return err
+	}
+	defer releaseDir()
 	if o.logTo == nil {
 		o.logTo = os.Stderr
 	}
