@@ -131,7 +131,13 @@ func taskAction(cmd *cobra.Command, j jobFlags, action, priority string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s (state %s)\n", t.Name, action, t.State)
+	if hyperpodMode && action == actionDelete {
+		// HyperPod's cancel-job echoes what its delete returned: None
+		// on success, which click prints as an empty line.
+		fmt.Fprintln(cmd.OutOrStdout())
+	} else {
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: %s (state %s)\n", t.Name, action, t.State)
+	}
 	if action == actionDelete {
 		printKept(cmd, t)
 	}

@@ -39,20 +39,67 @@ func errNoNamespace() error {
 		Fix: "pass -n hyperpod-ns-<team>, or set a default with `taskgov login --namespace NS` (HyperPod: connect-cluster --namespace NS)"}
 }
 
+// isDefaultNamespace says whether ns asks for the default namespace: none
+// given, or hyp's default, "default".
+func isDefaultNamespace(ns string) bool { return ns == "" || ns == "default" }
+
+// defaultTeam is the team the default namespace names: the login's saved
+// namespace; else the team configured with namespace "default" (Kueue's
+// guides put their LocalQueue there); else the only team the token may
+// see. ok is false when none applies: a token of several teams (an admin)
+// with nothing saved.
+func (r *resolver) defaultTeam(ctx context.Context) (team string, ok bool, err error) {
+	if err := r.load(ctx); err != nil {
+		return "", false, err
+	}
+	if def := readConfig().Namespace; def != "" && !isDefaultNamespace(def) {
+		team, err := r.team(ctx, def)
+		return team, err == nil, err
+	}
+	for _, t := range r.teams {
+		if t.Namespace == "default" {
+			return t.Name, true, nil
+		}
+	}
+	if len(r.teams) == 1 {
+		return r.teams[0].Name, true, nil
+	}
+	return "", false, nil
+}
+
+// submitTeam is the team a job submitted in the default namespace by a
+// token of several teams goes to, so that hyp's default works without a
+// question: the first team by name with a quota of the job's instance
+// type (of any type when none is given), else the first team by name.
+func (r *resolver) submitTeam(instanceType string) (string, bool) {
+	best, fallback := "", ""
+	for _, t := range r.teams {
+		if fallback == "" || t.Name < fallback {
+			fallback = t.Name
+		}
+		for _, q := range t.Quotas {
+			if (instanceType == "" || q.InstanceType == instanceType) && (best == "" || t.Name < best) {
+				best = t.Name
+			}
+		}
+	}
+	if best == "" {
+		best = fallback
+	}
+	return best, best != ""
+}
+
 // team resolves a namespace to a team name. A namespace is a team's
 // configured namespace, hyperpod-ns-<team>, or the team's name. "" and
-// "default" (hyp's default) mean the default: the login's namespace, else
-// the only team the token may see.
+// "default" (hyp's default) mean the default namespace (defaultTeam).
 func (r *resolver) team(ctx context.Context, ns string) (string, error) {
 	if err := r.load(ctx); err != nil {
 		return "", err
 	}
-	if ns == "" || ns == "default" {
-		if def := readConfig().Namespace; def != "" {
-			return r.team(ctx, def)
-		}
-		if len(r.teams) == 1 {
-			return r.teams[0].Name, nil
+	if isDefaultNamespace(ns) {
+		team, ok, err := r.defaultTeam(ctx)
+		if err != nil || ok {
+			return team, err
 		}
 		return "", errNoNamespace()
 	}

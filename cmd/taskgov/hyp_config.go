@@ -122,7 +122,7 @@ func loadHypConfig(dir string) (hypConfig, error) {
 		return c, &usageError{fmt.Sprintf("config.yaml is of template %q: taskgov serves hyp-pytorch-job only; run `hyp init hyp-pytorch-job` in a new directory", c.template)}
 	}
 	if c.version != "1.0" && c.version != "1.1" {
-		return c, &usageError{fmt.Sprintf("config.yaml's schema version %q is not served: use 1.0 or 1.1 (the # version: line)", c.version)}
+		return c, unsupportedSchema(c.version, "config.yaml's # version: line; taskgov serves 1.0 and 1.1")
 	}
 	return c, nil
 }

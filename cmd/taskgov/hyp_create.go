@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -119,7 +121,7 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 		}
 	}
 	if h.version != "1.0" && h.version != "1.1" {
-		return model.TaskSpec{}, &usageError{fmt.Sprintf("Unsupported schema version: %s", h.version)}
+		return model.TaskSpec{}, unsupportedSchema(h.version, "taskgov serves --version 1.0 and 1.1")
 	}
 	if h.version == "1.0" {
 		// hyp builds its options from the schema version's fields: under
@@ -225,7 +227,7 @@ func (h *hypCreate) run(cmd *cobra.Command) error {
 		return err
 	}
 	r := newResolver(cl)
-	if s.Team, err = r.jobTeam(ctx, h.namespace, h.queue); err != nil {
+	if s.Team, err = h.team(ctx, cmd, r, s.InstanceType); err != nil {
 		return err
 	}
 	if s.Priority, err = priorityClass(ctx, cl, s.Priority); err != nil {
@@ -245,6 +247,27 @@ func (h *hypCreate) run(cmd *cobra.Command) error {
 	}
 	fmt.Fprintf(out, "Successfully submitted HyperPodPytorchJob '%s'!\n", s.Name)
 	return nil
+}
+
+// team is the job's team from --namespace and --queue-name. hyp creates in
+// namespace "default" without asking: when that names no team (a token of
+// several teams, nothing saved), the job goes to resolver.submitTeam,
+// named on stderr.
+func (h *hypCreate) team(ctx context.Context, cmd *cobra.Command, r *resolver, instanceType string) (string, error) {
+	if h.queue != "" || !isDefaultNamespace(h.namespace) {
+		return r.jobTeam(ctx, h.namespace, h.queue)
+	}
+	team, ok, err := r.defaultTeam(ctx)
+	if err != nil || ok {
+		return team, err
+	}
+	if team, ok = r.submitTeam(instanceType); !ok {
+		return "", errNoNamespace()
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: no namespace given and this token may use several teams: the job goes to team %s (namespace %s), "+
+		"the first team by name with a quota%s; pass -n NAMESPACE to choose, or save one with `hyp set-cluster-context --namespace NS`\n",
+		team, r.namespaceOf(team), forType(instanceType))
+	return team, nil
 }
 
 // hypDescribe prints a job as `hyp describe hyp-pytorch-job` does.
@@ -268,7 +291,9 @@ func hypDescribe(w interface{ Write([]byte) (int, error) }, r *resolver, t apity
 	p("Annotations:    None")
 	p("\nSpec:")
 	p("%s", strings.Repeat("-", 80))
-	p("Processes per Node: %s", orNA(t.Spec.Env["NPROC_PER_NODE"]))
+	// hyp's --tasks-per-node defaults to "auto", its template's
+	// nprocPerNode; taskgov keeps a number in NPROC_PER_NODE only.
+	p("Processes per Node: %s", cmp.Or(t.Spec.Env["NPROC_PER_NODE"], "auto"))
 	p("\nReplica Spec:")
 	p("  Name:     pod")
 	p("  Replicas: %d", max(t.Spec.Nodes, 1))
@@ -300,6 +325,14 @@ func hypDescribe(w interface{ Write([]byte) (int, error) }, r *resolver, t apity
 		}
 		p("")
 	}
+}
+
+// forType is " of T" for an instance type T, "" for none.
+func forType(instanceType string) string {
+	if instanceType == "" {
+		return ""
+	}
+	return " of " + instanceType
 }
 
 func orNA(s string) string {

@@ -28,8 +28,8 @@ func TestDeleteFinishedJob(t *testing.T) {
 	if s := hypStates(t, mustCLI(t, "list", "hyp-pytorch-job", "-n", ns)); len(s) != 1 || s["finished-b"] != "Succeeded" {
 		t.Fatalf("hyp list after deleting finished-a: %v", s)
 	}
-	mustFail(t, exitNotFound, "not found", "delete", "hyp-pytorch-job", "--job-name", "finished-a", "-n", ns)
-	mustFail(t, exitNotFound, "not found", "describe", "hyp-pytorch-job", "--job-name", "finished-a", "-n", ns)
+	mustFail(t, exitFailure, "not found", "delete", "hyp-pytorch-job", "--job-name", "finished-a", "-n", ns)
+	mustFail(t, exitFailure, "not found", "describe", "hyp-pytorch-job", "--job-name", "finished-a", "-n", ns)
 
 	hypMode, hyperpodMode = false, true
 	t.Cleanup(func() { hyperpodMode = false })
@@ -40,5 +40,5 @@ func TestDeleteFinishedJob(t *testing.T) {
 	if o := mustCLI(t, "list-jobs", "-n", ns); strings.Contains(o, "finished-b") {
 		t.Fatalf("hyperpod list-jobs after cancel-job of a finished job:\n%s", o)
 	}
-	mustFail(t, exitNotFound, "not found", "get-job", "--job-name", "finished-b", "-n", ns)
+	mustFail(t, exitFailure, "not found", "get-job", "--job-name", "finished-b", "-n", ns)
 }

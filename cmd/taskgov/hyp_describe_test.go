@@ -36,6 +36,11 @@ func TestHypDescribeSuspended(t *testing.T) {
 	if c := conds("first"); c != "Created,Running" {
 		t.Errorf("hyp describe of a running job: conditions %s, want Created,Running", c)
 	}
+	// No --tasks-per-node: hyp's default, "auto", is the job's nprocPerNode
+	// (it showed N/A).
+	if o := mustCLI(t, "describe", "hyp-pytorch-job", "--job-name", "first", "-n", ns); !strings.Contains(o, "\nProcesses per Node: auto\n") {
+		t.Errorf("hyp describe without --tasks-per-node:\n%s", o)
+	}
 	if s := hypStates(t, mustCLI(t, "list", "hyp-pytorch-job", "-n", ns)); s["second"] != "Suspended" || s["first"] != "Running" {
 		t.Errorf("hyp list: %v", s)
 	}

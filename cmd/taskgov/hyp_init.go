@@ -70,7 +70,7 @@ func hypInitCmd() *cobra.Command {
 				return hypInitRefusal(args[0])
 			}
 			if version != "1.0" && version != "1.1" {
-				return &usageError{fmt.Sprintf("hyp init: schema version %q is not served: use --version 1.0 or 1.1", version)}
+				return unsupportedSchema(version, "hyp init takes --version 1.0 or 1.1")
 			}
 			dir := "."
 			if len(args) == 2 {

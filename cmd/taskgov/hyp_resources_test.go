@@ -110,7 +110,7 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 			t.Fatalf("hyp describe cluster: no %q in\n%s", want, o)
 		}
 	}
-	mustFail(t, exitNotFound, "Cluster 'my-cluster-name' not found", "describe", "cluster", "my-cluster-name")
+	mustFail(t, exitFailure, "Cluster 'my-cluster-name' not found", "describe", "cluster", "my-cluster-name")
 
 	line := []string{"create", "hyp-pytorch-job", "--job-name", "v11", "--namespace", "hyperpod-ns-team-a", "--image", "pytorch/pytorch:latest",
 		"--command", "[sleep, 30]", "--instance-type", "ml.g5.12xlarge", "--replica-count", "1", "--accelerators", "2"}
@@ -118,7 +118,7 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 		t.Fatalf("hyp create without --version:\n%s", o)
 	}
 	mustFail(t, exitInput, "No such option: --replica-count", append([]string{"create", "hyp-pytorch-job", "--version", "1.0"}, line[2:]...)...)
-	mustFail(t, exitInput, "Unsupported schema version: 1.2", append([]string{"create", "hyp-pytorch-job", "--version", "1.2"}, line[2:]...)...)
+	mustFail(t, exitFailure, "Unsupported schema version: 1.2", append([]string{"create", "hyp-pytorch-job", "--version", "1.2"}, line[2:]...)...)
 	if o := mustCLI(t, "create", "hyp-pytorch-job", "--version", "1.0", "--job-name", "v10", "--namespace", "hyperpod-ns-team-b",
 		"--image", "pytorch/pytorch:latest", "--command", "[sleep, 30]", "--node-count", "1"); !strings.HasPrefix(o, "Using version: 1.0\n") {
 		t.Fatalf("hyp create --version 1.0:\n%s", o)
@@ -126,13 +126,13 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 
 	// Not found, in hyp's words: a job (with the list command to run), a
 	// job of another namespace, a namespace.
-	mustFail(t, exitNotFound, "❓ Pytorch Job 'no-such-job' not found. Please check the resource name and try again. Use 'hyp list hyp-pytorch-job' to see available resources.",
+	mustFail(t, exitFailure, "❓ Pytorch Job 'no-such-job' not found. Please check the resource name and try again. Use 'hyp list hyp-pytorch-job' to see available resources.",
 		"describe", "hyp-pytorch-job", "--job-name", "no-such-job", "-n", "default")
-	mustFail(t, exitNotFound, "❓ Recipe Job 'v11' not found in namespace 'hyperpod-ns-team-b'. Please check the resource name and try again. Use 'hyp list hyp-recipe-job --namespace hyperpod-ns-team-b' to see available resources. (it is in hyperpod-ns-team-a)",
+	mustFail(t, exitFailure, "❓ Recipe Job 'v11' not found in namespace 'hyperpod-ns-team-b'. Please check the resource name and try again. Use 'hyp list hyp-recipe-job --namespace hyperpod-ns-team-b' to see available resources. (it is in hyperpod-ns-team-a)",
 		"delete", "hyp-recipe-job", "--job-name", "v11", "--namespace", "hyperpod-ns-team-b")
-	mustFail(t, exitNotFound, "❌ Namespace 'my-namespace' does not exist on this cluster. Use 'hyp list hyp-pytorch-job' to check for available resources.",
+	mustFail(t, exitFailure, "❌ Namespace 'my-namespace' does not exist on this cluster. Use 'hyp list hyp-pytorch-job' to check for available resources.",
 		"list", "hyp-pytorch-job", "-n", "my-namespace")
-	mustFail(t, exitNotFound, "❌ Namespace 'my-namespace' does not exist on this cluster. Please create the namespace first",
+	mustFail(t, exitFailure, "❌ Namespace 'my-namespace' does not exist on this cluster. Please create the namespace first",
 		"create", "hyp-pytorch-job", "--job-name", "x", "--image", "i", "--command", "[true]", "--namespace", "my-namespace")
 
 	// hyp get-monitoring: the server's metrics and dashboard, and its

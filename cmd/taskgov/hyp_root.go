@@ -62,10 +62,17 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// unsupportedSchema is hyp's "Unsupported schema version" for a version
+// taskgov does not serve: a click.ClickException in hyp, which exits 1,
+// not a usage error (2).
+func unsupportedSchema(version, fix string) error {
+	return fmt.Errorf("Unsupported schema version: %s (%s)", version, fix)
+}
+
 // hypNamespace is hyp's --namespace/-n (default "default", which taskgov
-// reads as the default namespace: the login's, or the token's only team).
+// reads as the default namespace: resolver.defaultTeam).
 func hypNamespace(c *cobra.Command, ns *string) {
-	c.Flags().StringVarP(ns, "namespace", "n", "default", "the job's namespace (default: the login's, or the token's only team)")
+	c.Flags().StringVarP(ns, "namespace", "n", "default", "the job's namespace (default: the login's, the team of namespace default, the token's only team, else all the token's teams)")
 }
 
 func hypListCmd() *cobra.Command {
@@ -78,7 +85,14 @@ func hypListCmd() *cobra.Command {
 				return err
 			}
 			r := newResolver(cl)
-			team, err := r.team(ctx, ns)
+			var team string
+			if isDefaultNamespace(ns) {
+				// A token of several teams with no saved namespace: the
+				// default namespace is every team's jobs it may see.
+				team, _, err = r.defaultTeam(ctx)
+			} else {
+				team, err = r.team(ctx, ns)
+			}
 			if err != nil {
 				return err
 			}

@@ -90,7 +90,7 @@ func TestHypWalkthrough(t *testing.T) {
 		t.Fatalf("borrowing: %v", s)
 	}
 	if o := mustCLI(t, "describe", "hyp-pytorch-job", "--job-name", "team-a-qwen3-training-prio", "-n", "hyperpod-ns-team-a"); !strings.Contains(o, "Job Details:") ||
-		!strings.Contains(o, "Replicas: 2") || !strings.Contains(o, "Type:               Running") {
+		!strings.Contains(o, "Replicas: 2") || !strings.Contains(o, "Type:               Running") || !strings.Contains(o, "Processes per Node: 4\n") {
 		t.Fatalf("hyp describe:\n%s", o)
 	}
 
@@ -146,8 +146,19 @@ func TestHypWalkthrough(t *testing.T) {
 // testHypReadme runs the job command lines of hyp's README and training
 // guide as written (no -n: hyp's "default" namespace).
 func testHypReadme(t *testing.T, bin string) {
-	// An admin of two teams has no default namespace until it sets one.
-	mustFail(t, exitInput, "no namespace given", "list", "hyp-pytorch-job")
+	// An admin of two teams with no saved namespace: hyp's default
+	// namespace lists every team's jobs, and a job created in it goes to
+	// the first team by name with a quota of its type, named on stderr
+	// (both asked for -n, exit 2).
+	out, errs, code := cli(t, "create", "hyp-pytorch-job", "--job-name", "admin-default", "--image", "i", "--command", "[sleep, 30]", "--node-count", "1")
+	if code != 0 || !strings.Contains(out, "Successfully submitted HyperPodPytorchJob 'admin-default'!") ||
+		!strings.Contains(errs, "the job goes to team team-a (namespace hyperpod-ns-team-a)") {
+		t.Fatalf("hyp create without -n, admin: exit %d\n%s%s", code, out, errs)
+	}
+	if o := mustCLI(t, "list", "hyp-pytorch-job"); !regexp.MustCompile(`(?m)^admin-default\s+hyperpod-ns-team-a\s`).MatchString(o) {
+		t.Fatalf("hyp list without -n, admin:\n%s", o)
+	}
+	mustCLI(t, "delete", "hyp-pytorch-job", "--job-name", "admin-default")
 	mustCLI(t, "set-cluster-context", "--cluster-name", "taskgov", "--namespace", "hyperpod-ns-team-a")
 	if o := mustCLI(t, "get-cluster-context"); !strings.HasPrefix(o, "Cluster context:http://") || !strings.Contains(o, "\nNamespace:hyperpod-ns-team-a\n") {
 		t.Fatalf("hyp get-cluster-context:\n%s", o)
@@ -186,12 +197,12 @@ func testHypReadme(t *testing.T, bin string) {
 		o, _, _ := cli(t, "get-logs", "hyp-pytorch-job", "--pod-name", "test-pytorch-job-cli-pod-0", "--job-name", "test-pytorch-job-cli")
 		return strings.Contains(o, "Pod Logs for test-pytorch-job-cli-pod-0:") && strings.Contains(o, "hyperpodrun --steps 3")
 	})
-	mustFail(t, exitNotFound, "❌ Pod 'test-pytorch-job-cli-pod-7' not found for job 'test-pytorch-job-cli'. Its pods are test-pytorch-job-cli-pod-0 to test-pytorch-job-cli-pod-0",
+	mustFail(t, exitFailure, "❌ Pod 'test-pytorch-job-cli-pod-7' not found for job 'test-pytorch-job-cli'. Its pods are test-pytorch-job-cli-pod-0 to test-pytorch-job-cli-pod-0",
 		"get-logs", "hyp-pytorch-job", "--pod-name", "test-pytorch-job-cli-pod-7", "--job-name", "test-pytorch-job-cli")
 	mustFail(t, exitInput, "kubectl exec", "exec", "hyp-recipe-job", "--job-name", "test-pytorch-job-cli", "--namespace", "default", "--all-pods", "--", "echo", "hello")
 	if o := mustCLI(t, "list-cluster"); !strings.Contains(o, `"Cluster": "taskgov"`) {
 		t.Fatalf("hyp list-cluster:\n%s", o)
 	}
 	mustCLI(t, "delete", "hyp-pytorch-job", "--job-name", "test-pytorch-job-cli")
-	mustFail(t, exitNotFound, "", "describe", "hyp-pytorch-job", "--job-name", "no-such-job")
+	mustFail(t, exitFailure, "", "describe", "hyp-pytorch-job", "--job-name", "no-such-job")
 }

@@ -149,7 +149,7 @@ func TestHyperpodOutputChoices(t *testing.T) {
 	mustFail(t, exitInput, `--output: unknown format "yaml"; use json or table`, "get-clusters", "--output", "yaml")
 	mustFail(t, exitInput, `--output: unknown format "bogus"`, "start-job", "--job-name", "not-submitted", "-n", "hyperpod-ns-ml-engineers",
 		"--command", "true", "--output", "bogus")
-	mustFail(t, exitNotFound, "not found", "get-job", "--job-name", "not-submitted")
+	mustFail(t, exitFailure, "not found", "get-job", "--job-name", "not-submitted")
 	if out := mustCLI(t, "get-clusters", "--output", "table"); !strings.Contains(out, "ml.p5.48xlarge") {
 		t.Fatalf("get-clusters --output table:\n%s", out)
 	}

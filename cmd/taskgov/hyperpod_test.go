@@ -82,7 +82,7 @@ func TestHyperpodCommandLines(t *testing.T) {
 		t.Fatalf("list-jobs: %v %v", err, list)
 	}
 	wantKeys(t, "list-jobs entry", list.Jobs[0], "Name", "Namespace", "CreationTime", "State", "priority")
-	mustFail(t, exitNotFound, "Namespace hyperpod-ns-nosuch does not exist!", "list-jobs", "-n", "hyperpod-ns-nosuch")
+	mustFail(t, exitFailure, "Namespace hyperpod-ns-nosuch does not exist!", "list-jobs", "-n", "hyperpod-ns-nosuch")
 	if o := mustCLI(t, "list-jobs", "-n", "hyperpod-ns-ml-engineers", "--output", "table"); !strings.Contains(o, " Name ") ||
 		!strings.Contains(o, "| Priority") || !strings.Contains(o, "-+-") {
 		t.Fatalf("list-jobs --output table is not presto:\n%s", o)
@@ -96,7 +96,7 @@ func TestHyperpodCommandLines(t *testing.T) {
 	wantKeys(t, "get-job", raw, "Name", "Namespace", "Label", "CreationTimestamp", "Status", "ConsoleURL")
 	raw = json.RawMessage(mustCLI(t, "get-job", "--job-name", "hp-train", "--verbose"))
 	wantKeys(t, "get-job --verbose", raw, "Name", "Namespace", "Label", "Annotations", "Metadata", "Kind", "ApiVersion", "Spec", "Status", "ConsoleURL")
-	mustFail(t, exitNotFound, "not found in namespace", "get-job", "--job-name", "hp-train", "-n", "hyperpod-ns-product")
+	mustFail(t, exitFailure, "not found in namespace", "get-job", "--job-name", "hp-train", "-n", "hyperpod-ns-product")
 
 	// list-pods: {"pods": [{PodName, Namespace, Status, CreationTime}]}, pods named <job>-worker-<rank>.
 	var pods struct{ Pods []json.RawMessage }
@@ -160,7 +160,7 @@ env_vars: {NCCL_DEBUG: INFO}
 	// team here: HyperPod's own answer for a missing namespace.
 	b, _ := os.ReadFile(hydra)
 	_ = os.WriteFile(hydra, []byte(strings.Replace(string(b), "namespace: hyperpod-ns-product", "namespace: kubeflow", 1)), 0o644)
-	mustFail(t, exitNotFound, "Namespace kubeflow does not exist!", "start-job", "--config-file", hydra)
+	mustFail(t, exitFailure, "Namespace kubeflow does not exist!", "start-job", "--config-file", hydra)
 	if o := mustCLI(t, "get-clusters"); !strings.Contains(o, `"InstanceType": "ml.p5.48xlarge"`) || !strings.Contains(o, `"TotalNodes": 4`) {
 		t.Fatalf("get-clusters:\n%s", o)
 	}
@@ -184,7 +184,7 @@ env_vars: {NCCL_DEBUG: INFO}
 		"NodeHealthStatus=Schedulable", "DeepHealthCheckStatus=Passed", "Namespaces")
 
 	// A name cannot reach another route: the client escapes it.
-	mustFail(t, exitNotFound, "", "cancel-job", "--job-name", "../nodes/p5-1/cordon?")
+	mustFail(t, exitFailure, "", "cancel-job", "--job-name", "../nodes/p5-1/cordon?")
 	mustFail(t, exitInput, "not a valid name", "cancel-job", "--job-name", "..")
 	nodes, err := cl.Nodes(context.Background())
 	if err != nil {
@@ -216,5 +216,12 @@ env_vars: {NCCL_DEBUG: INFO}
 	if o := mustCLI(t, "list-jobs", "-n", "hyperpod-ns-machine-learning"); !strings.Contains(o, `"Namespace": "hyperpod-ns-machine-learning"`) {
 		t.Fatalf("a team's configured namespace: %s", o)
 	}
-	mustCLI(t, "cancel-job", "--job-name", "hp-train", "-n", "hyperpod-ns-ml-engineers")
+	// cancel-job: HyperPod's prints what its delete returned, None, as
+	// click echoes it: one empty line; the job is then gone.
+	if o := mustCLI(t, "cancel-job", "--job-name", "hp-train", "-n", "hyperpod-ns-ml-engineers"); o != "\n" {
+		t.Fatalf("cancel-job printed %q; HyperPod prints one empty line", o)
+	}
+	if _, err := cl.Task(context.Background(), "hp-train"); err == nil {
+		t.Fatal("hp-train is still there after cancel-job")
+	}
 }

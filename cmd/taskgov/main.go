@@ -76,8 +76,20 @@ func newRootCmd() *cobra.Command {
 // error; some of them exited 1.
 func flagError(_ *cobra.Command, err error) error { return &usageError{err.Error()} }
 
-// exitCode maps an error to the documented exit codes.
+// exitCode maps an error to the documented exit codes. Through the links
+// (hyp, hyperpod) it is HyperPod's: both CLIs exit 1 on every error that is
+// not a usage error, so not found, not allowed and conflict exit 1 there;
+// a refused input still exits 2 (docs/HYPERPOD.md, "Exit codes").
 func exitCode(err error) int {
+	code := taskgovExitCode(err)
+	if (hypMode || hyperpodMode) && (code == exitAuth || code == exitNotFound || code == exitConflict) {
+		return exitFailure
+	}
+	return code
+}
+
+// taskgovExitCode is exitCode for taskgov's own name.
+func taskgovExitCode(err error) int {
 	var ce *client.Error
 	if errors.As(err, &ce) {
 		switch {

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLinksAsHyperPodScripts runs the real binary through its hyp and
+// hyperpod links against a real server, as a HyperPod user's script does:
+// it tests $? and reads stdout. Both CLIs exit 1 on every failure that is
+// not a usage error (not found, an unsupported schema version), where
+// taskgov exited 4 and 2; hyperpod cancel-job prints the empty line
+// click echoes for its None; hyp's default namespace works for an admin
+// of several teams, where it asked for -n. taskgov's own name keeps its
+// exit codes.
+func TestLinksAsHyperPodScripts(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	bin := buildBinary(t)
+	dir := filepath.Dir(bin)
+	for _, link := range []string{"hyp", "hyperpod"} {
+		if err := os.Symlink(bin, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(name string, args ...string) (stdout, stderr string, code int) {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(dir, name), args...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), errb.String(), code
+	}
+	expect := func(code int, contains string, name string, args ...string) string {
+		t.Helper()
+		out, errs, got := run(name, args...)
+		if got != code || !strings.Contains(out+errs, contains) {
+			t.Fatalf("%s %s: exit %d (want %d), want %q in:\n%s%s", name, strings.Join(args, " "), got, code, contains, out, errs)
+		}
+		return out
+	}
+
+	// hyp's README line without -n, by the admin of two teams.
+	out, errs, code := run("hyp", "create", "hyp-pytorch-job", "--job-name", "linked", "--image", "pytorch/pytorch:latest",
+		"--command", "[sleep, 60]", "--node-count", "1")
+	if code != 0 || out != "Using version: 1.1\nSuccessfully submitted HyperPodPytorchJob 'linked'!\n" || !strings.Contains(errs, "goes to team team-a") {
+		t.Fatalf("hyp create without -n: exit %d\n%s%s", code, out, errs)
+	}
+	expect(0, "linked", "hyp", "list", "hyp-pytorch-job")
+	expect(0, "Processes per Node: auto", "hyp", "describe", "hyp-pytorch-job", "--job-name", "linked")
+
+	// Failures: 1 through the links, as in HyperPod; a refused command
+	// line 2, as click's usage errors.
+	expect(exitFailure, "❓ Pytorch Job 'nosuch' not found", "hyp", "describe", "hyp-pytorch-job", "--job-name", "nosuch")
+	expect(exitFailure, "❌ Namespace 'nosuch' does not exist", "hyp", "list", "hyp-pytorch-job", "-n", "nosuch")
+	expect(exitFailure, "Unsupported schema version: 1.2", "hyp", "create", "hyp-pytorch-job", "--version", "1.2",
+		"--job-name", "x", "--image", "i", "--command", "[true]")
+	expect(exitInput, "--command", "hyp", "create", "hyp-pytorch-job", "--job-name", "x", "--image", "i")
+	expect(exitInput, "unknown flag", "hyp", "list", "hyp-pytorch-job", "--bogus")
+	expect(exitFailure, "not found", "hyperpod", "get-job", "--job-name", "nosuch")
+	expect(exitFailure, "Namespace nosuch does not exist!", "hyperpod", "list-jobs", "-n", "nosuch")
+	expect(exitNotFound, "not found", "taskgov", "get-job", "--job-name", "nosuch")
+
+	// cancel-job: one empty line on stdout, then the job is gone.
+	if out := expect(0, "", "hyperpod", "cancel-job", "--job-name", "linked"); out != "\n" {
+		t.Fatalf("hyperpod cancel-job printed %q; HyperPod prints one empty line", out)
+	}
+	expect(exitFailure, "not found", "hyperpod", "cancel-job", "--job-name", "linked")
+}
