@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/apitypes"
@@ -38,7 +39,8 @@ var (
 // stored the task) or the server is unavailable (502, 503, 504), it tries
 // again with the same key: the server answers a retry with the task the
 // first try stored (SERVER.md, "Retried submissions"), so one call never
-// makes two tasks. Any other refusal is returned at once.
+// makes two tasks. Any other refusal is returned at once, and so is a
+// refused connection (nothing was sent: no answer was lost).
 func (c *Client) SubmitKeyed(ctx context.Context, s model.TaskSpec, key string) (apitypes.Task, error) {
 	p, err := path("tasks")
 	if err != nil {
@@ -75,6 +77,11 @@ func (c *Client) submitOnce(ctx context.Context, p string, s model.TaskSpec, hdr
 		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			return t, true, ae.retryAfter, err
 		}
+		return t, false, 0, err
+	case errors.Is(err, syscall.ECONNREFUSED):
+		// Nothing was sent and no server listens there: a wrong --server,
+		// or a server down, which is seldom back within the tries.
+		// Say so at once rather than after 3.5 s of silence.
 		return t, false, 0, err
 	case errors.As(err, &ue):
 		return t, true, 0, err // sent or not, the key makes another try safe

@@ -3,9 +3,13 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,5 +83,27 @@ func TestSubmitKeyedTriesAgain(t *testing.T) {
 	}
 	if n, _, err := run("down", drops...); err == nil || n < SubmitTries || n > 2*SubmitTries {
 		t.Errorf("dropped every time: %d sends, err %v; want %d tries (%d to %d sends) and the error", n, err, SubmitTries, SubmitTries, 2*SubmitTries)
+	}
+}
+
+// A refused connection (no server listens at the address) was tried
+// again for 3.5 s (0.5 + 1 + 2) with nothing on the screen, then failed;
+// nothing was sent, so no answer was lost: it fails at once, saying it
+// cannot reach the server. A real port, closed.
+func TestSubmitKeyedRefusedConnection(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	start := time.Now()
+	_, err = New("http://"+addr, "tok").SubmitKeyed(context.Background(), model.TaskSpec{Name: "job", Team: "a"}, "k")
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the taskgov server at http://"+addr) || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("refused connection: %v", err)
+	}
+	if took >= SubmitWait {
+		t.Fatalf("refused connection: failed after %v; a second try waits %v first", took, SubmitWait)
 	}
 }
