@@ -33,8 +33,8 @@ type Governor interface {
 	// Submit queues a workload's task with its idempotency key
 	// (WorkloadKey), which names the object's UID in the task's record.
 	Submit(ctx context.Context, spec model.TaskSpec, key string) error
-	// WorkloadTasks maps each live task submitted with a WorkloadKey to
-	// that key.
+	// WorkloadTasks maps each live workload task (IsWorkloadTask) to its
+	// key: a WorkloadKey, or "" for a task submitted before those.
 	WorkloadTasks() map[string]string
 	// Delete deletes a task as the API's DELETE does (a live one is
 	// cancelled, and it is marked deleted: gone from lists, history
