@@ -79,7 +79,7 @@ func flagError(_ *cobra.Command, err error) error { return &usageError{err.Error
 // exitCode maps an error to the documented exit codes. Through the links
 // (hyp, hyperpod) it is HyperPod's: both CLIs exit 1 on every error that is
 // not a usage error, so not found, not allowed and conflict exit 1 there;
-// a refused input still exits 2 (docs/HYPERPOD.md, "Exit codes").
+// a refused input still exits 2 (docs/HYPERPOD.md, its exit-code paragraph).
 func exitCode(err error) int {
 	code := taskgovExitCode(err)
 	if (hypMode || hyperpodMode) && (code == exitAuth || code == exitNotFound || code == exitConflict) {
