@@ -29,7 +29,7 @@ func (g engineGovernor) Submit(ctx context.Context, spec model.TaskSpec, key str
 func (g engineGovernor) WorkloadTasks() map[string]string {
 	out := map[string]string{}
 	g.eng.View().EachLive(func(r model.TaskRecord) bool {
-		if kube.IsWorkloadTask(r.IdempotencyKey, r.Spec.Command, r.Spec.Image) {
+		if kube.IsWorkloadTask(r.Name, r.IdempotencyKey, r.Spec.Command, r.Spec.Image) {
 			out[r.Name] = r.IdempotencyKey
 		}
 		return true

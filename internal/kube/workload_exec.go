@@ -42,7 +42,7 @@ func (w *Workloads) workload(task string) (wkey, bool) {
 // Other tasks' pods are the pod Executor's.
 func (w *Workloads) Start(spec executor.StartSpec) error {
 	k, ok := w.workload(spec.Task)
-	if !ok && IsWorkloadTask(spec.Key, spec.Command, spec.Image) {
+	if !ok && IsWorkloadTask(spec.Task, spec.Key, spec.Command, spec.Image) {
 		// Its object is gone (deleted while no leader ran): sweep deletes
 		// the task; it must not run as an API task.
 		return fmt.Errorf("kubernetes: the object of task %s is gone (deleted while no taskgov leader ran): %w", spec.Task, executor.ErrGone)

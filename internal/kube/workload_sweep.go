@@ -27,12 +27,30 @@ func WorkloadKey(u *unstructured.Unstructured) string {
 // IsWorkloadKey reports whether a task's idempotency key is a WorkloadKey.
 func IsWorkloadKey(key string) bool { return strings.HasPrefix(key, workloadKeyPrefix) }
 
-// IsWorkloadTask reports whether a task of this key, command and image is
-// a workload's: its key is a WorkloadKey, or, for a task submitted before
-// workload keys (eb235a7), it has no key, no command and no image, which
-// the API refuses (model.ValidateRun) and a workload's task never has.
-func IsWorkloadTask(key string, command []string, image string) bool {
-	return IsWorkloadKey(key) || key == "" && len(command) == 0 && image == ""
+// IsWorkloadTask reports whether a task of this name, key, command and
+// image is a workload's: its key is a WorkloadKey, or, for a task submitted
+// before workload keys (eb235a7), it has no key, no command and no image
+// (which a workload's task never has) and a name of TaskName's form (a
+// hash of the UID at its end). The name's form keeps an API task of an
+// older store, submitted before the API refused an empty command
+// (model.ValidateRun), from being taken for a workload's and deleted.
+func IsWorkloadTask(name, key string, command []string, image string) bool {
+	return IsWorkloadKey(key) || key == "" && len(command) == 0 && image == "" && hasTaskNameForm(name)
+}
+
+// hasTaskNameForm reports whether name ends as TaskName's do: a dash and
+// eight lowercase hex digits.
+func hasTaskNameForm(name string) bool {
+	i := len(name) - 9
+	if i < 1 || name[i] != '-' {
+		return false
+	}
+	for _, c := range name[i+1:] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Sweep's retries of a failed delete: SweepRetryWait, then twice that
