@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/taskgov/taskgov/internal/client"
@@ -69,24 +70,29 @@ func (r *resolver) defaultTeam(ctx context.Context) (team string, ok bool, err e
 
 // submitTeam is the team a job submitted in the default namespace by a
 // token of several teams goes to, so that hyp's default works without a
-// question: the first team by name with a quota of the job's instance
-// type (of any type when none is given), else the first team by name.
-func (r *resolver) submitTeam(instanceType string) (string, bool) {
-	best, fallback := "", ""
+// question when the answer is not a guess: the only team with a quota of
+// the job's instance type (of any type when none is given). Otherwise ok
+// is false and candidates names the teams to choose from (every team when
+// none has such a quota): a job is never charged to a team picked by name.
+func (r *resolver) submitTeam(instanceType string) (team string, candidates []string, ok bool) {
 	for _, t := range r.teams {
-		if fallback == "" || t.Name < fallback {
-			fallback = t.Name
-		}
 		for _, q := range t.Quotas {
-			if (instanceType == "" || q.InstanceType == instanceType) && (best == "" || t.Name < best) {
-				best = t.Name
+			if instanceType == "" || q.InstanceType == instanceType {
+				candidates = append(candidates, t.Name)
+				break
 			}
 		}
 	}
-	if best == "" {
-		best = fallback
+	if len(candidates) == 1 {
+		return candidates[0], candidates, true
 	}
-	return best, best != ""
+	if len(candidates) == 0 {
+		for _, t := range r.teams {
+			candidates = append(candidates, t.Name)
+		}
+	}
+	slices.Sort(candidates)
+	return "", candidates, false
 }
 
 // team resolves a namespace to a team name. A namespace is a team's

@@ -251,8 +251,9 @@ func (h *hypCreate) run(cmd *cobra.Command) error {
 
 // team is the job's team from --namespace and --queue-name. hyp creates in
 // namespace "default" without asking: when that names no team (a token of
-// several teams, nothing saved), the job goes to resolver.submitTeam,
-// named on stderr.
+// several teams, nothing saved), the job goes to the only team with a
+// quota of its type (resolver.submitTeam), named on stderr; with several,
+// it is refused naming their namespaces.
 func (h *hypCreate) team(ctx context.Context, cmd *cobra.Command, r *resolver, instanceType string) (string, error) {
 	if h.queue != "" || !isDefaultNamespace(h.namespace) {
 		return r.jobTeam(ctx, h.namespace, h.queue)
@@ -261,11 +262,17 @@ func (h *hypCreate) team(ctx context.Context, cmd *cobra.Command, r *resolver, i
 	if err != nil || ok {
 		return team, err
 	}
-	if team, ok = r.submitTeam(instanceType); !ok {
-		return "", errNoNamespace()
+	team, candidates, ok := r.submitTeam(instanceType)
+	if !ok {
+		namespaces := make([]string, len(candidates))
+		for i, c := range candidates {
+			namespaces[i] = r.namespaceOf(c)
+		}
+		return "", &model.FieldError{Field: "--namespace",
+			Problem: fmt.Sprintf("no namespace given, and this token may submit to %d teams with a quota%s: %s", len(candidates), forType(instanceType), strings.Join(namespaces, ", ")),
+			Fix:     "pass --namespace with one of them, or save one with `hyp set-cluster-context --cluster-name C --namespace NS`"}
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "note: no namespace given and this token may use several teams: the job goes to team %s (namespace %s), "+
-		"the first team by name with a quota%s; pass -n NAMESPACE to choose, or save one with `hyp set-cluster-context --namespace NS`\n",
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: no namespace given: the job goes to team %s (namespace %s), the only team with a quota%s; pass -n NAMESPACE to choose\n",
 		team, r.namespaceOf(team), forType(instanceType))
 	return team, nil
 }

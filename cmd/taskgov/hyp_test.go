@@ -147,14 +147,16 @@ func TestHypWalkthrough(t *testing.T) {
 // guide as written (no -n: hyp's "default" namespace).
 func testHypReadme(t *testing.T, bin string) {
 	// An admin of two teams with no saved namespace: hyp's default
-	// namespace lists every team's jobs, and a job created in it goes to
-	// the first team by name with a quota of its type, named on stderr
-	// (both asked for -n, exit 2).
-	out, errs, code := cli(t, "create", "hyp-pytorch-job", "--job-name", "admin-default", "--image", "i", "--command", "[sleep, 30]", "--node-count", "1")
-	if code != 0 || !strings.Contains(out, "Successfully submitted HyperPodPytorchJob 'admin-default'!") ||
-		!strings.Contains(errs, "the job goes to team team-a (namespace hyperpod-ns-team-a)") {
-		t.Fatalf("hyp create without -n, admin: exit %d\n%s%s", code, out, errs)
+	// namespace lists every team's jobs; a job created in it goes to the
+	// only team with a quota of its type, and with two such teams it is
+	// refused naming their namespaces (it is not charged to a team picked
+	// for it).
+	create := []string{"create", "hyp-pytorch-job", "--job-name", "admin-default", "--image", "i", "--command", "[sleep, 30]", "--node-count", "1"}
+	out, errs, code := cli(t, create...)
+	if code != 2 || !strings.Contains(errs, "hyperpod-ns-team-a, hyperpod-ns-team-b") || strings.Contains(out, "Successfully") {
+		t.Fatalf("hyp create without -n, admin of two teams with quotas: exit %d\n%s%s", code, out, errs)
 	}
+	mustCLI(t, append(create, "-n", "hyperpod-ns-team-a")...)
 	if o := mustCLI(t, "list", "hyp-pytorch-job"); !regexp.MustCompile(`(?m)^admin-default\s+hyperpod-ns-team-a\s`).MatchString(o) {
 		t.Fatalf("hyp list without -n, admin:\n%s", o)
 	}

@@ -50,11 +50,15 @@ func TestLinksAsHyperPodScripts(t *testing.T) {
 		return out
 	}
 
-	// hyp's README line without -n, by the admin of two teams.
-	out, errs, code := run("hyp", "create", "hyp-pytorch-job", "--job-name", "linked", "--image", "pytorch/pytorch:latest",
-		"--command", "[sleep, 60]", "--node-count", "1")
-	if code != 0 || out != "Using version: 1.1\nSuccessfully submitted HyperPodPytorchJob 'linked'!\n" || !strings.Contains(errs, "goes to team team-a") {
-		t.Fatalf("hyp create without -n: exit %d\n%s%s", code, out, errs)
+	// hyp's README line without -n, by the admin of two teams with quotas:
+	// refused naming both namespaces (a job is not charged to a team picked
+	// for it), then created with one.
+	create := []string{"create", "hyp-pytorch-job", "--job-name", "linked", "--image", "pytorch/pytorch:latest",
+		"--command", "[sleep, 60]", "--node-count", "1"}
+	expect(exitInput, "hyperpod-ns-team-a, hyperpod-ns-team-b", "hyp", create...)
+	out, errs, code := run("hyp", append(create, "-n", "hyperpod-ns-team-a")...)
+	if code != 0 || out != "Using version: 1.1\nSuccessfully submitted HyperPodPytorchJob 'linked'!\n" {
+		t.Fatalf("hyp create -n: exit %d\n%s%s", code, out, errs)
 	}
 	expect(0, "linked", "hyp", "list", "hyp-pytorch-job")
 	expect(0, "Processes per Node: auto", "hyp", "describe", "hyp-pytorch-job", "--job-name", "linked")
