@@ -101,21 +101,21 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	if s.now.Before(t.notBefore) {
 		s.releaseHold(t)
 		s.wakeAt(t.notBefore)
-		t.wait = model.WaitReason{Code: model.BackingOff, InstanceType: it.spec.Name,
+		s.setWait(t, model.WaitReason{Code: model.BackingOff, InstanceType: it.spec.Name,
 			// The backoff's length, not the time left: a reason does not
 			// change while nothing but the clock moves (blocked.go).
-			Need: int64(t.notBefore.Sub(t.pendingSince).Seconds() + 0.999), Used: int64(t.retries)}
+			Need: int64(t.notBefore.Sub(t.pendingSince).Seconds() + 0.999), Used: int64(t.retries)})
 		return
 	}
 	if it.index.atLeast(0) == 0 {
 		s.releaseHold(t)
-		t.wait = model.WaitReason{Code: model.NoNodes, InstanceType: it.spec.Name}
+		s.setWait(t, model.WaitReason{Code: model.NoNodes, InstanceType: it.spec.Name})
 		return
 	}
 	if t.sel != "" {
 		if m := s.matchingNodes(t); m < t.spec.Nodes {
 			s.releaseHold(t)
-			t.wait = noMatchingNodes(t, m)
+			s.setWait(t, noMatchingNodes(t, m))
 			return
 		}
 	}
@@ -141,13 +141,13 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	// found only among tasks priorityVictim spares: that, not quota or
 	// room, is what it waits for, unless a hold acts sooner.
 	payback := s.cc.payback
-	if payback.Code == "" {
+	if payback == nil {
 		payback = s.protectedWait(t, v)
 	}
 	if !v.ok {
 		s.releaseHold(t)
 		t.wait = v.wait
-		if payback.Code != "" {
+		if payback != nil {
 			t.wait = payback
 		}
 		return
@@ -163,11 +163,11 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 			s.stops.renderHits++ // stop.go: a deferred try never takes a hold (stophold.go)
 			return
 		} else if s.reserve(t) {
-			t.wait = model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,
-				Need: int64(len(t.heldNodes())), Used: int64(s.busyHeld(t))}
+			s.setWait(t, model.WaitReason{Code: model.Draining, InstanceType: it.spec.Name,
+				Need: int64(len(t.heldNodes())), Used: int64(s.busyHeld(t))})
 			return
 		} else if h := it.holder; h != nil {
-			t.wait = model.WaitReason{Code: model.QueuedForHold, InstanceType: it.spec.Name, Detail: h.spec.Name}
+			s.setWait(t, model.WaitReason{Code: model.QueuedForHold, InstanceType: it.spec.Name, Detail: h.spec.Name})
 			return
 		}
 	}
@@ -175,30 +175,30 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 		if alt, _ := s.place(t, placeMode{ignoreHolds: true}); alt != nil {
 			for _, ni := range alt {
 				if h := s.nodes[ni].heldFor; h != nil && h != t {
-					t.wait = model.WaitReason{Code: model.HeldForOther, InstanceType: it.spec.Name, Detail: h.spec.Name}
+					s.setWait(t, model.WaitReason{Code: model.HeldForOther, InstanceType: it.spec.Name, Detail: h.spec.Name})
 					return
 				}
 			}
 		}
 	}
-	if payback.Code != "" {
+	if payback != nil {
 		t.wait = payback
 		return
 	}
 	_, fit := s.place(t, placeMode{})
 	if t.reqLevel >= 0 && fit >= t.spec.Nodes {
-		t.wait = model.WaitReason{Code: model.NoTopologyFit, InstanceType: it.spec.Name, Detail: t.spec.RequiredTopology,
-			Need: int64(t.spec.Nodes), Used: int64(s.largestFit(it, t.reqLevel, keyFor(t)))}
+		s.setWait(t, model.WaitReason{Code: model.NoTopologyFit, InstanceType: it.spec.Name, Detail: t.spec.RequiredTopology,
+			Need: int64(t.spec.Nodes), Used: int64(s.largestFit(it, t.reqLevel, keyFor(t)))})
 		return
 	}
-	t.wait = model.WaitReason{Code: model.NoCapacity, InstanceType: it.spec.Name, Used: int64(fit), Need: int64(t.spec.Nodes)}
+	s.setWait(t, model.WaitReason{Code: model.NoCapacity, InstanceType: it.spec.Name, Used: int64(fit), Need: int64(t.spec.Nodes)})
 }
 
 // preemptFor tries, in order, the preemptions the rules allow a task that
 // cannot start as things are: reclaim and within-team priority to run within
 // quota, then replacing its own team's lower-priority work, then fair share.
 func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool {
-	s.cc.payback = model.WaitReason{}
+	s.cc.payback = nil
 	s.cc.inQuota = v.inQuota
 	if delay := s.policy.PreemptionDelaySeconds; delay > 0 {
 		if ready := t.pendingSince.Add(time.Duration(delay * float64(time.Second))); s.now.Before(ready) {
@@ -241,7 +241,7 @@ func (s *Scheduler) admit(t *task, nodes []int32, d *model.Decision) {
 	t.startedAt = s.now
 	t.touchedIn = s.cycle
 	s.noteFresh(t)
-	t.wait = model.WaitReason{}
+	t.wait = nil
 	t.team.dropped(t)
 	d.Admissions = append(d.Admissions, model.Admission{Task: t.spec.Name, Team: t.spec.Team,
 		InstanceType: t.typ.spec.Name, Pods: s.placement(t), Borrowed: borrowed, BorrowedGPUs: borrowedGPUs,

@@ -96,7 +96,7 @@ func (s *Scheduler) Task(name string) (TaskInfo, bool) {
 	}
 	state := map[taskState]string{pending: "Pending", running: "Running", suspended: "Suspended"}[t.state]
 	return TaskInfo{Spec: t.spec, State: state, Resumes: int(t.resumes), Retries: t.retries, StartedAt: t.startedAt,
-		CheckpointAt: t.checkpointAt, Wait: t.wait}, true
+		CheckpointAt: t.checkpointAt, Wait: t.reason()}, true
 }
 
 // Restore re-creates a task after a restart, with its submission time,

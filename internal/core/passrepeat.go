@@ -73,7 +73,7 @@ func (s *Scheduler) pushNextPassing(h *heads, e head, changed bool) {
 				st.tries[i]++
 				s.tried++
 				s.passed++
-				s.cc.payback, s.cc.inQuota = model.WaitReason{}, v.inQuota
+				s.cc.payback, s.cc.inQuota = nil, v.inQuota
 				t.wait = v.wait
 				continue
 			}

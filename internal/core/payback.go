@@ -96,7 +96,7 @@ const maxPaybackWait = 365 * 24 * time.Hour
 // so it has no such time (At 0). Every number moves only when the cost
 // clock ticks, and an unpaid search wakes the type at each tick
 // (unlessUnpaid), so the reason is the same in incremental and full cycles.
-func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) model.WaitReason {
+func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) *model.WaitReason {
 	guaranteed := mode == modeGuaranteed
 	price := s.paybackPrice(t, victims, guaranteed)
 	r := model.WaitReason{Code: model.WaitingForPayback, InstanceType: t.typ.spec.Name,
@@ -139,7 +139,7 @@ func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) mod
 			r.Ahead = true
 		}
 	}
-	return r
+	return s.record(r)
 }
 
 // paybackTick is the first cost-clock tick (Unix seconds) at which a wait

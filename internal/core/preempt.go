@@ -67,9 +67,9 @@ type cycleCache struct {
 	// (victimOrder: MostRecentlyStarted) without reading checkpoints.
 	blind bool
 	// payback is the wait reason of the task being tried when a victim
-	// search found victims its wait has not paid for (paybackWait); empty
+	// search found victims its wait has not paid for (paybackWait); nil
 	// otherwise. preemptFor resets it.
-	payback model.WaitReason
+	payback *model.WaitReason
 	// inQuota: the task being tried fits its team's quota (preemptFor), so
 	// its payback is decided with the rent its wait will have paid by the
 	// next tick (rentByNextLook).
@@ -236,7 +236,7 @@ func (s *Scheduler) unlessUnpaid(t *task, victims []victim, mode preemptMode) []
 	if victims == nil || s.paidBack(t, victims, mode == modeGuaranteed) {
 		return victims
 	}
-	if s.cc.payback.Code == "" {
+	if s.cc.payback == nil {
 		s.cc.payback = s.paybackWait(t, victims, mode)
 	}
 	for k := len(victims) - 1; k >= 0; k-- {
@@ -340,7 +340,7 @@ func (s *Scheduler) afterPreempt(v *task) {
 	v.resumes++
 	v.pendingSince = s.now
 	v.touchedIn = s.cycle
-	v.wait = model.WaitReason{Code: model.Preempted, InstanceType: v.typ.spec.Name}
+	v.wait = s.record(model.WaitReason{Code: model.Preempted, InstanceType: v.typ.spec.Name})
 	s.enqueue(v)
 }
 

@@ -22,14 +22,14 @@ import (
 // are of t's team, so no candidate is refused (no unpaid mark). So a skipped
 // search, a probe, a bulk settle and a deferred try (stop.go) record the
 // same reason as a full walk at the same state; decisions are unchanged.
-func (s *Scheduler) protectedWait(t *task, v quotaVerdict) model.WaitReason {
+func (s *Scheduler) protectedWait(t *task, v quotaVerdict) *model.WaitReason {
 	tm, i := t.team, t.typ.idx
 	if s.policy.Preemption != model.PreemptImmediate || !s.rankPreemption(tm) || i >= len(tm.run) {
-		return model.WaitReason{}
+		return nil
 	}
 	if delay := s.policy.PreemptionDelaySeconds; delay > 0 &&
 		s.now.Before(t.pendingSince.Add(time.Duration(delay*float64(time.Second)))) {
-		return model.WaitReason{} // no search yet (preemptFor)
+		return nil // no search yet (preemptFor)
 	}
 	some := false
 	for _, o := range tm.run[i] {
@@ -41,7 +41,7 @@ func (s *Scheduler) protectedWait(t *task, v quotaVerdict) model.WaitReason {
 		}
 	}
 	if !some {
-		return model.WaitReason{}
+		return nil
 	}
 	for _, mode := range s.rankModes(t, v) {
 		cands := s.cc.cands[:0]
@@ -69,12 +69,12 @@ func (s *Scheduler) protectedWait(t *task, v quotaVerdict) model.WaitReason {
 			}
 		}
 		if len(names) == 0 {
-			return model.WaitReason{} // not what it waits for
+			return nil // not what it waits for
 		}
-		return model.WaitReason{Code: model.VictimProtected, InstanceType: t.typ.spec.Name,
-			Detail: strings.Join(names, ", "), Need: int64(len(names)), At: at.Unix()}
+		return s.record(model.WaitReason{Code: model.VictimProtected, InstanceType: t.typ.spec.Name,
+			Detail: strings.Join(names, ", "), Need: int64(len(names)), At: at.Unix()})
 	}
-	return model.WaitReason{}
+	return nil
 }
 
 // rankModes lists the preemption modes preemptFor tries for t under task

@@ -278,7 +278,7 @@ func (s *Scheduler) collectWaiting() []model.Waiting {
 				continue
 			}
 			pos++
-			out = append(out, model.Waiting{Task: t.spec.Name, Team: tm.spec.Name, Position: pos, Reason: t.wait})
+			out = append(out, model.Waiting{Task: t.spec.Name, Team: tm.spec.Name, Position: pos, Reason: t.reason()})
 		}
 	}
 	return out

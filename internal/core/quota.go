@@ -8,8 +8,8 @@ import (
 // quotaVerdict is the outcome of asking whether a team may run an amount more.
 type quotaVerdict struct {
 	ok      bool
-	inQuota bool             // usage after stays within the team's quota
-	wait    model.WaitReason // why not, when !ok
+	inQuota bool              // usage after stays within the team's quota
+	wait    *model.WaitReason // why not, when !ok (shared: never modified)
 }
 
 // borrowLimit is how far beyond its quota team t may go on type i: its
@@ -74,28 +74,37 @@ func (s *Scheduler) checkQuotaNow(t *team, i int, r resource.Vector) quotaVerdic
 // takes the group's pool as refusing (refusejump.go: a verdict kept from a
 // state where it refused).
 func (s *Scheduler) quotaAt(t *team, i int, r, u resource.Vector, pool bool) quotaVerdict {
+	v, w := s.quotaValue(t, i, r, u, pool)
+	if !v.ok {
+		v.wait = s.record(w)
+	}
+	return v
+}
+
+// quotaValue is quotaAt with the reason as a value, not yet a record.
+func (s *Scheduler) quotaValue(t *team, i int, r, u resource.Vector, pool bool) (quotaVerdict, model.WaitReason) {
 	q := t.quota[i]
 	nu := u.Add(r)
 	if nu.LessEq(q) {
-		return quotaVerdict{ok: true, inQuota: true}
+		return quotaVerdict{ok: true, inQuota: true}, model.WaitReason{}
 	}
 	name := s.types[i].spec.Name
 	k, _ := nu.Exceeded(q)
 	if !t.spec.Lending.Borrows() {
-		return quotaVerdict{wait: model.WaitReason{Code: model.QuotaExhausted, InstanceType: name, Kind: k,
-			Used: u.Get(k), Limit: q.Get(k), Need: r.Get(k), Detail: string(t.spec.Lending)}}
+		return quotaVerdict{}, model.WaitReason{Code: model.QuotaExhausted, InstanceType: name, Kind: k,
+			Used: u.Get(k), Limit: q.Get(k), Need: r.Get(k), Detail: string(t.spec.Lending)}
 	}
 	over := nu.SubClamped(q)
 	limit := s.borrowLimit(t, i)
 	if bk, bad := over.Exceeded(limit); bad {
-		return quotaVerdict{wait: model.WaitReason{Code: model.BorrowLimit, InstanceType: name, Kind: bk,
-			Used: u.Get(bk), Limit: q.Get(bk), Need: over.Get(bk), Cap: limit.Get(bk)}}
+		return quotaVerdict{}, model.WaitReason{Code: model.BorrowLimit, InstanceType: name, Kind: bk,
+			Used: u.Get(bk), Limit: q.Get(bk), Need: over.Get(bk), Cap: limit.Get(bk)}
 	}
 	if !pool || !s.poolAllows(t, i, nu) {
-		return quotaVerdict{wait: model.WaitReason{Code: model.NoIdleCompute, InstanceType: name, Kind: k,
-			Used: u.Get(k), Limit: q.Get(k), Need: r.Get(k)}}
+		return quotaVerdict{}, model.WaitReason{Code: model.NoIdleCompute, InstanceType: name, Kind: k,
+			Used: u.Get(k), Limit: q.Get(k), Need: r.Get(k)}
 	}
-	return quotaVerdict{ok: true}
+	return quotaVerdict{ok: true}, model.WaitReason{}
 }
 
 // poolAllows reports whether team t may hold usage nu on type i given what

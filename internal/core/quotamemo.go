@@ -103,6 +103,18 @@ func (q *quotaMemoSet) find(epoch uint64, r resource.Vector) *quotaMemoEntry {
 	return nil
 }
 
+// answer makes a current entry for r at epoch with team t's answer on
+// type i; its reason is the interned record (waitreason.go).
+func (s *Scheduler) answer(q *quotaMemoSet, epoch uint64, t *team, i int, r resource.Vector) *quotaMemoEntry {
+	v, w := s.quotaValue(t, i, r, t.usage[i], true)
+	if !v.ok {
+		v.wait = s.record(w)
+	}
+	e := q.add(epoch, r)
+	e.verdict = v
+	return e
+}
+
 // add makes a fresh entry for r, replacing the oldest.
 func (q *quotaMemoSet) add(epoch uint64, r resource.Vector) *quotaMemoEntry {
 	e := &q.e[q.next]
@@ -120,8 +132,7 @@ func (s *Scheduler) checkQuota(t *team, i int, r resource.Vector) quotaVerdict {
 	}
 	e := q.find(s.qm.current(), r)
 	if e == nil {
-		e = q.add(s.qm.current(), r)
-		e.verdict = s.checkQuotaNow(t, i, r)
+		e = s.answer(q, s.qm.current(), t, i, r)
 	}
 	return e.verdict
 }
@@ -135,8 +146,7 @@ func (s *Scheduler) headShare(t *team, i int, r resource.Vector) float64 {
 	}
 	e := q.find(s.qm.current(), r)
 	if e == nil {
-		e = q.add(s.qm.current(), r)
-		e.verdict = s.checkQuotaNow(t, i, r)
+		e = s.answer(q, s.qm.current(), t, i, r)
 	}
 	if !e.hasShare {
 		e.share, e.hasShare = s.share(t, i, r), true

@@ -33,7 +33,9 @@ func TestQuotaMemoAnswersAsComputed(t *testing.T) {
 	check := func() {
 		t.Helper()
 		for _, r := range reqs {
-			if got, want := s.checkQuota(tm, 0, r), s.checkQuotaNow(tm, 0, r); got != want {
+			got, want := s.checkQuota(tm, 0, r), s.checkQuotaNow(tm, 0, r)
+			if got.ok != want.ok || got.inQuota != want.inQuota || (got.wait == nil) != (want.wait == nil) ||
+				(got.wait != nil && *got.wait != *want.wait) {
 				t.Fatalf("request %v: memo %+v, computed %+v", r, got, want)
 			}
 			if got, want := s.headShare(tm, 0, r), s.share(tm, 0, r); got != want {

@@ -198,13 +198,22 @@ func (s *Scheduler) putBack(x refused, e head) {
 	if s.breakRefuseLog {
 		from = len(log) - 1 // e alone
 	}
+	// One reason per request: quotaAt is a function of the request here.
+	var lastR resource.Vector
+	var last *model.WaitReason
 	for j := from; j < len(log); {
 		if !(heads{k, log[j]}).less(0, 1) {
 			j++
 			continue
 		}
 		t := k.t
-		t.wait = s.quotaAt(tm, i, t.total, x.u0, false).wait
+		if last == nil || t.total != lastR {
+			lastR, last = t.total, nil
+			if v, w := s.quotaValue(tm, i, t.total, x.u0, false); !v.ok {
+				last = s.record(w)
+			}
+		}
+		t.wait = last
 		t = nil
 		for tm.cursors[i] < len(q) {
 			c := q[tm.cursors[i]]

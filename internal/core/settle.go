@@ -130,7 +130,7 @@ func (s *Scheduler) settleTeam(tm *team, i int, t *task, d *model.Decision) {
 func (s *Scheduler) readAhead(ts []*task) {
 	sink := 0
 	for _, t := range ts {
-		sink += int(t.state) + int(t.touchedIn) + t.spec.Nodes + len(t.wait.Code) + len(t.heldNodes()) +
+		sink += int(t.state) + int(t.touchedIn) + t.spec.Nodes + len(t.heldNodes()) +
 			int(t.total.GPUs) + t.pendingSince.Nanosecond() + t.notBefore.Nanosecond()
 	}
 	s.settle.sink += sink // kept, so the loads are not optimised away

@@ -18,14 +18,14 @@ const (
 
 // task is the core's view of one submitted task. Every pending task is one
 // of these (a million at giant scale), so the layout counts: the allocator
-// rounds it up to its size class (576, 640, 704 bytes), and a field that
-// pushes it past 640 costs 64 bytes a task (TestTaskFitsItsSizeClass).
+// rounds it up to its size class (512, 576, 640 bytes), and a field that
+// pushes it past 576 costs 64 bytes a task (TestTaskFitsItsSizeClass).
 // Small fields are grouped at the end; counters that cannot reach 2^31 are
 // int32.
 type task struct {
 	// Read by every try and by the walk's skips (pushNext): together at
 	// the start, so that a try touches a few cache lines of the task, not
-	// its whole 632 bytes (a deep queue does not fit the cache).
+	// its whole 520 bytes (a deep queue does not fit the cache).
 	state        taskState
 	queued       bool   // it has an entry in its team's pending list (maybe a stale one, queue.go)
 	backfill     bool   // started while a higher-priority task of its team waited (immediate.go)
@@ -41,9 +41,11 @@ type task struct {
 	sel          string          // its nodeSelector (model.SelectorString); "" if none
 	notBefore    time.Time       // after a failure: no restart before (retry backoff)
 	pendingSince time.Time       // when it last entered the queue
+	// wait is the reason its last try recorded, nil if none: a shared,
+	// immutable record (waitreason.go), so a try writes one word here.
+	wait *model.WaitReason
 
 	spec model.TaskSpec
-	wait model.WaitReason
 
 	pods    []placedPod
 	placed  uint64 // Scheduler.placements when it was last assigned (hold.go's spare room)
@@ -189,30 +191,31 @@ type Scheduler struct {
 	evictions   []model.Preemption // node losses, reported by the next cycle
 
 	// Incremental cycles (dirty.go).
-	fullRescan bool                       // evaluate every type in every cycle (reference mode)
-	allDirty   bool                       // an input may change any type's outcomes
-	typeDirty  []bool                     // per type: changed since its last evaluation
-	typeAdded  [][]*task                  // per clean type: tasks queued since its last evaluation (blocked.go)
-	probing    bool                       // a queued task is tried alone (blocked.go)
-	probeHit   bool                       // that try would change more than its own wait reason
-	breakProbe bool                       // test only: a probe ignores victim searches, to prove the differential test sees it
-	probed     uint64                     // cycles whose queued tasks were all settled by probes (a measure)
-	memoLog    map[attemptKey][]memoEntry // victim-search memo writes of each type's last walk (blocked.go)
-	selIDs     map[string]uint32          // node selectors numbered for the memo's keys (memokey.go)
-	typeWake   []time.Time                // per type (and one for all): its earliest time-based rule
-	work       []bool                     // per type: evaluated by the cycle in progress
-	curType    int                        // type of the task being tried, -1 outside tryTask
-	breakMarks bool                       // test only: drop per-type marks, to prove the differential test sees it
-	shareSnap  []resource.Vector          // what weighted shares read, as of the last check (dirty.go)
-	shareEpoch uint64                     // the quota memo's epoch when shareSnap was taken (sharemoved.go)
-	workList   []int                      // the types this cycle evaluates, in order (sharemoved.go: workTypes)
-	settle     settleState                // when to settle a spent type in bulk (settle.go)
-	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
-	jump       jumpState                  // walks that go on only for the hold's taker (holdjump.go)
-	deferHigh  []int                      // per type: how far the deferred list's array may hold old pointers (deferkeep.go)
-	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
-	qm         quotaMemo                  // quota answers by request (quotamemo.go)
-	breakStop  bool                       // test only: the stop ignores the no-admission bound, to prove the differential test sees it
+	fullRescan bool                                   // evaluate every type in every cycle (reference mode)
+	allDirty   bool                                   // an input may change any type's outcomes
+	typeDirty  []bool                                 // per type: changed since its last evaluation
+	typeAdded  [][]*task                              // per clean type: tasks queued since its last evaluation (blocked.go)
+	probing    bool                                   // a queued task is tried alone (blocked.go)
+	probeHit   bool                                   // that try would change more than its own wait reason
+	breakProbe bool                                   // test only: a probe ignores victim searches, to prove the differential test sees it
+	probed     uint64                                 // cycles whose queued tasks were all settled by probes (a measure)
+	memoLog    map[attemptKey][]memoEntry             // victim-search memo writes of each type's last walk (blocked.go)
+	selIDs     map[string]uint32                      // node selectors numbered for the memo's keys (memokey.go)
+	typeWake   []time.Time                            // per type (and one for all): its earliest time-based rule
+	work       []bool                                 // per type: evaluated by the cycle in progress
+	curType    int                                    // type of the task being tried, -1 outside tryTask
+	breakMarks bool                                   // test only: drop per-type marks, to prove the differential test sees it
+	shareSnap  []resource.Vector                      // what weighted shares read, as of the last check (dirty.go)
+	shareEpoch uint64                                 // the quota memo's epoch when shareSnap was taken (sharemoved.go)
+	workList   []int                                  // the types this cycle evaluates, in order (sharemoved.go: workTypes)
+	settle     settleState                            // when to settle a spent type in bulk (settle.go)
+	stops      stopState                              // early stops of walks and their deferred tries (stop.go)
+	jump       jumpState                              // walks that go on only for the hold's taker (holdjump.go)
+	deferHigh  []int                                  // per type: how far the deferred list's array may hold old pointers (deferkeep.go)
+	rendering  bool                                   // deferred tries are made to write their reasons (stop.go)
+	qm         quotaMemo                              // quota answers by request (quotamemo.go)
+	reasons    map[model.WaitReason]*model.WaitReason // wait reasons interned (waitreason.go)
+	breakStop  bool                                   // test only: the stop ignores the no-admission bound, to prove the differential test sees it
 
 	// Test only: the stop ignores a within-quota task's victim search.
 	breakStopSearch bool
