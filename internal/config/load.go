@@ -20,6 +20,10 @@ func Decode(data []byte, out any) error {
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("the document is empty: %w", model.ErrInvalid)
 		}
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("yaml: %s; fix the YAML (field names are case-sensitive): %w", describeUnknown(data, out, te), model.ErrInvalid)
+		}
 		return fmt.Errorf("%v; fix the YAML (field names are case-sensitive): %w", err, model.ErrInvalid)
 	}
 	return nil

@@ -96,6 +96,34 @@ func TestUnknownFieldRefused(t *testing.T) {
 	}
 }
 
+// TestUnknownFieldNamesSectionNotGoType: an unknown key is named with its
+// place in the document and the keys allowed there; the decoder's own text
+// named a Go type ("not found in type model.Policy").
+func TestUnknownFieldNamesSectionNotGoType(t *testing.T) {
+	p := writeFile(t, "policy:\n  priorityClasses: [{name: a, weight: 5, colour: red}]\n  bogusField: 3\nteams:\n  - {name: a, quotas: [{instanceType: x, cnt: 1}]}\n")
+	_, err := LoadCluster(p)
+	if err == nil || !errors.Is(err, model.ErrInvalid) {
+		t.Fatalf("want an invalid-input error, got %v", err)
+	}
+	for _, want := range []string{
+		`3 problems:`,
+		`line 2: unknown field "colour" in policy.priorityClasses[0]; allowed there: gracePeriodSeconds, name, weight`,
+		`line 3: unknown field "bogusField" in policy; allowed there: borrowUnallocated,`,
+		`line 5: unknown field "cnt" in teams[0].quotas[0]; allowed there:`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "model.") || strings.Contains(err.Error(), "not found in type") {
+		t.Errorf("error leaks a Go type name:\n%v", err)
+	}
+	_, err = LoadCluster(writeFile(t, "bogus: 1\n"))
+	if err == nil || !strings.Contains(err.Error(), `yaml: line 1: unknown field "bogus" at the top level; allowed there: instanceTypes, name, nodeGroups, nodes, policy, teams, topologyLevels;`) {
+		t.Errorf("top-level unknown field: %v", err)
+	}
+}
+
 // TestNodeBoundNamesTheCrossingGroup: a cluster file over the node bound
 // gets one error, on the group that exceeds it or brings the total past
 // it; a small group after a huge one is not blamed (it was: "is 2;
