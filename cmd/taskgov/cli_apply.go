@@ -112,7 +112,7 @@ func applyCluster(ctx context.Context, cl *client.Client, out io.Writer, want mo
 		if _, err := cl.PutPolicy(ctx, want.Policy); err != nil {
 			return err
 		}
-		fmt.Fprintln(out, "policy configured")
+		printPolicyChanges(out, "policy configured", cur, want.Policy)
 	} else {
 		fmt.Fprintln(out, "policy unchanged")
 	}
@@ -217,7 +217,7 @@ func applySageMaker(ctx context.Context, cl *client.Client, out io.Writer, docs 
 			if _, err := cl.PutPolicy(ctx, want); err != nil {
 				return fmt.Errorf("ClusterSchedulerConfig %s: %w", docs.scheduler[0].Name, err)
 			}
-			fmt.Fprintf(out, "policy configured (ClusterSchedulerConfig %s)\n", docs.scheduler[0].Name)
+			printPolicyChanges(out, fmt.Sprintf("policy configured (ClusterSchedulerConfig %s)", docs.scheduler[0].Name), p, want)
 		}
 	}
 	if err := applyTeams(ctx, cl, out, teams); err != nil {
