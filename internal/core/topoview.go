@@ -28,7 +28,9 @@ func (s *Scheduler) TopologyView() model.TopologyView {
 // BuildTopology is TopologyView's tree from its parts: the topology levels,
 // the nodes (as Nodes returns them) and, per node name, the running tasks
 // on it (one entry per pod, in submission order). The engine's published
-// view builds the same tree from its own copy of these.
+// view builds the same tree from its own copy of these. A domain's FreeGPUs
+// counts only schedulable nodes (a cordoned, drained or unhealthy node's idle
+// GPUs take no new task); a machine's own FreeGPUs is its idle GPUs.
 func BuildTopology(levels []string, nodes []NodeInfo, tasksOn map[string][]string) model.TopologyView {
 	type key struct {
 		parent *model.TopoDomain
@@ -52,7 +54,9 @@ func BuildTopology(levels []string, nodes []NodeInfo, tasksOn map[string][]strin
 			}
 			d.Nodes++
 			d.GPUs += gpus
-			d.FreeGPUs += free
+			if n.Schedulable {
+				d.FreeGPUs += free
+			}
 			parent = d
 		}
 		leaf := &model.TopoDomain{Level: "node", Name: n.Spec.Name, Nodes: 1, GPUs: gpus, FreeGPUs: free,

@@ -9,11 +9,14 @@ import (
 // at its leaves, with its GPU occupancy.
 type TopoDomain struct {
 	// Level is the label key of the level, or "node" for a machine.
-	Level    string `json:"level"`
-	Name     string `json:"name"`
-	Nodes    int    `json:"nodes"`
-	GPUs     int64  `json:"gpus"`
-	FreeGPUs int64  `json:"freeGPUs"`
+	Level string `json:"level"`
+	Name  string `json:"name"`
+	Nodes int    `json:"nodes"`
+	GPUs  int64  `json:"gpus"`
+	// FreeGPUs is, for a domain, the idle GPUs of its schedulable nodes
+	// (what new tasks can use); for a machine, its idle GPUs, schedulable
+	// or not.
+	FreeGPUs int64 `json:"freeGPUs"`
 	// For machines only.
 	InstanceType string   `json:"instanceType,omitempty"`
 	Schedulable  bool     `json:"schedulable,omitempty"`
