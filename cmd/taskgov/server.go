@@ -144,11 +144,16 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 	if err := os.Chmod(o.dataDir, 0o700); err != nil {
 		return dataDirError(o.dataDir, err)
 	}
-	releaseDir, err := lockDataDir(o.dataDir)
-	if err != nil {
-		return err
+	// The local executor's tasks run from the data directory on this host:
+	// one server holds it. Kubernetes replicas share theirs on purpose (one
+	// ReadWriteMany volume, the Lease keeps a single writer: KUBERNETES.md).
+	if o.executor != "kubernetes" {
+		releaseDir, err := lockDataDir(o.dataDir)
+		if err != nil {
+			return err
+		}
+		defer releaseDir()
 	}
-	defer releaseDir()
 	if o.logTo == nil {
 		o.logTo = os.Stderr
 	}
