@@ -73,6 +73,16 @@ func (g *guaranteeMeter) addQuota(typ, team string, gpus float64) {
 	g.dirty = true
 }
 
+// quotaOf is team's quota of typ in GPUs (0 if none).
+func (g *guaranteeMeter) quotaOf(typ, team string) float64 {
+	if tg := g.types[typ]; tg != nil {
+		if t := tg.teams[team]; t != nil {
+			return t.quota
+		}
+	}
+	return 0
+}
+
 // pend adds (n = 1) or removes (n = -1) a pending task of gpus GPUs.
 func (g *guaranteeMeter) pend(typ, team string, gpus float64, n int) {
 	t := g.team(typ, team)

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,11 @@ func TestWaitReasonsAddUp(t *testing.T) {
 		}
 	}
 	r.WaitReasons, r.Fairness.GuaranteeWhy = nil, nil
+	episodes, byOrder := r.PaybackEpisodes, r.WaitByQuotaOrder
+	if episodes == nil || byOrder == nil || plain.PaybackEpisodes != nil || plain.WaitByQuotaOrder != nil {
+		t.Fatal("payback_episodes and wait_by_quota_order only and always with WaitReasons")
+	}
+	r.PaybackEpisodes, r.WaitByQuotaOrder = nil, nil
 	ja, _ := json.Marshal(plain)
 	jb, _ := json.Marshal(r)
 	if string(ja) != string(jb) {
@@ -97,6 +103,43 @@ func TestWaitReasonsAddUp(t *testing.T) {
 		}
 		if want := pending[c] / float64(n[c]); math.Abs(sum-want) > 1e-6*(1+want) {
 			t.Fatalf("class %s: reasons add up to %v per job, jobs pending %v", c, sum, want)
+		}
+	}
+	// Two instruments again: the payback waits, episode by episode, and
+	// the jobs' time in each payback reason, at their GPUs.
+	gpuTime := map[string]float64{}
+	for _, o := range r.Jobs {
+		for k, v := range o.WaitByReason {
+			gpuTime[k] += v * float64(o.GPUs)
+		}
+	}
+	kinds := 0
+	for k, outs := range episodes {
+		sum := 0.0
+		for _, st := range outs {
+			sum += st.WaitedGPUSecs
+		}
+		if want := gpuTime[k]; math.Abs(sum-want) > 1e-6*(1+want) {
+			t.Fatalf("%s: episodes waited %v GPU·s, jobs %v", k, sum, want)
+		}
+		kinds++
+	}
+	for k, v := range gpuTime {
+		if strings.HasPrefix(k, "WaitingForPayback") && v > 0 && episodes[k] == nil {
+			t.Fatalf("%s: jobs waited %v GPU·s, no episode", k, v)
+		}
+	}
+	if kinds == 0 {
+		t.Fatal("no payback wait: the trace does not test the episodes")
+	}
+	// The standings against the quota add up to each class's mean wait.
+	for c, m := range byOrder {
+		sum := 0.0
+		for _, st := range m {
+			sum += st.PerJobOfClassS
+		}
+		if want := r.Wait.ByPriority[c].MeanS; math.Abs(sum-want) > 1e-6*(1+want) {
+			t.Fatalf("class %s: standings add up to %v, mean wait %v", c, sum, want)
 		}
 	}
 }

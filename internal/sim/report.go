@@ -86,6 +86,14 @@ type Report struct {
 	// WaitReasons is each class's pending time by wait reason, seconds per
 	// job of the class (only with Options.WaitReasons).
 	WaitReasons map[string]map[string]float64 `json:"wait_reasons_by_priority,omitempty"`
+	// PaybackEpisodes: rule 10's payback waits by kind (the wait reason)
+	// and by what ended them (only with Options.WaitReasons;
+	// payback_episodes.go).
+	PaybackEpisodes map[string]map[string]*EpisodeStat `json:"payback_episodes,omitempty"`
+	// WaitByQuotaOrder: each class's first waits by where the job stood
+	// against its team's quota at submission (only with
+	// Options.WaitReasons; quota_order.go).
+	WaitByQuotaOrder map[string]map[string]*QuotaOrderStat `json:"wait_by_quota_order,omitempty"`
 	// Jobs is each job's outcome (jobs.csv, not report.json).
 	Jobs []Outcome `json:"-"`
 }

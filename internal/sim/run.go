@@ -75,6 +75,10 @@ type job struct {
 	reasonS   map[string]float64 // pending seconds by wait reason (Options.WaitReasons)
 	queuedAt  float64            // when it last entered the queue (submitted or preempted)
 	queuedS   float64            // seconds pending up to its last admission, every wait counted
+
+	// quotaOrder is where it stood against its team's quota when it was
+	// submitted (quota_order.go; Options.WaitReasons).
+	quotaOrder string
 }
 
 // progress is the work done by now, in seconds of the job's duration.
@@ -163,8 +167,12 @@ func Run(jobs []Job, o Options) (*Report, error) {
 
 	m := newMeter(o, s, order)
 	var reasons *reasonClock
+	var episodes *paybackEpisodes
+	var weights map[string]int
 	if o.WaitReasons {
 		reasons = &reasonClock{s: s, byName: byName}
+		episodes = &paybackEpisodes{}
+		weights = classWeights(s.Policy())
 	}
 	fails := plannedFailures(o, s)
 	books := newLedger(s)
@@ -225,6 +233,9 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 			j.submitted = true
 			j.queuedAt = j.SubmitS
+			if o.WaitReasons {
+				j.quotaOrder = quotaOrder(j, m.runningJobs(), m.guarantee.quotaOf(j.InstanceType, j.Team), weights)
+			}
 			m.submit(j)
 			submitted = true
 		}
@@ -249,6 +260,10 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		m.decisions++
 		m.causes.note(released, submitted, s.TasksTried()-m.tasksTried, len(d.Admissions)+len(d.Preemptions) > 0)
 		m.tasksTried = s.TasksTried()
+		var lostFor map[string]float64 // work lost to each admitted task's preemptions (episodes)
+		if episodes != nil && len(d.Preemptions) > 0 {
+			lostFor = map[string]float64{}
+		}
 		for _, p := range d.Preemptions {
 			j := byName[p.Task]
 			if j == nil || !j.running {
@@ -260,6 +275,9 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			}
 			lost := (j.progress(now) - resume) * float64(j.gpus)
 			m.preempt(j, p.Reason, lost+float64(j.gpus)*restartCost(s))
+			if lostFor != nil {
+				lostFor[p.For] += lost + float64(j.gpus)*restartCost(s)
+			}
 			j.running, j.base = false, resume
 			books.release(j)
 			j.resumes++
@@ -295,11 +313,20 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		m.waiting = s.Pending()
 		m.sample(now)
 		reasons.after()
+		if episodes != nil {
+			admitted := make(map[string]bool, len(d.Admissions))
+			for _, a := range d.Admissions {
+				admitted[a.Task] = true
+			}
+			episodes.after(now, admitted, lostFor, reasons.last, byName)
+		}
 	}
 	r := m.report(order, time.Since(wall).Seconds())
 	if o.WaitReasons {
 		r.WaitReasons = reasonsByClass(order)
 		r.Fairness.GuaranteeWhy = &reasons.why
+		r.PaybackEpisodes = episodes.report(now)
+		r.WaitByQuotaOrder = waitByQuotaOrder(order)
 	}
 	for _, w := range s.Waiting() {
 		r.Unfinished = append(r.Unfinished, Unfinished{Task: w.Task, Team: w.Team, Reason: string(w.Reason.Code), Why: w.Reason.Message()})
