@@ -82,11 +82,17 @@ type hypConfig struct {
 const hypConfigName = "config.yaml"
 
 // loadHypConfig reads DIR/config.yaml; a missing file, another template or
-// version, or YAML that is not a map is refused with what to do.
+// version, or YAML that is not a map is refused with what to do, on
+// stdout as hyp's init experience does (echoedError).
 func loadHypConfig(dir string) (hypConfig, error) {
+	c, err := readHypConfig(dir)
+	return c, echoed(err)
+}
+
+func readHypConfig(dir string) (hypConfig, error) {
 	b, err := os.ReadFile(filepath.Join(dir, hypConfigName))
 	if os.IsNotExist(err) {
-		return hypConfig{}, &usageError{"No config.yaml found in the current directory: run `hyp init hyp-pytorch-job` first"}
+		return hypConfig{}, &usageError{"❌  No config.yaml found in the current directory: run `hyp init hyp-pytorch-job` first"}
 	} else if err != nil {
 		return hypConfig{}, err
 	}
@@ -164,6 +170,8 @@ func (c hypConfig) options() (args []string, problems []string) {
 			vals, err := optionValues(f, v)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s: %v", key, err))
+			} else if p := hypFieldProblem(key, v); p != "" {
+				problems = append(problems, key+": "+p)
 			}
 			for _, s := range vals {
 				args = append(args, "--"+f.flag()+"="+s)

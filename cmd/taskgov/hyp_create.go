@@ -112,13 +112,21 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 	if h.image == "" {
 		return model.TaskSpec{}, &usageError{"Missing option '--image'"}
 	}
-	for _, n := range []struct {
-		flag, key string
-		v         int
-	}{{"node-count", "node_count", h.nodeCount}, {"replica-count", "replica_count", h.replicaCount}} {
-		if set(n.flag) && n.v < 1 {
-			return model.TaskSpec{}, &usageError{fmt.Sprintf("❌ Configuration validation errors:\n  – %s: Input should be greater than or equal to 1", n.key)}
+	var problems []string
+	for _, f := range hypFields {
+		if !set(f.flag()) {
+			continue
 		}
+		var v any = cmd.Flags().Lookup(f.flag()).Value.String()
+		if n, err := strconv.Atoi(v.(string)); err == nil && f.kind == kInt {
+			v = n
+		}
+		if p := hypFieldProblem(f.key, v); p != "" {
+			problems = append(problems, f.key+": "+p)
+		}
+	}
+	if len(problems) > 0 {
+		return model.TaskSpec{}, &usageError{"❌ Configuration validation errors:\n  – " + strings.Join(problems, "\n  – ")}
 	}
 	if h.version != "1.0" && h.version != "1.1" {
 		return model.TaskSpec{}, unsupportedSchema(h.version, "taskgov serves --version 1.0 and 1.1")
@@ -183,13 +191,10 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 		}
 		s.Env = env
 	}
-	switch tpn := strings.ToLower(h.tasksPerNode); tpn {
-	case "", "auto", "gpu", "cpu":
-	default:
-		n, err := strconv.Atoi(tpn)
-		if err != nil || n < 0 {
-			return s, &usageError{"tasks_per_node must be 'auto', 'cpu', 'gpu', or a non-negative integer"}
-		}
+	// hyp's nprocPerNode: "auto" (its default, and taskgov's when
+	// NPROC_PER_NODE is unset), "gpu", "cpu" or a count, kept as given
+	// in NPROC_PER_NODE (torchrun's --nproc-per-node takes all four).
+	if tpn := strings.ToLower(h.tasksPerNode); tpn != "" && tpn != "auto" { // checked above (hypFieldProblem)
 		if s.Env == nil {
 			s.Env = map[string]string{}
 		}
@@ -299,7 +304,7 @@ func hypDescribe(w interface{ Write([]byte) (int, error) }, r *resolver, t apity
 	p("\nSpec:")
 	p("%s", strings.Repeat("-", 80))
 	// hyp's --tasks-per-node defaults to "auto", its template's
-	// nprocPerNode; taskgov keeps a number in NPROC_PER_NODE only.
+	// nprocPerNode; any other value is kept in NPROC_PER_NODE.
 	p("Processes per Node: %s", cmp.Or(t.Spec.Env["NPROC_PER_NODE"], "auto"))
 	p("\nReplica Spec:")
 	p("  Name:     pod")

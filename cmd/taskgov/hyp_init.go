@@ -159,11 +159,15 @@ func hypConfigureCmd() *cobra.Command {
 				problems = append(problems, fmt.Sprintf("--%s: %v", f.flag(), err))
 				continue
 			}
+			if p := hypFieldProblem(f.key, v); p != "" {
+				problems = append(problems, f.key+": "+p)
+				continue
+			}
 			cfg.values[f.key] = v
 			changed++
 		}
 		if len(problems) > 0 {
-			return &usageError{"❌  Invalid input arguments:\n  – " + strings.Join(problems, "\n  – ") + "\n❌  config.yaml was not updated due to invalid input."}
+			return &echoedError{"❌  Invalid input arguments:\n  – " + strings.Join(problems, "\n  – ") + "\n❌  config.yaml was not updated due to invalid input."}
 		}
 		if changed == 0 {
 			return cmd.Help()
@@ -201,7 +205,7 @@ func checkHypConfig(cmd *cobra.Command, notes io.Writer) ([]string, *cobra.Comma
 		}
 	}
 	if len(problems) > 0 {
-		return nil, nil, nil, &usageError{"❌  Config validation errors:\n  – " + strings.Join(problems, "\n  – ")}
+		return nil, nil, nil, &echoedError{"❌  Config validation errors:\n  – " + strings.Join(problems, "\n  – ")}
 	}
 	return args, create, h, nil
 }
@@ -240,7 +244,7 @@ func hypResetCmd() *cobra.Command {
 func hypCreateFromConfig(cmd *cobra.Command) error {
 	for _, f := range []string{"region", "template-version"} {
 		if cmd.Flags().Changed(f) {
-			return &usageError{fmt.Sprintf("--%s is only for the cluster-stack template, which taskgov does not serve: drop it", f)}
+			return &echoedError{fmt.Sprintf("❌  --%s is only for the cluster-stack template, which taskgov does not serve: drop it", f)}
 		}
 	}
 	_, create, h, err := checkHypConfig(cmd, io.Discard)

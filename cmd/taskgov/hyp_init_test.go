@@ -39,8 +39,8 @@ func TestHypInitExperience(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustFail(t, exitInput, "already holds a config.yaml", "init", "hyp-pytorch-job")
-	mustFail(t, exitInput, "job_name: Field is required", "validate")
-	mustFail(t, exitInput, "image: Field is required", "create")
+	mustFail(t, exitFailure, "job_name: Field is required", "validate")
+	mustFail(t, exitFailure, "image: Field is required", "create")
 
 	if o := mustCLI(t, "configure", "--job-name", "my-pytorch-job"); o != "✔️  config.yaml updated successfully.\n" {
 		t.Fatalf("hyp configure: %q", o)
@@ -55,11 +55,11 @@ func TestHypInitExperience(t *testing.T) {
 		t.Fatalf("config.yaml after configure --volume '[...]':\n%s", c)
 	}
 	before := read()
-	if e := mustFail(t, exitInput, `--node-count: expected an integer, got "two"`, "configure", "--node-count", "two"); !strings.HasPrefix(e, "❌  Invalid input arguments:\n  – ") ||
+	if e := mustFail(t, exitFailure, `--node-count: expected an integer, got "two"`, "configure", "--node-count", "two"); !strings.HasPrefix(e, "❌  Invalid input arguments:\n  – ") ||
 		!strings.HasSuffix(e, "\n❌  config.yaml was not updated due to invalid input.") {
 		t.Fatalf("hyp configure of a wrong type: %q", e)
 	}
-	mustFail(t, exitInput, "expected a JSON list of volumes", "configure", "--volume", `[{"name": "shmem",`)
+	mustFail(t, exitFailure, "expected a JSON list of volumes", "configure", "--volume", `[{"name": "shmem",`)
 	if read() != before {
 		t.Fatal("a refused configure changed config.yaml")
 	}
@@ -69,9 +69,9 @@ func TestHypInitExperience(t *testing.T) {
 
 	// Edited by hand: an unknown field, and an option taskgov refuses.
 	_ = os.WriteFile("config.yaml", []byte(before+"bogus: 1\n"), 0o644)
-	mustFail(t, exitInput, "bogus: not a field of hyp-pytorch-job 1.1", "validate")
+	mustFail(t, exitFailure, "bogus: not a field of hyp-pytorch-job 1.1", "validate")
 	_ = os.WriteFile("config.yaml", []byte(strings.Replace(before, "max_node_count: null", "max_node_count: 4", 1)), 0o644)
-	mustFail(t, exitInput, "no elastic training", "validate")
+	mustFail(t, exitFailure, "no elastic training", "validate")
 	_ = os.WriteFile("config.yaml", []byte(before), 0o644)
 
 	out, errs, code := cli(t, "create")
@@ -108,16 +108,16 @@ func TestHypInitExperience(t *testing.T) {
 	if c := read(); !strings.HasPrefix(c, "# template: hyp-pytorch-job\n# version: 1.1\n") || !strings.Contains(c, "\njob_name: null\n") {
 		t.Fatalf("config.yaml after reset:\n%s", c)
 	}
-	mustFail(t, exitInput, "only for the cluster-stack template", "create", "--region", "us-west-2")
+	mustFail(t, exitFailure, "only for the cluster-stack template", "create", "--region", "us-west-2")
 	mustFail(t, exitInput, "hyp init cluster-stack is not served by taskgov: cluster stacks are CloudFormation stacks", "init", "cluster-stack", "stack")
 	mustFail(t, exitInput, "hyp init hyp-recipe-job is not served by taskgov: a recipe job's recipe", "init", "hyp-recipe-job", "recipe")
 
 	// A 1.0 directory has 1.0's fields.
 	mustCLI(t, "init", "hyp-pytorch-job", "old", "--version", "1.0")
 	t.Chdir(filepath.Join(dir, "old"))
-	mustFail(t, exitInput, "a field of schema 1.1", "configure", "--replica-count", "2")
+	mustFail(t, exitFailure, "a field of schema 1.1", "configure", "--replica-count", "2")
 	t.Chdir(t.TempDir())
-	mustFail(t, exitInput, "No config.yaml found", "validate")
+	mustFail(t, exitFailure, "No config.yaml found", "validate")
 }
 
 // TestHypCreateKeepFails: when the copy of config.yaml cannot be kept after

@@ -66,7 +66,7 @@ func (e *usageError) Error() string { return e.msg }
 // taskgov does not serve: a click.ClickException in hyp, which exits 1,
 // not a usage error (2).
 func unsupportedSchema(version, fix string) error {
-	return fmt.Errorf("Unsupported schema version: %s (%s)", version, fix)
+	return &clickException{fmt.Sprintf("Unsupported schema version: %s (%s)", version, fix)}
 }
 
 // hypNamespace is hyp's --namespace/-n (default "default", which taskgov

@@ -128,7 +128,7 @@ func TestHypWalkthrough(t *testing.T) {
 		t.Fatalf("hyp list-cluster:\n%s", o)
 	}
 	mustFail(t, exitInput, "hyp list hyp-jumpstart-endpoint is not served by taskgov: inference endpoints", "list", "hyp-jumpstart-endpoint")
-	mustFail(t, exitInput, "No config.yaml found", "create") // hyp create without a resource: the init experience
+	mustFail(t, exitFailure, "No config.yaml found", "create") // hyp create without a resource: the init experience
 	mustFail(t, exitInput, "no elastic training", append(hypCreateLine("x", "hyperpod-ns-team-a", "training", "1", bin), "--max-replica-count", "4")...)
 	mustFail(t, exitInput, "Only one of 'replica_count' or 'node_count'", append(hypCreateLine("x", "hyperpod-ns-team-a", "training", "1", bin), "--replica-count", "1")...)
 	for _, j := range []struct{ job, ns string }{{"team-a-qwen3-training-prio", "hyperpod-ns-team-a"}, {"team-b-qwen3-training-prio", "hyperpod-ns-team-b"},

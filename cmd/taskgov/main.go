@@ -4,7 +4,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 
@@ -26,9 +25,8 @@ const (
 
 func main() {
 	root := newRootCmd()
-	if err := execute(root, os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, root.Name()+":", err)
-		os.Exit(exitCode(err))
+	if cmd, err := executeC(root, os.Args[1:]); err != nil {
+		os.Exit(reportError(root, cmd, err, os.Stdout, os.Stderr))
 	}
 	os.Exit(exitOK)
 }
@@ -36,8 +34,14 @@ func main() {
 // execute runs one command line; HyperPod's BOOL options may take their
 // value as the next word.
 func execute(root *cobra.Command, args []string) error {
+	_, err := executeC(root, args)
+	return err
+}
+
+// executeC is execute, also returning the command that ran.
+func executeC(root *cobra.Command, args []string) (*cobra.Command, error) {
 	root.SetArgs(normalizeArgs(args))
-	return root.Execute()
+	return root.ExecuteC()
 }
 
 // newRootCmd builds the whole command tree: taskgov's, or through a link
@@ -81,6 +85,11 @@ func flagError(_ *cobra.Command, err error) error { return &usageError{err.Error
 // not a usage error, so not found, not allowed and conflict exit 1 there;
 // a refused input still exits 2 (docs/HYPERPOD.md, its exit-code paragraph).
 func exitCode(err error) int {
+	var ee *echoedError
+	var ce *clickException
+	if errors.As(err, &ee) || errors.As(err, &ce) {
+		return exitFailure
+	}
 	code := taskgovExitCode(err)
 	if (hypMode || hyperpodMode) && (code == exitAuth || code == exitNotFound || code == exitConflict) {
 		return exitFailure
