@@ -33,7 +33,7 @@ func hypDescribeClusterCmd() *cobra.Command {
 				return err
 			}
 			if args[0] != name {
-				return &client.Error{Status: 404, Field: "CLUSTER-NAME", Message: fmt.Sprintf("Cluster '%s' not found: this taskgov server serves one cluster, %s", args[0], name),
+				return &client.Error{Status: 404, Field: "CLUSTER-NAME", Message: fmt.Sprintf("❌ Cluster '%s' not found: this taskgov server serves one cluster, %s", args[0], name),
 					Fix: "hyp describe cluster " + name}
 			}
 			nodes, err := cl.Nodes(ctx)

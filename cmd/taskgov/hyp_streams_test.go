@@ -19,7 +19,7 @@ import (
 // stderr as "Error: ..."; `hyp configure` wrote a node count of 0 and a job
 // name hyp's schema refuses, and hyp validate passed them; `--tasks-per-node
 // gpu` was accepted and dropped (hyp describe said auto, the job had no
-// NPROC_PER_NODE).
+// NPROC_PER_NODE); hyp describe cluster of another name lacked hyp's ❌.
 func TestHypStreamsAndTasksPerNode(t *testing.T) {
 	cliServerWith(t, walkthroughCluster)
 	bin := buildBinary(t)
@@ -64,6 +64,7 @@ func TestHypStreamsAndTasksPerNode(t *testing.T) {
 		t.Fatalf("hyp describe of no job: %q", o)
 	}
 	expect(exitFailure, "stdout", "❌ Namespace 'nosuch' does not exist", "hyp", "list", "hyp-pytorch-job", "-n", "nosuch")
+	expect(exitFailure, "stdout", "❌ Cluster 'nosuch' not found", "hyp", "describe", "cluster", "nosuch")
 	// A usage error (click.UsageError) and a ClickException: stderr, "Error: ".
 	if e := expect(exitInput, "stderr", "node_count: Input should be greater than or equal to 1", "hyp", "create", "hyp-pytorch-job",
 		"--job-name", "x", "-n", ns, "--image", "i", "--command", "[true]", "--node-count", "0"); !strings.HasPrefix(e, "Error: ❌ Configuration validation errors:\n") {
