@@ -57,7 +57,7 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 		o, err := g.eng.Task(ctx, name)
 		return err == nil && o.Team == t.Team
 	}
-	st := kube.TaskStatus{State: string(t.State), Deleted: t.Deleted(), Position: t.Position, Why: t.Why,
+	st := kube.TaskStatus{State: string(t.State), Priority: t.Spec.Priority, Deleted: t.Deleted(), Position: t.Position, Why: t.Why,
 		Message: model.HidePreemptor(t.Message, visible)}
 	if t.Reason != nil {
 		reason := *t.Reason
@@ -74,6 +74,11 @@ func (g engineGovernor) Status(ctx context.Context, task string) (kube.TaskStatu
 		st.Message = fmt.Sprintf("run %d on %s", t.Resumes+1, strings.Join(nodes, ", "))
 	}
 	return st, true, nil
+}
+
+func (g engineGovernor) SetPriority(ctx context.Context, task, class string) error {
+	_, err := g.eng.TaskAction(ctx, workloadActor, task, engine.ActPriority, class)
+	return err
 }
 
 func (g engineGovernor) Classes() []string {

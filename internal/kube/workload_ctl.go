@@ -45,6 +45,9 @@ type Governor interface {
 	Status(ctx context.Context, task string) (st TaskStatus, found bool, err error)
 	// Classes lists the policy's priority classes.
 	Classes() []string
+	// SetPriority changes a live task's priority class as the API's
+	// priority action does; an unknown class is model.ErrInvalid.
+	SetPriority(ctx context.Context, task, class string) error
 	// TeamNamespaces maps each team's namespaces (hyperpod-ns-<team>, and
 	// its configured one) to the team.
 	TeamNamespaces() map[string]string
@@ -53,6 +56,7 @@ type Governor interface {
 // TaskStatus is a task as the object's status annotation shows it.
 type TaskStatus struct {
 	State    string // Pending, Running, Succeeded, Failed, Cancelled, Suspended
+	Priority string // the task's priority class ("" for none)
 	Deleted  bool   // the task was deleted (DELETE /api/v1/tasks/{name})
 	Position int
 	Why      string // wait reason with the fix, when pending
@@ -99,14 +103,15 @@ type Workloads struct {
 
 	// Per object, pruned when it is deleted (gone) or its task has ended
 	// (forgetObject), so that they hold only what the cluster holds.
-	mu       sync.Mutex
-	byTask   map[string]wkey
-	uids     map[string]types.UID // task -> its object's UID
-	runs     map[string]*wrun
-	rejected map[types.UID]string    // the last bad-input message evented
-	warned   map[types.UID]string    // the last wait warning evented
-	statusAt map[types.UID]time.Time // the last status annotation write
-	retry    map[types.UID]refused   // refused objects: when last tried
+	mu        sync.Mutex
+	byTask    map[string]wkey
+	uids      map[string]types.UID // task -> its object's UID
+	runs      map[string]*wrun
+	rejected  map[types.UID]string    // the last bad-input message evented
+	warned    map[types.UID]string    // the last wait warning evented
+	statusAt  map[types.UID]time.Time // the last status annotation write
+	retry     map[types.UID]refused   // refused objects: when last tried
+	seenClass map[types.UID]string    // the priority-class label last seen (workload_priority.go)
 
 	teamNS *teamNamespaces // nil unless GovernTeamNamespaces
 }
@@ -117,7 +122,8 @@ func NewWorkloads(client kubernetes.Interface, dyn dynamic.Interface, pods *Exec
 	w := &Workloads{Executor: pods, client: client, dyn: dyn, kinds: kinds, Log: slog.Default(),
 		factory: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 10*time.Second), objects: map[*Kind]cache.GenericLister{},
 		queue:  workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[wkey]()),
-		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, uids: map[string]types.UID{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, warned: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}, retry: map[types.UID]refused{}}
+		events: make(chan executor.Event, 1024), byTask: map[string]wkey{}, uids: map[string]types.UID{}, runs: map[string]*wrun{}, rejected: map[types.UID]string{}, warned: map[types.UID]string{}, statusAt: map[types.UID]time.Time{}, retry: map[types.UID]refused{},
+		seenClass: map[types.UID]string{}}
 	for _, k := range kinds {
 		gi := w.factory.ForResource(k.GVR)
 		w.objects[k] = gi.Lister()

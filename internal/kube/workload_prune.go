@@ -20,6 +20,7 @@ func (w *Workloads) forgetObject(uid types.UID) {
 	delete(w.warned, uid)
 	delete(w.statusAt, uid)
 	delete(w.retry, uid)
+	delete(w.seenClass, uid)
 }
 
 // forgetTask drops everything kept about a deleted object whose run is

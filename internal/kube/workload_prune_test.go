@@ -69,9 +69,10 @@ func (g *fakeGov) set(task, state string) {
 	g.mu.Unlock()
 }
 
-func (g *fakeGov) WorkloadTasks() map[string]string  { return nil }
-func (g *fakeGov) Classes() []string                 { return nil }
-func (g *fakeGov) TeamNamespaces() map[string]string { return nil }
+func (g *fakeGov) WorkloadTasks() map[string]string                  { return nil }
+func (g *fakeGov) Classes() []string                                 { return nil }
+func (g *fakeGov) SetPriority(context.Context, string, string) error { return nil }
+func (g *fakeGov) TeamNamespaces() map[string]string                 { return nil }
 
 // sizes counts the controller's per-object entries.
 func (w *Workloads) sizes() string {

@@ -44,6 +44,11 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 	if err != nil {
 		return err
 	}
+	if found {
+		if err := w.reprioritize(ctx, u, task, st); err != nil {
+			return err
+		}
+	}
 	done, failed, why := k.kind.Finished(u)
 	if !found {
 		if done {
@@ -92,6 +97,7 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 			return w.setStatus(ctx, k, u, "Rejected: "+strings.ReplaceAll(msg, "\n", "; "), true)
 		}
 		st = TaskStatus{State: "Pending"}
+		w.seeClass(u)
 	}
 	var stopping bool // r's stop state, read under w.mu (Stop writes it)
 	var grace int64
