@@ -84,6 +84,12 @@ func TestKubernetesPreKeyWorkloadDeletedWhileDown(t *testing.T) {
 		code, _ := s.call("GET", "/api/v1/tasks/"+goneTask, nil, &out)
 		return code == 200 && out.State == "Running"
 	})
+	// Both tasks are in the store before it stops (under load the second
+	// Job's submission came after the stop: "keys removed from 1 tasks").
+	waitFor(t, 30*time.Second, func() bool {
+		code, _ := s.call("GET", "/api/v1/tasks/"+keptTask, nil, nil)
+		return code == 200
+	})
 	stop()
 	db, err := sql.Open("sqlite", filepath.Join(dir, "taskgov.db"))
 	if err != nil {
