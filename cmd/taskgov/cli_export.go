@@ -42,6 +42,11 @@ func exportCmd() *cobra.Command {
 			for _, t := range teams {
 				docs = append(docs, exportQuota(t, arn))
 				names = append(names, "compute-quota-"+t.Name+".json")
+				for _, q := range t.Quotas {
+					if q.LendingLimit != nil {
+						notes = append(notes, fmt.Sprintf("team %s: lendingLimit of %s has no HyperPod field (HyperPod lends all idle quota)", t.Name, q.InstanceType))
+					}
+				}
 				if t.Group != "" && t.Group != model.DefaultGroup {
 					notes = append(notes, fmt.Sprintf("team %s: lending group %s has no HyperPod field (HyperPod lends across the whole cluster)", t.Name, t.Group))
 				}

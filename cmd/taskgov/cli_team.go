@@ -78,6 +78,7 @@ func teamCmd() *cobra.Command {
 				row(tw, "Fair-share weight:", *t.FairShareWeight)
 				row(tw, "Lending:", t.Lending)
 				row(tw, "Borrow limit:", fmt.Sprintf("%d%% of quota", *t.BorrowLimitPercent))
+				row(tw, "Lending limit:", lendingLimits(t))
 				row(tw, "Preempt team tasks:", t.PreemptTeamTasks)
 				row(tw, "")
 				row(tw, "INSTANCE TYPE", "QUOTA GPUS", "USED", "BORROWED", "LENT")
@@ -126,7 +127,7 @@ func quotaList(qs []model.Quota) string {
 // teamSetCmd is team create and team update: flags, or a YAML team with -f.
 func teamSetCmd(verb string) *cobra.Command {
 	var file, lending, preempt, group string
-	var quotas []string
+	var quotas, lendLimits []string
 	var weight, borrow int
 	c := &cobra.Command{Use: verb + " NAME", Short: strings.ToUpper(verb[:1]) + verb[1:] + " a team", Args: cobra.ExactArgs(1),
 		RunE: withClient(func(cmd *cobra.Command, args []string, cl *client.Client) (err error) {
@@ -172,6 +173,9 @@ func teamSetCmd(verb string) *cobra.Command {
 					return err
 				}
 			}
+			if err := setLendingLimits(t.Quotas, lendLimits); err != nil {
+				return err
+			}
 			warnings, err := cl.PutTeam(cmd.Context(), t)
 			if err != nil {
 				return err
@@ -187,6 +191,7 @@ func teamSetCmd(verb string) *cobra.Command {
 	f.IntVar(&weight, "weight", 1, "fair-share weight, 0 to 100")
 	f.StringVar(&lending, "lending", "", "LendAndBorrow, Lend or DontLend")
 	f.IntVar(&borrow, "borrow-limit", 50, "borrow limit, percent of quota")
+	f.StringArrayVar(&lendLimits, "lending-limit", nil, "INSTANCE_TYPE:gpus=N[,vcpu=N,memoryGiB=N], or INSTANCE_TYPE=none: the most of that quota's idle part others may borrow (repeatable)")
 	f.StringVar(&preempt, "preempt-team-tasks", "", "LowerPriority or Never")
 	f.StringVar(&group, "group", "", "lending group")
 	f.StringVarP(&file, "file", "f", "", "YAML team (the cluster file's team fields)")

@@ -285,6 +285,25 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 	}
 }
 
+// TestIncrementalMatchesFullRescanKueueKnobs is the differential test with
+// lending limits among the draws (kueueKnobs): the
+// incremental core's shortcuts (early stop, hold jump, memo, probes) must
+// decide as the full rescan with them too. The gate's -run pattern
+// (TestIncrementalMatchesFullRescan) runs it, TASKGOV_DIFF_SEEDS seeds.
+func TestIncrementalMatchesFullRescanKueueKnobs(t *testing.T) {
+	kueueKnobs = true
+	defer func() { kueueKnobs = false }()
+	seeds, ops := envInt("TASKGOV_DIFF_SEEDS", 30), envInt("TASKGOV_DIFF_OPS", 2000)
+	if testing.Short() {
+		seeds, ops = 8, 500
+	}
+	for seed := 1; seed <= seeds; seed++ {
+		if err := differentialRun(int64(2000+seed), ops, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestIncrementalMatchesFullRescanMixedShapes is the differential test with
 // gangs of partial nodes (whose pods may interleave across topology domains)
 // and tasks without GPUs (rule 10's weights) among the draws.

@@ -9,7 +9,8 @@ import (
 // CheckInvariants recomputes node and team accounting from the running tasks
 // and compares it with the incremental bookkeeping, and checks the limits a
 // completed cycle guarantees: no node over capacity, no GPU given twice, no
-// team above its quota plus borrow limit, no DontLend team lending, and at
+// team above its quota plus borrow limit, no team lending beyond its lending
+// limit, no DontLend team lending, group pools that add up, and at
 // most one task holding nodes of each instance type. It is
 // O(state) and meant for tests, the simulator's checked mode and debugging.
 func (s *Scheduler) CheckInvariants() error {
@@ -48,10 +49,16 @@ func (s *Scheduler) CheckInvariants() error {
 			if lend, bor := contributions(tm, i, use); lend != tm.lendC[i] || bor != tm.borC[i] {
 				return fmt.Errorf("team %s type %s: stale lend/borrow bookkeeping", tm.spec.Name, s.types[i].spec.Name)
 			}
+			if !tm.lendC[i].LessEq(tm.lendCap[i]) {
+				return fmt.Errorf("team %s lends %v of %s, above its lending limit %v", tm.spec.Name, tm.lendC[i], s.types[i].spec.Name, tm.lendCap[i])
+			}
 			if !tm.spec.Lending.Lends() && tm.lendC[i].AnyPositive() {
 				return fmt.Errorf("team %s lends %v of %s but its strategy is DontLend", tm.spec.Name, tm.lendC[i], s.types[i].spec.Name)
 			}
 		}
+	}
+	if err := s.checkGroupPools(); err != nil {
+		return err
 	}
 	holders := make([]*task, len(s.types))
 	held := make([]int, len(s.types))
@@ -90,6 +97,44 @@ func (s *Scheduler) CheckInvariants() error {
 		}
 		if free[i] != n.free || gpus[i] != n.freeGPUs {
 			return fmt.Errorf("node %s: free %v/%b, but its pods leave %v/%b", n.spec.Name, n.free, n.freeGPUs, free[i], gpus[i])
+		}
+	}
+	return nil
+}
+
+// checkGroupPools recomputes each group's pools from its teams: what they
+// lend and borrow now, what they may lend at most (lenderQ) and how many keep
+// part of their quota by a lending limit.
+func (s *Scheduler) checkGroupPools() error {
+	type pools struct {
+		lend, borrowed, lenderQ []resource.Vector
+		limited                 []int
+	}
+	want := map[*group]*pools{}
+	for _, g := range s.groups {
+		n := len(s.types)
+		want[g] = &pools{make([]resource.Vector, n), make([]resource.Vector, n), make([]resource.Vector, n), make([]int, n)}
+	}
+	for _, tm := range s.teams {
+		p := want[tm.group]
+		for i := range s.types {
+			p.lend[i] = p.lend[i].Add(tm.lendC[i])
+			p.borrowed[i] = p.borrowed[i].Add(tm.borC[i])
+			if tm.spec.Lending.Lends() {
+				p.lenderQ[i] = p.lenderQ[i].Add(tm.quota[i].Min(tm.lendCap[i]))
+				if !tm.quota[i].LessEq(tm.lendCap[i]) {
+					p.limited[i]++
+				}
+			}
+		}
+	}
+	for _, g := range s.groups {
+		p := want[g]
+		for i := range s.types {
+			if g.lend[i] != p.lend[i] || g.borrowed[i] != p.borrowed[i] || g.lenderQ[i] != p.lenderQ[i] || g.limited[i] != p.limited[i] {
+				return fmt.Errorf("group %s type %s: pools lend %v borrowed %v lendable %v limited %d, but its teams add up to %v, %v, %v, %d",
+					g.name, s.types[i].spec.Name, g.lend[i], g.borrowed[i], g.lenderQ[i], g.limited[i], p.lend[i], p.borrowed[i], p.lenderQ[i], p.limited[i])
+			}
 		}
 	}
 	return nil

@@ -89,7 +89,7 @@ func (s *Scheduler) groupOf(name string) *group {
 	if g == nil {
 		n := len(s.types)
 		g = &group{name: name, lend: make([]resource.Vector, n), borrowed: make([]resource.Vector, n),
-			overflow: make([]resource.Vector, n), lenderQ: make([]resource.Vector, n)}
+			overflow: make([]resource.Vector, n), lenderQ: make([]resource.Vector, n), limited: make([]int, n)}
 		s.groups[name] = g
 	}
 	return g
@@ -106,7 +106,7 @@ func (s *Scheduler) SetTeam(spec model.Team) error {
 	t, exists := s.teamByName(spec.Name)
 	if !exists {
 		n := len(s.types)
-		t = &team{spec: spec, quota: make([]resource.Vector, n), borrowCap: make([]resource.Vector, n),
+		t = &team{spec: spec, quota: make([]resource.Vector, n), borrowCap: make([]resource.Vector, n), lendCap: make([]resource.Vector, n),
 			usage: make([]resource.Vector, n), lendC: make([]resource.Vector, n), borC: make([]resource.Vector, n),
 			run: make([][]*task, n)}
 		s.teams = append(s.teams, t)
@@ -120,12 +120,13 @@ func (s *Scheduler) SetTeam(spec model.Team) error {
 	}
 	t.spec = spec
 	for i := range t.quota {
-		t.quota[i], t.borrowCap[i] = resource.Zero, resource.Infinite
+		t.quota[i], t.borrowCap[i], t.lendCap[i] = resource.Zero, resource.Infinite, resource.Infinite
 	}
 	for _, q := range spec.Quotas {
 		i := s.typeIdx[q.InstanceType]
 		t.quota[i] = model.QuotaVector(q, s.types[i].spec)
 		t.borrowCap[i] = model.BorrowCapVector(q.BorrowCap)
+		t.lendCap[i] = model.LendingLimitVector(q.LendingLimit, s.types[i].spec)
 	}
 	s.attachTeam(t)
 	s.limitsDirty = true
@@ -140,7 +141,10 @@ func (s *Scheduler) detachTeam(t *team) {
 	for i := range s.types {
 		s.quotaSum[i] = s.quotaSum[i].Sub(t.quota[i])
 		if t.spec.Lending.Lends() {
-			g.lenderQ[i] = g.lenderQ[i].Sub(t.quota[i])
+			g.lenderQ[i] = g.lenderQ[i].Sub(t.lendable(i))
+			if t.lendable(i) != t.quota[i] {
+				g.limited[i]--
+			}
 		}
 		g.lend[i] = g.lend[i].Sub(t.lendC[i])
 		g.borrowed[i] = g.borrowed[i].Sub(t.borC[i])
@@ -158,7 +162,10 @@ func (s *Scheduler) attachTeam(t *team) {
 	for i := range s.types {
 		s.quotaSum[i] = s.quotaSum[i].Add(t.quota[i])
 		if t.spec.Lending.Lends() {
-			t.group.lenderQ[i] = t.group.lenderQ[i].Add(t.quota[i])
+			t.group.lenderQ[i] = t.group.lenderQ[i].Add(t.lendable(i))
+			if t.lendable(i) != t.quota[i] {
+				t.group.limited[i]++
+			}
 		}
 		s.refreshTeamType(t, i)
 	}

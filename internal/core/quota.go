@@ -35,13 +35,19 @@ func (s *Scheduler) unallocatedAllowed(i int) resource.Vector {
 }
 
 // contributions returns what a team with usage u lends to and borrows from
-// its group on type i.
+// its group on type i: it lends its idle quota up to its lending limit (the
+// rest of its quota is never lent, so no borrower ever holds it), and
+// borrows what it uses beyond its quota.
 func contributions(t *team, i int, u resource.Vector) (lend, borrow resource.Vector) {
 	if t.spec.Lending.Lends() {
-		lend = t.quota[i].SubClamped(u)
+		lend = t.quota[i].SubClamped(u).Min(t.lendCap[i])
 	}
 	return lend, u.SubClamped(t.quota[i])
 }
+
+// lendable is the most team t may ever lend of type i: its quota, capped
+// by its lending limit (Kueue's lendable capacity, for fair share).
+func (t *team) lendable(i int) resource.Vector { return t.quota[i].Min(t.lendCap[i]) }
 
 // refreshTeamType recomputes team t's contributions on type i from its usage
 // and quota, and carries the change into its group and the global overflow.
@@ -101,8 +107,12 @@ func (s *Scheduler) quotaValue(t *team, i int, r, u resource.Vector, pool bool) 
 			Used: u.Get(bk), Limit: q.Get(bk), Need: over.Get(bk), Cap: limit.Get(bk)}
 	}
 	if !pool || !s.poolAllows(t, i, nu) {
-		return quotaVerdict{}, model.WaitReason{Code: model.NoIdleCompute, InstanceType: name, Kind: k,
+		w := model.WaitReason{Code: model.NoIdleCompute, InstanceType: name, Kind: k,
 			Used: u.Get(k), Limit: q.Get(k), Need: r.Get(k)}
+		if t.group.limited[i] > 0 {
+			w.Detail = model.DetailLendingLimit
+		}
+		return quotaVerdict{}, w
 	}
 	return quotaVerdict{ok: true}, model.WaitReason{}
 }

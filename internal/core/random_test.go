@@ -74,8 +74,35 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 		}
 		t.Quotas = append(t.Quotas, q)
 	}
+	if !kueueKnobs {
+		return t
+	}
+	if t.Lending.Lends() {
+		// Kueue's lendingLimit: on some entries, lend at most part of the quota.
+		for k := range t.Quotas {
+			if r.Intn(2) == 0 {
+				continue
+			}
+			q := &t.Quotas[k]
+			most := int64(0)
+			if q.Count != nil {
+				most = *q.Count * 8 // only the p5 entry has a count: 8 GPUs a node
+			} else if q.GPUs != nil {
+				most = *q.GPUs
+			}
+			l := r.Int63n(most + 1)
+			q.LendingLimit = &model.Amount{GPUs: &l}
+		}
+	}
 	return t
 }
+
+// kueueKnobs makes randomTeam also draw lending limits
+// (TestIncrementalMatchesFullRescanKueueKnobs,
+// TestRandomInvariantsKueueKnobs); off, the draws are those the seeds of the
+// other random tests (and the injected-bug tests' seed ranges) were written
+// for.
+var kueueKnobs bool
 
 // mixedShapes makes randomTask also draw gangs of partial nodes and tasks
 // without GPUs (TestIncrementalMatchesFullRescanMixedShapes); off, the
@@ -316,6 +343,21 @@ func TestRandomInvariants(t *testing.T) {
 		seeds, ops = 8, 500
 	}
 	for seed := int64(1); seed <= int64(seeds); seed++ {
+		randomRun(t, seed, ops)
+	}
+}
+
+// TestRandomInvariantsKueueKnobs is TestRandomInvariants with lending limits
+// among the draws: every invariant, including the group pools and lending
+// limits (checkGroupPools), after every cycle.
+func TestRandomInvariantsKueueKnobs(t *testing.T) {
+	kueueKnobs = true
+	defer func() { kueueKnobs = false }()
+	seeds, ops := 30, 2000
+	if testing.Short() {
+		seeds, ops = 8, 500
+	}
+	for seed := int64(2001); seed <= int64(2000+seeds); seed++ {
 		randomRun(t, seed, ops)
 	}
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"sort"
 
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/resource"
 )
 
@@ -90,7 +91,7 @@ func refOverflowWith(s *Scheduler, i int, tm *team, use resource.Vector) resourc
 		}
 		g := t.spec.Group
 		if t.spec.Lending.Lends() {
-			lend[g] = lend[g].Add(t.quota[i].SubClamped(u))
+			lend[g] = lend[g].Add(t.quota[i].SubClamped(u).Min(refLendingLimit(s, t, i)))
 		}
 		bor[g] = bor[g].Add(u.SubClamped(t.quota[i]))
 	}
@@ -99,6 +100,16 @@ func refOverflowWith(s *Scheduler, i int, tm *team, use resource.Vector) resourc
 		total = total.Add(bor[g].SubClamped(lend[g]))
 	}
 	return total
+}
+
+// refLendingLimit reads team t's lending limit of type i from its spec.
+func refLendingLimit(s *Scheduler, t *team, i int) resource.Vector {
+	for _, q := range t.spec.Quotas {
+		if q.InstanceType == s.types[i].spec.Name {
+			return model.LendingLimitVector(q.LendingLimit, s.types[i].spec)
+		}
+	}
+	return resource.Infinite
 }
 
 // refPlace is placement by brute force: every schedulable node of the type

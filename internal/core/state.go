@@ -112,6 +112,7 @@ type team struct {
 	group     *group
 	quota     []resource.Vector // per instance type
 	borrowCap []resource.Vector // absolute caps, Infinite if none
+	lendCap   []resource.Vector // lending limits (model.LendingLimitVector), Infinite if none
 	usage     []resource.Vector
 	lendC     []resource.Vector // what it contributes to its group's lend pool
 	borC      []resource.Vector // what it borrows from its group
@@ -142,7 +143,10 @@ type group struct {
 	lend     []resource.Vector // idle quota its lenders offer
 	borrowed []resource.Vector // quota its borrowers exceed by
 	overflow []resource.Vector // max(0, borrowed - lend): drawn from unallocated
-	lenderQ  []resource.Vector // sum of quotas of teams that lend, for fair share
+	lenderQ  []resource.Vector // what its lenders may lend at most (lendable), for fair share
+	// limited counts, per type, its lenders whose lending limit keeps part
+	// of their quota (a wait reason says so; it changes only with SetTeam).
+	limited []int
 }
 
 // Scheduler is the scheduling core. Build it with New.

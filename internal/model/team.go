@@ -50,6 +50,10 @@ type Quota struct {
 	// BorrowCap optionally caps, in absolute amounts, what the team may borrow
 	// of this instance type on top of the percentage limit.
 	BorrowCap *Amount `yaml:"borrowCap,omitempty" json:"borrowCap,omitempty"`
+	// LendingLimit optionally caps what of the team's idle quota of this
+	// instance type its group may borrow (Kueue's lendingLimit); the rest is
+	// never lent (LendingLimitVector says how it resolves).
+	LendingLimit *Amount `yaml:"lendingLimit,omitempty" json:"lendingLimit,omitempty"`
 }
 
 // Amount is an absolute amount of each resource; a nil field means no bound.

@@ -211,6 +211,7 @@ func ValidateTeam(f string, t Team, cat Catalog) Errors {
 		}
 		seen[q.InstanceType] = true
 		errs = append(errs, validateQuota(qf, q)...)
+		errs = append(errs, validateLendingLimit(qf, q, t.Lending, cat)...)
 	}
 	return errs
 }

@@ -69,6 +69,10 @@ const (
 	PaybackFairShare = "fair share"
 )
 
+// DetailLendingLimit is a NoIdleCompute reason's Detail when a team of the
+// task's group keeps part of its quota of the type by a lending limit.
+const DetailLendingLimit = "lendingLimit"
+
 // WaitReason carries the numbers behind a wait so that the sentence can be
 // rendered on demand rather than in the scheduling loop.
 type WaitReason struct {
@@ -82,7 +86,8 @@ type WaitReason struct {
 	// Cap is the borrow limit, for BorrowLimit.
 	Cap int64 `json:"cap,omitempty"`
 	// Detail is the team's lending strategy, the task holding a reservation,
-	// the kind of preemption awaited, or the protected tasks awaited.
+	// the kind of preemption awaited, the protected tasks awaited, or
+	// DetailLendingLimit.
 	Detail string `json:"detail,omitempty"`
 	// Team is the team of the victims a WaitingForPayback task will
 	// preempt; empty when they are its own, of several teams, or of a team
@@ -128,16 +133,20 @@ func (r WaitReason) Message() string {
 		return fmt.Sprintf("waiting: team quota for %s is used (%s); running this task would borrow %s, above the team's borrow limit of %s",
 			r.InstanceType, ratio(r.Used, r.Limit), f(r.Need), f(r.Cap))
 	case NoIdleCompute:
+		var limits string
+		if r.Detail == DetailLendingLimit {
+			limits = " (some teams of its group lend only up to a lending limit)"
+		}
 		if r.Used > r.Limit {
-			return fmt.Sprintf("waiting: team already borrows beyond its quota for %s (%s used) and no more idle compute can be borrowed",
-				r.InstanceType, ratio(r.Used, r.Limit))
+			return fmt.Sprintf("waiting: team already borrows beyond its quota for %s (%s used) and no more idle compute can be borrowed%s",
+				r.InstanceType, ratio(r.Used, r.Limit), limits)
 		}
 		if r.Used == r.Limit {
-			return fmt.Sprintf("waiting: team quota for %s is used (%s) and no idle compute can be borrowed",
-				r.InstanceType, ratio(r.Used, r.Limit))
+			return fmt.Sprintf("waiting: team quota for %s is used (%s) and no idle compute can be borrowed%s",
+				r.InstanceType, ratio(r.Used, r.Limit), limits)
 		}
-		return fmt.Sprintf("waiting: the task needs %s of %s, the team has %s of its quota left (%s used), and no idle compute can be borrowed",
-			f(r.Need), r.InstanceType, f(r.Limit-r.Used), ratio(r.Used, r.Limit))
+		return fmt.Sprintf("waiting: the task needs %s of %s, the team has %s of its quota left (%s used), and no idle compute can be borrowed%s",
+			f(r.Need), r.InstanceType, f(r.Limit-r.Used), ratio(r.Used, r.Limit), limits)
 	case NoNodes:
 		return fmt.Sprintf("waiting: the cluster has no schedulable %s nodes", r.InstanceType)
 	case NoMatchingNodes:
