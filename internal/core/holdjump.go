@@ -191,6 +191,9 @@ func (s *Scheduler) holdBlind(tm *team, i int, c *stopCheck) bool {
 		!s.breakJumpBlind {
 		return false // a task within its quota may reclaim: its search reads the nodes
 	}
+	if tm.spec.BorrowWithinGroup.Preempts() && tm.spec.Lending.Borrows() && bor.othersThan(tm) {
+		return false // its borrowing searches may take other teams' tasks for priority (borrowwithin.go)
+	}
 	switch {
 	case use.Add(a.shape.maxTotal).LessEq(quota), !tm.spec.Lending.Borrows():
 		return true // no borrowing search

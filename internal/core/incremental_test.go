@@ -286,7 +286,7 @@ func TestIncrementalMatchesFullRescan(t *testing.T) {
 }
 
 // TestIncrementalMatchesFullRescanKueueKnobs is the differential test with
-// lending limits among the draws (kueueKnobs): the
+// lending limits and borrowWithinGroup among the draws (kueueKnobs): the
 // incremental core's shortcuts (early stop, hold jump, memo, probes) must
 // decide as the full rescan with them too. The gate's -run pattern
 // (TestIncrementalMatchesFullRescan) runs it, TASKGOV_DIFF_SEEDS seeds.

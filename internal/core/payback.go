@@ -104,8 +104,8 @@ func (s *Scheduler) paybackWait(t *task, victims []victim, mode preemptMode) *mo
 	var priority, others bool
 	team := ""
 	for _, v := range victims {
-		if v.t.team == t.team {
-			priority = true
+		if v.t.team == t.team || (!guaranteed && s.borrowOver(t, v.t)) {
+			priority = true // its own, or another team's by borrowWithinGroup
 			continue
 		}
 		if others && team != v.t.spec.Team {
@@ -233,14 +233,15 @@ func (s *Scheduler) reclaimPass(t *task, all []victim) []victim {
 	return out
 }
 
-// ownOrCheap keeps t's own team's candidates and the other teams' cheap
-// ones (preemption Immediate's fair-share victims); dear reports whether it
-// left any out.
+// ownOrCheap keeps t's own team's candidates, those it may take for
+// priority by its team's borrowWithinGroup, and the other teams' cheap ones
+// (preemption Immediate's fair-share victims); dear reports whether it left
+// any out.
 func (s *Scheduler) ownOrCheap(t *task, all []victim) (out []victim, dear bool) {
 	out = s.cc.pass[:0]
 	at := s.costClock()
 	for _, v := range all {
-		if v.t.team == t.team || s.cheap(v.t, at) {
+		if v.t.team == t.team || s.borrowOver(t, v.t) || s.cheap(v.t, at) {
 			out = append(out, v)
 		} else {
 			dear = true

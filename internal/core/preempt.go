@@ -17,7 +17,8 @@ const (
 	// tasks (TaskRanking with LowerPriority preemption), so a team's
 	// borrowed compute goes to its most important work, and, under FairShare
 	// rebalancing, borrowed tasks of teams of its group whose share stays at
-	// or above its own; both kinds in one search.
+	// or above its own, and, by its team's borrowWithinGroup, lower-priority
+	// borrowed tasks of teams of its group (borrowOver); all in one search.
 	modeBorrow
 )
 
@@ -279,14 +280,14 @@ func (s *Scheduler) searchVictims(t *task, mode preemptMode, cands []victim) ([]
 		if !s.stillBorrows(v.t) {
 			return false
 		}
-		return mode != modeBorrow || s.fairToTake(tm, s.share(tm, i, t.total), v.t.team)
+		return mode != modeBorrow || s.borrowOver(t, v.t) || s.fairToTake(tm, s.share(tm, i, t.total), v.t.team)
 	}
 	var fair func([]victim) bool
 	if mode == modeBorrow {
 		fair = func(out []victim) bool {
 			mine := s.share(tm, i, t.total)
 			for _, v := range out {
-				if v.t.team != tm && !s.fairToTake(tm, mine, v.t.team) {
+				if v.t.team != tm && !s.borrowOver(t, v.t) && !s.fairToTake(tm, mine, v.t.team) {
 					return false
 				}
 			}
@@ -368,13 +369,21 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) ([]victim, func(victim
 	if mode == modeBorrow {
 		own, others = 0, 1
 	}
-	if mode == modeGuaranteed || rebalance {
+	over := mode == modeBorrow && tm.spec.BorrowWithinGroup.Preempts()
+	if mode == modeGuaranteed || rebalance || over {
 		for _, v := range s.cycleBorrowed(i) {
 			if v.team == tm || !s.mayReclaim(t, v) {
 				continue
 			}
 			if mode == modeBorrow {
 				if v.team.group != tm.group {
+					continue
+				}
+				if over && s.borrowOver(t, v) {
+					add(v, others) // for priority: no minimum runtime
+					continue
+				}
+				if !rebalance {
 					continue
 				}
 				if ready := v.startedAt.Add(secs(minRun)); s.now.Before(ready) {
@@ -396,6 +405,8 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) ([]victim, func(victim
 		switch {
 		case v.t.team == tm:
 			return model.WithinTeamPriority
+		case mode == modeBorrow && s.borrowOver(t, v.t):
+			return model.BorrowWithinGroupReason
 		case mode == modeBorrow:
 			return model.FairShareReason
 		default:

@@ -77,6 +77,13 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 	if !kueueKnobs {
 		return t
 	}
+	if t.Lending.Borrows() && r.Intn(3) == 0 {
+		// Kueue's borrowWithinCohort, with or without a threshold.
+		t.BorrowWithinGroup = &model.BorrowWithinGroup{Policy: model.BorrowWithinGroupLowerPriority}
+		if r.Intn(2) == 0 {
+			t.BorrowWithinGroup.MaxPriorityWeight = ip([]int{10, 50, 90}[r.Intn(3)])
+		}
+	}
 	if t.Lending.Lends() {
 		// Kueue's lendingLimit: on some entries, lend at most part of the quota.
 		for k := range t.Quotas {
@@ -97,8 +104,8 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 	return t
 }
 
-// kueueKnobs makes randomTeam also draw lending limits
-// (TestIncrementalMatchesFullRescanKueueKnobs,
+// kueueKnobs makes randomTeam also draw lending limits and
+// borrowWithinGroup (TestIncrementalMatchesFullRescanKueueKnobs,
 // TestRandomInvariantsKueueKnobs); off, the draws are those the seeds of the
 // other random tests (and the injected-bug tests' seed ranges) were written
 // for.
@@ -235,7 +242,10 @@ func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h
 	}
 	reclaimed := map[teamType][]*task{}
 	for _, p := range d.Preemptions {
-		if p.Reason != model.Reclaim && p.Reason != model.FairShareReason {
+		if p.Reason == model.BorrowWithinGroupReason {
+			randomBorrowWithin++
+		}
+		if p.Reason != model.Reclaim && p.Reason != model.FairShareReason && p.Reason != model.BorrowWithinGroupReason {
 			continue
 		}
 		victim := s.tasks[p.Task]
@@ -348,8 +358,9 @@ func TestRandomInvariants(t *testing.T) {
 }
 
 // TestRandomInvariantsKueueKnobs is TestRandomInvariants with lending limits
-// among the draws: every invariant, including the group pools and lending
-// limits (checkGroupPools), after every cycle.
+// and borrowWithinGroup among the draws: every invariant, including the
+// group pools and lending limits (checkGroupPools) and "victims taken to
+// borrow are borrowed work", after every cycle.
 func TestRandomInvariantsKueueKnobs(t *testing.T) {
 	kueueKnobs = true
 	defer func() { kueueKnobs = false }()
@@ -357,10 +368,20 @@ func TestRandomInvariantsKueueKnobs(t *testing.T) {
 	if testing.Short() {
 		seeds, ops = 8, 500
 	}
+	randomBorrowWithin = 0
 	for seed := int64(2001); seed <= int64(2000+seeds); seed++ {
 		randomRun(t, seed, ops)
 	}
+	// The draws must exercise borrowWithinGroup's victims, or its checks
+	// here check nothing.
+	if randomBorrowWithin == 0 {
+		t.Fatal("no BorrowWithinGroup preemption in the random runs")
+	}
+	t.Logf("%d BorrowWithinGroup preemptions", randomBorrowWithin)
 }
+
+// randomBorrowWithin counts checkCycle's BorrowWithinGroup preemptions.
+var randomBorrowWithin int
 
 // TestRandomDeterminism replays seeds twice and requires identical decisions.
 func TestRandomDeterminism(t *testing.T) {

@@ -133,6 +133,9 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 	if s.rankPreemption(tm) && s.rankBlocks(tm, c) {
 		return true // own lower-priority victims (stoprank.go)
 	}
+	if tm.spec.BorrowWithinGroup.Preempts() && tm.spec.Lending.Borrows() && bor.othersThan(tm) {
+		return true // borrowing searches may take other teams' tasks for priority (borrowwithin.go); not bounded here
+	}
 	search := inQuota && bor.othersThan(tm) && tm.spec.ReclaimWithinGroup != model.ReclaimNever
 	if search && !s.breakStopSearch && bor.cheapOthersThan(tm) &&
 		(a.minKey >= len(bor.reach) || bor.reach[a.minKey] >= a.minNodes) {

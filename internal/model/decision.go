@@ -43,6 +43,9 @@ const (
 	Reclaim PreemptReason = "Reclaim"
 	// FairShareReason: a team below its fair share took idle compute back.
 	FairShareReason PreemptReason = "FairShare"
+	// BorrowWithinGroupReason: a borrowing task of higher priority took
+	// another team's borrowed task (its team's borrowWithinGroup).
+	BorrowWithinGroupReason PreemptReason = "BorrowWithinGroup"
 	// QuotaReduced: the team's quota was lowered below what it runs.
 	QuotaReduced PreemptReason = "QuotaReduced"
 	// NodeLost: a node under the task went away or became unhealthy.

@@ -38,6 +38,31 @@ const (
 	ReclaimNever         ReclaimWithinGroup = "Never"
 )
 
+// BorrowWithinGroupPolicy says whether a borrowing task of a team may preempt
+// other teams' lower-priority borrowed tasks (Kueue's borrowWithinCohort).
+type BorrowWithinGroupPolicy string
+
+// The borrowWithinGroup policies.
+const (
+	BorrowWithinGroupNever         BorrowWithinGroupPolicy = "Never"
+	BorrowWithinGroupLowerPriority BorrowWithinGroupPolicy = "LowerPriority"
+)
+
+// BorrowWithinGroup is a team's borrowWithinGroup setting: with policy
+// LowerPriority, a task of the team that borrows may preempt borrowed tasks
+// of other teams of its group whose class weight is below its own and at
+// most MaxPriorityWeight (no bound when nil). Under FirstComeFirstServe all
+// tasks rank equal, so it takes nothing.
+type BorrowWithinGroup struct {
+	Policy            BorrowWithinGroupPolicy `yaml:"policy" json:"policy"`
+	MaxPriorityWeight *int                    `yaml:"maxPriorityWeight,omitempty" json:"maxPriorityWeight,omitempty"`
+}
+
+// Preempts reports whether b lets a borrowing task preempt at all.
+func (b *BorrowWithinGroup) Preempts() bool {
+	return b != nil && b.Policy == BorrowWithinGroupLowerPriority
+}
+
 // Quota is a team's allocation of one instance type: either Count whole
 // instances, or GPUs/VCPU/MemoryGiB. From GPUs alone, vCPU and memory follow
 // by the instance's ratio.
@@ -75,7 +100,9 @@ type Team struct {
 	PreemptTeamTasks   PreemptTeamTasks `yaml:"preemptTeamTasks,omitempty" json:"preemptTeamTasks,omitempty"`
 	// ReclaimWithinGroup: Any (default), LowerPriority or Never.
 	ReclaimWithinGroup ReclaimWithinGroup `yaml:"reclaimWithinGroup,omitempty" json:"reclaimWithinGroup,omitempty"`
-	Quotas             []Quota            `yaml:"quotas,omitempty" json:"quotas,omitempty"`
+	// BorrowWithinGroup: none (Never) by default.
+	BorrowWithinGroup *BorrowWithinGroup `yaml:"borrowWithinGroup,omitempty" json:"borrowWithinGroup,omitempty"`
+	Quotas            []Quota            `yaml:"quotas,omitempty" json:"quotas,omitempty"`
 }
 
 // Team defaults.

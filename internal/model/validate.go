@@ -202,6 +202,7 @@ func ValidateTeam(f string, t Team, cat Catalog) Errors {
 	default:
 		errs = append(errs, fieldErr(f+".reclaimWithinGroup", "use Any, LowerPriority or Never", "unknown value %q", t.ReclaimWithinGroup))
 	}
+	errs = append(errs, validateBorrowWithinGroup(f+".borrowWithinGroup", t)...)
 	seen := map[string]bool{}
 	for i, q := range t.Quotas {
 		qf := fmt.Sprintf("%s.quotas[%d]", f, i)
