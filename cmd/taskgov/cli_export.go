@@ -47,6 +47,9 @@ func exportCmd() *cobra.Command {
 						notes = append(notes, fmt.Sprintf("team %s: lendingLimit of %s has no HyperPod field (HyperPod lends all idle quota)", t.Name, q.InstanceType))
 					}
 				}
+				if t.BorrowWithinGroup.Preempts() {
+					notes = append(notes, fmt.Sprintf("team %s: borrowWithinGroup has no HyperPod field", t.Name))
+				}
 				if t.Group != "" && t.Group != model.DefaultGroup {
 					notes = append(notes, fmt.Sprintf("team %s: lending group %s has no HyperPod field (HyperPod lends across the whole cluster)", t.Name, t.Group))
 				}

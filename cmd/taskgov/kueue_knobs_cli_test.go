@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,6 +41,11 @@ func TestLendingLimitInTheCLI(t *testing.T) {
 	if out := mustCLI(t, "team", "describe", "product"); !strings.Contains(out, "ml.p5.48xlarge 8 GPUs") || !strings.Contains(out, "Lend\n") {
 		t.Fatalf("a refused update changed the team:\n%s", out)
 	}
+	// HyperPod has no field for it: export says so.
+	if _, errs, code := cli(t, "export", "--format", "hyperpod"); code != 0 ||
+		!strings.Contains(errs, "not exported: team product: lendingLimit of ml.p5.48xlarge has no HyperPod field") {
+		t.Fatalf("export with a lending limit: exit %d:\n%s", code, errs)
+	}
 	mustCLI(t, "team", "update", "product", "--lending-limit", "ml.p5.48xlarge=none")
 	out = mustCLI(t, "team", "describe", "product")
 	if !strings.Contains(out, "none (lends all idle quota)") || !lentGPUs(out, "16") {
@@ -54,4 +61,25 @@ func lentGPUs(describe, n string) bool {
 		}
 	}
 	return false
+}
+
+// TestBorrowWithinGroupInTheCLI: a team file with borrowWithinGroup is
+// stored and read back through the real server, export names it, and one
+// on a team that never borrows is refused with the field and a fix.
+func TestBorrowWithinGroupInTheCLI(t *testing.T) {
+	dir := cliServer(t)
+	file := filepath.Join(dir, "team.yaml")
+	_ = os.WriteFile(file, []byte("borrowWithinGroup: {policy: LowerPriority, maxPriorityWeight: 50}\nquotas: [{instanceType: ml.p5.48xlarge, count: 1}]\n"), 0o644)
+	mustCLI(t, "team", "create", "vision", "-f", file)
+	if out := mustCLI(t, "team", "describe", "vision", "-o", "json"); !strings.Contains(out, `"borrowWithinGroup": {`) ||
+		!strings.Contains(out, `"policy": "LowerPriority"`) || !strings.Contains(out, `"maxPriorityWeight": 50`) {
+		t.Fatalf("describe lacks borrowWithinGroup:\n%s", out)
+	}
+	if _, errs, _ := cli(t, "export", "--format", "hyperpod"); !strings.Contains(errs, "not exported: team vision: borrowWithinGroup has no HyperPod field") {
+		t.Fatalf("export does not name borrowWithinGroup:\n%s", errs)
+	}
+	_, errs, code := cli(t, "team", "update", "vision", "--lending", "Lend")
+	if code != exitInput || !strings.Contains(errs, "borrowWithinGroup: is set, but the team's lending is Lend: it never borrows") {
+		t.Fatalf("borrowWithinGroup on a team that does not borrow: exit %d:\n%s", code, errs)
+	}
 }
