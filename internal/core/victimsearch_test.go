@@ -114,7 +114,7 @@ func eachSearch(t *testing.T, seeds []int64, check func(s *Scheduler, tk *task, 
 					continue
 				}
 				for _, mode := range []preemptMode{modeGuaranteed, modeBorrow} {
-					cands, _ := s.candidates(tk, mode)
+					cands := s.candidates(tk, mode)
 					check(s, tk, mode, append([]victim(nil), cands...))
 				}
 			}
