@@ -169,9 +169,11 @@ func teamSetCmd(verb string) *cobra.Command {
 				t.Group = group
 			}
 			if len(quotas) > 0 {
-				if t.Quotas, err = parseQuotas(quotas); err != nil {
+				q, err := parseQuotas(quotas)
+				if err != nil {
 					return err
 				}
+				t.Quotas = keepQuotaLimits(q, t.Quotas)
 			}
 			if err := setLendingLimits(t.Quotas, lendLimits); err != nil {
 				return err
@@ -187,7 +189,7 @@ func teamSetCmd(verb string) *cobra.Command {
 			return nil
 		})}
 	f := c.Flags()
-	f.StringArrayVar(&quotas, "quota", nil, "INSTANCE_TYPE=COUNT or INSTANCE_TYPE:gpus=N[,vcpu=N,memoryGiB=N] (repeatable; replaces all quotas)")
+	f.StringArrayVar(&quotas, "quota", nil, "INSTANCE_TYPE=COUNT or INSTANCE_TYPE:gpus=N[,vcpu=N,memoryGiB=N] (repeatable; replaces all quotas, keeping a type's borrow cap and lending limit)")
 	f.IntVar(&weight, "weight", 1, "fair-share weight, 0 to 100")
 	f.StringVar(&lending, "lending", "", "LendAndBorrow, Lend or DontLend")
 	f.IntVar(&borrow, "borrow-limit", 50, "borrow limit, percent of quota")
@@ -196,6 +198,21 @@ func teamSetCmd(verb string) *cobra.Command {
 	f.StringVar(&group, "group", "", "lending group")
 	f.StringVarP(&file, "file", "f", "", "YAML team (the cluster file's team fields)")
 	return c
+}
+
+// keepQuotaLimits gives each new quota the borrow cap and lending limit its
+// instance type had in old: --quota sets amounts, and a type's limits stay
+// until --lending-limit (or a team file) changes them. A limit the new
+// amount cannot hold is refused by validation, naming the field.
+func keepQuotaLimits(quotas, old []model.Quota) []model.Quota {
+	for i := range quotas {
+		for _, o := range old {
+			if o.InstanceType == quotas[i].InstanceType {
+				quotas[i].BorrowCap, quotas[i].LendingLimit = o.BorrowCap, o.LendingLimit
+			}
+		}
+	}
+	return quotas
 }
 
 func parseQuotas(specs []string) ([]model.Quota, error) {

@@ -41,6 +41,16 @@ func TestLendingLimitInTheCLI(t *testing.T) {
 	if out := mustCLI(t, "team", "describe", "product"); !strings.Contains(out, "ml.p5.48xlarge 8 GPUs") || !strings.Contains(out, "Lend\n") {
 		t.Fatalf("a refused update changed the team:\n%s", out)
 	}
+	// A new amount keeps the type's lending limit; one below it is refused.
+	mustCLI(t, "team", "update", "product", "--quota", "ml.p5.48xlarge:gpus=12")
+	if out := mustCLI(t, "team", "describe", "product"); !strings.Contains(out, "Lending limit:       ml.p5.48xlarge 8 GPUs") {
+		t.Fatalf("--quota dropped the type's lending limit:\n%s", out)
+	}
+	if _, errs, code := cli(t, "team", "update", "product", "--quota", "ml.p5.48xlarge:gpus=4"); code != exitInput ||
+		!strings.Contains(errs, "above the quota's 4 GPUs") {
+		t.Fatalf("--quota below the lending limit: exit %d:\n%s", code, errs)
+	}
+	mustCLI(t, "team", "update", "product", "--quota", "ml.p5.48xlarge:gpus=16")
 	// HyperPod has no field for it: export says so.
 	if _, errs, code := cli(t, "export", "--format", "hyperpod"); code != 0 ||
 		!strings.Contains(errs, "not exported: team product: lendingLimit of ml.p5.48xlarge has no HyperPod field") {
