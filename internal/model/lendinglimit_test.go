@@ -72,3 +72,27 @@ func TestLendingLimitRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotaAmountRefusals: a NaN borrow cap is refused by name (it passed),
+// and a quota's errors come in one order (they followed a map's).
+func TestQuotaAmountRefusals(t *testing.T) {
+	cat := NewCatalog(nil)
+	f := func(v float64) *float64 { return &v }
+	i := func(v int64) *int64 { return &v }
+	nan := Team{Name: "a", Quotas: []Quota{{InstanceType: "ml.p5.48xlarge", Count: i(1),
+		BorrowCap: &Amount{VCPU: f(math.NaN())}}}}
+	if errs := ValidateTeam("team", nan, cat); !strings.Contains(errs.Error(), "team.quotas[0].borrowCap.vcpu: is NaN") {
+		t.Fatalf("NaN borrow cap: %v", errs)
+	}
+	big := Team{Name: "a", Quotas: []Quota{{InstanceType: "ml.p5.48xlarge", GPUs: i(1 << 50),
+		VCPU: f(1e30), MemoryGiB: f(math.Inf(1))}}}
+	first := ValidateTeam("team", big, cat).Error()
+	for range 20 {
+		if got := ValidateTeam("team", big, cat).Error(); got != first {
+			t.Fatalf("errors change order:\n%s\n%s", first, got)
+		}
+	}
+	if !strings.Contains(first, "gpus") || !strings.Contains(first, "memoryGiB") {
+		t.Fatalf("every too-large amount must be named: %s", first)
+	}
+}

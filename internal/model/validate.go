@@ -230,29 +230,39 @@ func validateQuota(f string, q Quota) Errors {
 			errs = append(errs, fieldErr(f+"."+name, "quotas cannot be negative; use 0 or more", "is negative"))
 		}
 	}
+	negF := func(name string, p *float64) {
+		switch {
+		case p != nil && math.IsNaN(*p):
+			errs = append(errs, fieldErr(f+"."+name, "give a number, 0 or more", "is NaN"))
+		case p != nil:
+			neg(name, *p < 0)
+		}
+	}
 	neg("count", q.Count != nil && *q.Count < 0)
 	neg("gpus", q.GPUs != nil && *q.GPUs < 0)
-	neg("vcpu", q.VCPU != nil && (*q.VCPU < 0 || math.IsNaN(*q.VCPU)))
-	neg("memoryGiB", q.MemoryGiB != nil && (*q.MemoryGiB < 0 || math.IsNaN(*q.MemoryGiB)))
+	negF("vcpu", q.VCPU)
+	negF("memoryGiB", q.MemoryGiB)
 	if c := q.BorrowCap; c != nil {
 		neg("borrowCap.gpus", c.GPUs != nil && *c.GPUs < 0)
-		neg("borrowCap.vcpu", c.VCPU != nil && *c.VCPU < 0)
-		neg("borrowCap.memoryGiB", c.MemoryGiB != nil && *c.MemoryGiB < 0)
+		negF("borrowCap.vcpu", c.VCPU)
+		negF("borrowCap.memoryGiB", c.MemoryGiB)
 	}
 	big := func(name string, v float64) {
 		if v > maxQuota || math.IsInf(v, 0) {
 			errs = append(errs, fieldErr(f+"."+name, fmt.Sprintf("give at most %g", float64(maxQuota)), "is %v", v))
 		}
 	}
-	for name, p := range map[string]*int64{"count": q.Count, "gpus": q.GPUs} {
-		if p != nil {
-			big(name, float64(*p))
-		}
+	if q.Count != nil {
+		big("count", float64(*q.Count))
 	}
-	for name, p := range map[string]*float64{"vcpu": q.VCPU, "memoryGiB": q.MemoryGiB} {
-		if p != nil {
-			big(name, *p)
-		}
+	if q.GPUs != nil {
+		big("gpus", float64(*q.GPUs))
+	}
+	if q.VCPU != nil {
+		big("vcpu", *q.VCPU)
+	}
+	if q.MemoryGiB != nil {
+		big("memoryGiB", *q.MemoryGiB)
 	}
 	if c := q.BorrowCap; c != nil {
 		if c.GPUs != nil {
