@@ -81,3 +81,15 @@ type Node struct {
 
 // Terminal reports whether the task has finished for good.
 func (t Task) Terminal() bool { return t.State.Terminal() }
+
+// QueueGroup counts the pending tasks of one team and instance type that
+// wait for one reason, and the GPUs they ask for (all pods together): the
+// dashboard sets them beside the idle GPUs of that type.
+type QueueGroup struct {
+	Team         string         `json:"team"`
+	InstanceType string         `json:"instanceType"`
+	Reason       model.WaitCode `json:"reason"`
+	Tasks        int            `json:"tasks"`
+	GPUs         int64          `json:"gpus"`    // asked by all of them
+	MinGPUs      int64          `json:"minGPUs"` // asked by the smallest
+}

@@ -264,6 +264,12 @@ func (e *Engine) QueuePage(teams map[string]bool, offset, limit int) (page []api
 	return e.View().QueuePage(teams, offset, limit)
 }
 
+// QueueSummary counts the queue by team, instance type and reason
+// (View.QueueSummary).
+func (e *Engine) QueueSummary(teams map[string]bool) []apitypes.QueueGroup {
+	return e.View().QueueSummary(teams)
+}
+
 // Store exposes the store (an adapter: SQLite or PostgreSQL) for the
 // queries the engine does not answer from memory (lists, events, audit) and
 // the token writes httpapi makes itself.

@@ -53,6 +53,10 @@ type waitView struct {
 	// counts: list counted by team and reason, for /metrics (pendingcount.go)
 	countOnce sync.Once
 	counts    []metrics.Pending
+	// groups: list counted by team, instance type and reason, with GPUs
+	// (queuesummary.go)
+	groupOnce sync.Once
+	groups    []apitypes.QueueGroup
 }
 
 func newWaitView() *waitView { return &waitView{built: make(chan struct{})} }

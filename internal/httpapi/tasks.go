@@ -294,6 +294,14 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, p principal) erro
 		teams = map[string]bool{t: true}
 	}
 	q := r.URL.Query()
+	switch q.Get("summary") {
+	case "":
+	case "1", "true":
+		writeJSON(w, http.StatusOK, map[string]any{"summary": s.eng.QueueSummary(teams)})
+		return nil
+	default:
+		return &model.FieldError{Field: "summary", Problem: "must be 1 or true", Fix: "pass ?summary=1 for counts by team, instance type and reason, or leave it out for the tasks"}
+	}
 	if q.Get("limit") == "" && q.Get("offset") == "" {
 		pending := s.eng.Queue(teams)
 		rd := s.redactor(r.Context(), p)

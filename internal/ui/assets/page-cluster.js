@@ -1,10 +1,12 @@
 // Cluster: capacity and allocation now (GPUs, vCPU, memory; per instance
-// group), allocation trends on a real time axis, measured utilisation
-// against allocation, nodes and topology.
-import { api } from './api.js';
+// group), idle GPUs beside the tasks that wait and why (waiting-card.js),
+// allocation trends on a real time axis, measured utilisation against
+// allocation, nodes and topology.
+import { api, OutageError } from './api.js';
 import { esc, num, options, saved, save } from './util.js';
 import { bars, timeChart } from './charts.js';
 import { utilCard } from './util-card.js';
+import { waitingCard } from './waiting-card.js';
 
 const windows = { '1h': 3600e3, '1d': 86400e3, '1w': 7 * 86400e3 };
 const resources = { gpus: ['GPUs', 'gpus', 'gpusUsed'], vcpu: ['vCPU', 'vcpu', 'vcpuUsed'], memory: ['memory', 'memGiB', 'memUsedGiB'] };
@@ -30,8 +32,9 @@ export function totals(nodes) {
 
 async function render(ctx) {
   const view = saved('cluster', { window: '1h', resource: 'gpus' });
-  const [{ nodes }, topo, tr, dev, { usage }] = await Promise.all([api('/api/v1/nodes'), api('/api/v1/topology?format=text'),
-    api('/api/v1/trends?window=' + view.window), api('/api/v1/devices'), api('/api/v1/usage')]);
+  const [{ nodes }, topo, tr, dev, { usage }, queue] = await Promise.all([api('/api/v1/nodes'), api('/api/v1/topology?format=text'),
+    api('/api/v1/trends?window=' + view.window), api('/api/v1/devices'), api('/api/v1/usage'),
+    api('/api/v1/queue?summary=1').catch(e => { if (e instanceof OutageError) throw e; return { error: e.message }; })]);
   trend = { ...tr, view };
   const { by, all } = totals(nodes || []);
   const pct = (u, t) => t ? Math.round(100 * u / t) + '%' : '-';
@@ -50,6 +53,7 @@ async function render(ctx) {
     ${Object.entries(by).sort().map(([k, t]) => `<tr data-key="${esc(k)}" data-type="${esc(k)}"><th scope="row">${esc(k)}</th><td class="num">${t.nodes} (${t.healthy})</td><td class="num gpus">${num(t.gpusUsed)} / ${num(t.gpus)}</td>
       <td class="num">${num(t.vcpuUsed)} / ${num(t.vcpu)}</td><td class="num">${num(t.memUsed)} / ${num(t.mem)}</td></tr>`).join('')}</tbody></table></div>
     ${bars('groups-chart', 'GPUs by instance group', ['allocated', 'free'], Object.entries(by).sort().map(([k, t]) => ({ label: k, values: [t.gpusUsed, Math.max(0, t.gpus - t.gpusUsed)] })))}</div>
+  ${waitingCard(queue, nodes || [])}
   <div class="card"><h2>Allocation over time</h2>
     <div class="row"><label for="trend-window">Window</label><select id="trend-window" data-change="window">${options(Object.keys(windows), view.window)}</select>
     <label for="trend-resource">Resource</label><select id="trend-resource" data-change="resource">${options(Object.entries(resources).map(([k, v]) => [k, v[0]]), view.resource)}</select></div>
