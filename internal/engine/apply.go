@@ -20,10 +20,7 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		}
 		info, _ := e.sched.Task(p.Task)
 		r.State, r.Resumes, r.Placement = model.StatePending, info.Resumes, nil
-		msg := fmt.Sprintf("preempted (%s), %.0f GPU·s of work since its last checkpoint lost; requeued in its place", p.Reason, p.LostGPUSeconds)
-		if p.For != "" {
-			msg = fmt.Sprintf("preempted (%s) for %s, %.0f GPU·s since its last checkpoint lost; requeued in its place", p.Reason, p.For, p.LostGPUSeconds)
-		}
+		msg := preemptedMessage(p, taskGPUs(r.Spec, e.sched.Catalog()), restartCost(e.sched.Policy()))
 		if p.Reason == model.Suspended {
 			r.State, msg = model.StateSuspended, "suspended; its pods are stopping"
 		}

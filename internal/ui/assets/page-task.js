@@ -1,5 +1,6 @@
-// One task: what it asked for, where it runs, why it waits, its timeline
-// (dated), the logs of every pod, and the actions its owner may take, each
+// One task: what it asked for, where it runs, where it is in its team's
+// queue and why it waits, its timeline (dated; runs of checkpoints folded
+// into one row), the logs of every pod, and the actions its owner may take, each
 // confirmed first.
 import { api } from './api.js';
 import { esc, ns, badge, when, num, request, withActors } from './util.js';
@@ -12,7 +13,8 @@ let result = null; // {task, ok, text}
 async function render(ctx, name) {
   const path = '/api/v1/tasks/' + encodeURIComponent(name);
   const [t, ev, policy] = await Promise.all([api(path), api(path + '/events'), api('/api/v1/policy')]);
-  const rows = await api('/api/v1/tasks?limit=1000&q=' + encodeURIComponent(name)).catch(() => ({ tasks: [] }));
+  const [rows, queue] = await Promise.all([api('/api/v1/tasks?limit=1000&q=' + encodeURIComponent(name)).catch(() => ({ tasks: [] })),
+    t.why ? api(`/api/v1/queue?team=${encodeURIComponent(t.team)}&limit=1`).catch(() => null) : null]);
   const row = rows.tasks.find(r => r.name === t.name);
   const pods = Math.min(t.spec.nodes || 1, MAX_PODS);
   const logs = await Promise.all([...Array(pods).keys()].map(i =>
@@ -31,15 +33,33 @@ async function render(ctx, name) {
     ${t.finishedAt ? `<dt>Finished</dt><dd>${when(t.finishedAt)}</dd>` : ''}
     <dt>Requeues</dt><dd>${t.resumes} (of which failure retries: ${t.retries})</dd>
     ${t.message ? `<dt>Message</dt><dd id="task-message">${withActors(t.message, actors)}</dd>` : ''}
-    ${t.why ? `<dt>Queue</dt><dd>position ${t.position}: ${esc(t.why)}</dd>` : ''}
+    ${t.why ? `<dt>Queue</dt><dd id="task-queue">position ${num(t.position)}${queue ? ` of ${num(queue.total)}` : ''} in the queue of team ${esc(t.team)}: ${esc(t.why.replace(/^waiting: /, ''))}</dd>` : ''}
     ${(t.placement || []).length ? `<dt>Pods</dt><dd>${t.placement.map(p => `pod ${p.rank} on ${esc(p.node)}${(p.gpus || []).length ? ` (GPUs ${p.gpus.join(', ')})` : ''}`).join('; ')}</dd>` : ''}
   </dl></div>
   ${ctx.canWrite(t.team) && !terminal ? actionsCard(t, policy) : ''}
   <div class="card"><h2>Timeline</h2><div class="scroll"><table id="events-table"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Detail</th></tr></thead><tbody>
-  ${(ev.events || []).map(e => `<tr data-key="e${e.id}"><td class="nowrap">${when(e.at)}</td><td class="kind">${esc(e.kind)}</td><td>${withActors(e.message, actors)}</td></tr>`).join('')}</tbody></table></div></div>
+  ${timeline(ev.events || []).map(e => `<tr data-key="e${e.id}"><td class="nowrap">${when(e.at)}</td><td class="kind">${esc(e.kind)}</td><td>${e.count > 1 ? `${num(e.count)} × ${withActors(e.message, actors)}, the first at ${esc(when(e.first))}` : withActors(e.message, actors)}</td></tr>`).join('')}</tbody></table></div></div>
   <div class="card"><h2>Logs</h2>${t.spec.nodes > MAX_PODS ? `<p class="muted">Showing the first ${MAX_PODS} of ${t.spec.nodes} pods.</p>` : ''}
   ${logs.map((l, i) => `<details class="pod-logs" data-pod="${i}" id="pod-${i}"${openPods.has(String(i)) ? ' open' : ''}><summary>Pod ${i}${t.placement?.[i] ? ' on ' + esc(t.placement[i].node) : ''}</summary>
     <pre class="logs" id="logs-${i}" tabindex="0">${l === null ? '' : esc(l) || '(no output yet)'}</pre></details>`).join('')}</div>`;
+}
+
+// timeline folds each run of consecutive checkpoint events with the same
+// message into one row (its last, with the count and the first's time): a
+// task that checkpoints every few seconds would otherwise bury its
+// admissions and preemptions under them.
+function timeline(events) {
+  const out = [];
+  for (const e of events) {
+    const prev = out[out.length - 1];
+    const ckpt = e.kind.toLowerCase() === 'checkpoint';
+    if (ckpt && prev?.kind === e.kind && prev.message === e.message) {
+      out[out.length - 1] = { ...e, count: prev.count + 1, first: prev.first };
+    } else {
+      out.push({ ...e, count: 1, first: e.at });
+    }
+  }
+  return out;
 }
 
 function actionsCard(t, policy) {

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+)
+
+// TestDashboardPreemptedTaskAsMember is a data scientist of ml-engineers
+// looking at a job that was preempted, in headless Chromium against a real
+// server: the job checkpointed (five times, through its checkpoint file)
+// shortly before product reclaimed the node it borrowed. Its page says what the
+// preemption cost, telling the work since the checkpoint (a few seconds of
+// 24 GPUs) from the restart the policy charges (24 GPUs × restartCostSeconds),
+// where one figure called both "since its last checkpoint"; says where it
+// is in its team's queue ("position 1 of 1 in the queue of team
+// ml-engineers"); and folds the checkpoints into one timeline row.
+func TestDashboardPreemptedTaskAsMember(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a browser")
+	}
+	cliServer(t)
+	member := strings.TrimSpace(mustCLI(t, "token", "create", "--role", "member", "--team", "ml-engineers"))
+	// It checkpoints five times, 0.6 s apart, through its checkpoint file.
+	mustCLI(t, "start-job", "--job-name", "big-train", "-n", "ml-engineers", "--node-count", "3", "--priority", "training",
+		"--command", `for i in 1 2 3 4 5; do touch "$TASKGOV_CHECKPOINT_DIR/.taskgov-checkpoint"; sleep 0.6; done; exec sleep 3600`, "--instance-type", "ml.p5.48xlarge")
+	waitJob(t, "big-train", "Running")
+	time.Sleep(4 * time.Second)
+	mustCLI(t, "start-job", "--job-name", "serve", "-n", "product", "--node-count", "2", "--priority", "inference",
+		"--command", "sleep 3600", "--instance-type", "ml.p5.48xlarge")
+	waitJob(t, "big-train", "Pending")
+	cl, _ := apiClient()
+	ctx := context.Background()
+	var evs struct{ Events []model.Event }
+	if err := cl.Do(ctx, "GET", "/api/v1/tasks/big-train/events", nil, &evs); err != nil {
+		t.Fatal(err)
+	}
+	checkpoints, lastCheckpoint, preemptedAt := 0, time.Time{}, time.Time{}
+	for _, e := range evs.Events {
+		switch e.Kind {
+		case "Checkpoint":
+			checkpoints, lastCheckpoint = checkpoints+1, e.At
+		case "Preempted":
+			preemptedAt = e.At
+		}
+	}
+	if checkpoints < 2 || preemptedAt.IsZero() {
+		t.Fatalf("%d checkpoint events and preempted at %v: want 2 or more, then a preemption (%+v)", checkpoints, preemptedAt, evs.Events)
+	}
+	since := preemptedAt.Sub(lastCheckpoint).Seconds()
+	var pol model.Policy
+	if err := cl.Do(ctx, "GET", "/api/v1/policy", nil, &pol); err != nil {
+		t.Fatal(err)
+	}
+	restart := int64(model.DefaultRestartCostSeconds)
+	if pol.RestartCostSeconds != nil {
+		restart = *pol.RestartCostSeconds
+	}
+
+	b := newBrowser(t, os.Getenv("TASKGOV_SERVER"), 60*time.Second)
+	b.login(member)
+	b.open("task/big-train", "#task-message")
+	msg := b.text("#task-message")
+	m := regexp.MustCompile(`^preempted \(Reclaim\) for another team's task, (\d+) GPU·s of work since its last checkpoint lost, and (\d+) GPU·s to restart \((\d+) s per GPU\); requeued in its place$`).FindStringSubmatch(msg)
+	if m == nil {
+		t.Fatalf("message %q: want the work since the checkpoint and the restart told apart", msg)
+	}
+	work, _ := strconv.ParseFloat(m[1], 64)
+	if math.Abs(work-24*since) > 24*1.5 {
+		t.Errorf("work lost %v GPU·s; the job's last checkpoint event was %.1f s before its preemption on 24 GPUs", work, since)
+	}
+	if m[2] != strconv.FormatInt(24*restart, 10) || m[3] != strconv.FormatInt(restart, 10) {
+		t.Errorf("restart %s GPU·s at %s s per GPU; the policy charges %d s per GPU on 24 GPUs", m[2], m[3], restart)
+	}
+	if got := b.text("#task-queue"); !strings.HasPrefix(got, "position 1 of 1 in the queue of team ml-engineers: ") {
+		t.Errorf("queue line %q", got)
+	}
+	rows := eval[[]string](b, `[...document.querySelectorAll('#events-table tbody tr')].map(r => r.querySelector('.kind').textContent + ': ' + r.lastElementChild.textContent)`)
+	var ckpt []string
+	for _, r := range rows {
+		if strings.HasPrefix(r, "Checkpoint: ") {
+			ckpt = append(ckpt, r)
+		}
+	}
+	if want := strconv.Itoa(checkpoints) + " × checkpoint saved, the first at "; len(ckpt) != 1 || !strings.Contains(ckpt[0], want) {
+		t.Errorf("checkpoint rows %q; want one that says %q (timeline %q)", ckpt, want, rows)
+	}
+	b.a11y("member-task-preempted")
+	b.shots("member-task-preempted")
+}
