@@ -21,7 +21,8 @@ import (
 // 24 GPUs) from the restart the policy charges (24 GPUs × restartCostSeconds),
 // where one figure called both "since its last checkpoint"; says where it
 // is in its team's queue ("position 1 of 1 in the queue of team
-// ml-engineers"); and folds the checkpoints into one timeline row.
+// ml-engineers"); and folds the checkpoints into one timeline row. Its
+// row on the Tasks page starts with where and why it waits.
 func TestDashboardPreemptedTaskAsMember(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a browser")
@@ -94,4 +95,9 @@ func TestDashboardPreemptedTaskAsMember(t *testing.T) {
 	}
 	b.a11y("member-task-preempted")
 	b.shots("member-task-preempted")
+	// The task list says the same in its row: where and why it waits, then
+	// what happened to it.
+	b.open("tasks", `tr[data-task="big-train"]`)
+	b.until("big-train's row says why it waits", `(m => m.startsWith("#1 in the queue of team ml-engineers: the task needs 24 GPUs") && m.includes("preempted (Reclaim) for another team's task"))(document.querySelector('tr[data-task="big-train"] td.msg').textContent)`, 10*time.Second)
+	b.shots("member-tasks-preempted")
 }

@@ -19,14 +19,18 @@ type Task struct {
 }
 
 // TaskRow is a task as the dashboard's task list shows it: its record, its
-// whole request over all pods, and its priority class's weight (0 when it
-// has none).
+// whole request over all pods, its priority class's weight (0 when it has
+// none), and while it waits, where and why.
 type TaskRow struct {
 	model.TaskRecord
 	GPUs           int64   `json:"gpus"`
 	VCPU           float64 `json:"vcpu"`
 	MemoryGiB      float64 `json:"memoryGiB"`
 	PriorityWeight int     `json:"priorityWeight"`
+	// Position and Why: a pending task's place in its team's queue and
+	// the sentence saying why it waits, as GET /api/v1/tasks/{name} says.
+	Position int    `json:"position,omitempty"`
+	Why      string `json:"why,omitempty"`
 }
 
 // TaskSummary is the task list's figures over the chosen teams, whatever

@@ -157,6 +157,12 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 	for i, row := range page {
 		row.Message = rd.message(row.Message) // no other team's task names
 		msgs[i] = row.Message
+		if row.State == model.StatePending { // where it waits and why: O(1) per row once the queue is listed
+			if tk, ok := v.Task(row.Name); ok && tk.Reason != nil {
+				rd.task(&tk)
+				row.Position, row.Why = tk.Position, tk.Why
+			}
+		}
 	}
 	actors, err := s.actorsIn(r.Context(), msgs...)
 	if err != nil {

@@ -61,8 +61,8 @@ async function render(ctx) {
   <div class="card"><h2>Tasks <span class="muted small" id="tasks-range">${num(from)}–${num(to)} of ${num(page.total)}</span></h2>
   ${page.total === 0 ? `<p class="empty" id="tasks-empty">No tasks match${f.team ? ` team ${esc(f.team)}` : ''}${f.state ? `, state ${esc(f.state)}` : ''}${f.q ? `, name containing “${esc(f.q)}”` : ''}. <button type="button" class="ghost" data-action="clear">Clear filters</button></p>` : ''}
   <div class="scroll"><table id="tasks-table" data-total="${page.total}">
-  <thead><tr>${columns.map(([k, h, , cls]) => `<th scope="col" class="${cls || ''}" aria-sort="${f.sort === k ? (f.order === 'asc' ? 'ascending' : 'descending') : 'none'}"><button type="button" class="sort" data-action="sort" data-key="${k}" id="sort-${k}">${h}<span aria-hidden="true">${f.sort === k ? (f.order === 'asc' ? ' ▲' : ' ▼') : ''}</span></button></th>`).join('')}<th scope="col">Message</th></tr></thead>
-  <tbody>${page.tasks.map(t => `<tr data-task="${esc(t.name)}" data-key="${esc(t.name)}">${columns.map(([k, , cell, cls]) => `<td class="${k} ${cls || ''}">${cell(t)}</td>`).join('')}<td class="msg">${withActors(t.message || '', page.actors)}</td></tr>`).join('')}</tbody></table></div>
+  <thead><tr>${columns.map(([k, h, , cls]) => `<th scope="col" class="${cls || ''}" aria-sort="${f.sort === k ? (f.order === 'asc' ? 'ascending' : 'descending') : 'none'}"><button type="button" class="sort" data-action="sort" data-key="${k}" id="sort-${k}">${h}<span aria-hidden="true">${f.sort === k ? (f.order === 'asc' ? ' ▲' : ' ▼') : ''}</span></button></th>`).join('')}<th scope="col">Why it waits, message</th></tr></thead>
+  <tbody>${page.tasks.map(t => `<tr data-task="${esc(t.name)}" data-key="${esc(t.name)}">${columns.map(([k, , cell, cls]) => `<td class="${k} ${cls || ''}">${cell(t)}</td>`).join('')}<td class="msg">${message(t, page.actors)}</td></tr>`).join('')}</tbody></table></div>
   <nav class="pager" aria-label="Pages of tasks">
     <button type="button" data-action="page" data-to="first" ${f.offset === 0 ? 'disabled' : ''}>« First</button>
     <button type="button" data-action="page" data-to="prev" id="page-prev" ${f.offset === 0 ? 'disabled' : ''}>‹ Previous</button>
@@ -71,6 +71,15 @@ async function render(ctx) {
     <button type="button" data-action="page" data-to="last" ${to >= page.total ? 'disabled' : ''}>Last »</button>
   </nav></div>
   ${queueCard(queues)}`;
+}
+
+// message is a row's last cell: for a waiting task, its place in its
+// team's queue and why it waits, then the task's own message (a
+// preemption's, say).
+function message(t, actors) {
+  const why = t.why ? `<span class="why">#${num(t.position)} in the queue of team ${esc(t.team)}: ${esc(t.why.replace(/^waiting: /, ''))}</span>` : '';
+  const msg = withActors(t.message || '', actors);
+  return why && msg ? `${why}<br>${msg}` : why || msg;
 }
 
 // queueHeads reads the first QUEUE_ROWS of each team's queue and its
