@@ -34,8 +34,9 @@ async function render(ctx) {
   if (f.team) q.append('team', f.team);
   if (f.state) q.append('state', f.state);
   if (f.q) q.set('q', f.q);
-  const [page, { teams }] = await Promise.all([api('/api/v1/tasks?' + q), api('/api/v1/teams')]);
-  const queues = await queueHeads(f.team ? [f.team] : teams.map(t => t.name));
+  const teamsRead = api('/api/v1/teams'); // the queue reads need the team names, not the task page
+  const [page, { teams }, queues] = await Promise.all([api('/api/v1/tasks?' + q), teamsRead,
+    teamsRead.then(({ teams }) => queueHeads(f.team ? [f.team] : teams.map(t => t.name)))]);
   const s = page.summary, c = s.counts || {};
   const scope = f.team ? `team ${esc(f.team)}` : (ctx.me.role === 'admin' || !ctx.me.team ? 'all teams' : `team ${esc(ctx.me.team)}`);
   const teamNames = teams.map(t => t.name).sort();
