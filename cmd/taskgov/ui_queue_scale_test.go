@@ -53,6 +53,12 @@ func TestDashboardTasksAt100kPending(t *testing.T) {
 		}
 		b.until("the rest of "+team+"'s queue counted", fmt.Sprintf(`document.querySelector('#queue-table tr[data-key="more-%s"]')?.textContent.includes(%q)`, team, fmt.Sprintf("%s more", commas(q.Total-10))), 30*time.Second)
 	}
+	// The figures are written with thousands separators, as the API counts them.
+	var counts struct{ Summary apitypes.TaskSummary }
+	if err := cl.Do(b.ctx, "GET", "/api/v1/tasks?limit=1&summary=1", nil, &counts); err != nil {
+		t.Fatal(err)
+	}
+	b.until("the pending count", fmt.Sprintf(`document.getElementById('count-pending').textContent === %q`, commas(counts.Summary.Counts[model.StatePending])), 30*time.Second)
 	// Three refreshes later: every queue read was a page.
 	b.run(chromedp.Evaluate(`performance.clearResourceTimings()`, nil))
 	time.Sleep(6500 * time.Millisecond)

@@ -44,10 +44,10 @@ async function render(ctx) {
   const filtered = f.state || f.q;
   return `<h1>Tasks</h1>
   <section class="kpis" aria-label="Figures over ${scope}, every state">
-    <div class="kpi">running <b id="count-running">${c.Running || 0}</b></div>
-    <div class="kpi">pending <b id="count-pending">${c.Pending || 0}</b></div>
-    <div class="kpi">suspended <b id="count-suspended">${c.Suspended || 0}</b></div>
-    <div class="kpi">preempted at least once <b id="count-preempted">${s.preempted}</b></div>
+    <div class="kpi">running <b id="count-running">${num(c.Running || 0)}</b></div>
+    <div class="kpi">pending <b id="count-pending">${num(c.Pending || 0)}</b></div>
+    <div class="kpi">suspended <b id="count-suspended">${num(c.Suspended || 0)}</b></div>
+    <div class="kpi">preempted at least once <b id="count-preempted">${num(s.preempted)}</b></div>
     <div class="kpi">mean wait to first start <b id="mean-wait">${dur(s.meanWaitSeconds)}</b></div>
     <div class="kpi">mean run (finished) <b id="mean-run">${dur(s.meanRunSeconds)}</b></div>
     <p class="muted small">Over ${scope}, all states; pending tasks count their wait so far.</p>
