@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -91,7 +92,7 @@ func hydraJob(b []byte, w io.Writer) (hydraSpec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&h); err != nil {
-		return hydraSpec{}, &model.FieldError{Field: "--config-file", Problem: "not a HyperPod job file: " + err.Error(),
+		return hydraSpec{}, &model.FieldError{Field: "--config-file", Problem: "not a HyperPod job file: " + config.Describe(b, &h, err),
 			Fix: "use the fields of HyperPod's start-job config (training_cfg, cluster, container, env_vars)"}
 	}
 	cc := h.Cluster.ClusterConfig

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/taskgov/taskgov/internal/client"
+	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -147,7 +148,7 @@ func (sf *startFlags) run(cmd *cobra.Command) error {
 			dec := yaml.NewDecoder(bytes.NewReader(b))
 			dec.KnownFields(true)
 			if err := dec.Decode(&fromFile); err != nil {
-				return &model.FieldError{Field: "--config-file", Problem: err.Error(),
+				return &model.FieldError{Field: "--config-file", Problem: config.Describe(b, &fromFile, err),
 					Fix: "use HyperPod's Hydra job YAML (training_cfg, cluster, container) or the task fields of docs/SCHEDULING.md"}
 			}
 			if !set("namespace") && fromFile.Team != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,24 @@ func TestHyperpodOutputChoices(t *testing.T) {
 	mustFail(t, exitFailure, "not found", "get-job", "--job-name", "not-submitted")
 	if out := mustCLI(t, "get-clusters", "--output", "table"); !strings.Contains(out, "ml.p5.48xlarge") {
 		t.Fatalf("get-clusters --output table:\n%s", out)
+	}
+}
+
+// TestHyperpodConfigFileTypeErrors: a value of the wrong kind in a job file
+// (Hydra's or taskgov's task fields) is named by its line, its place and
+// what it must be; the message named a YAML tag and a Go type ("cannot
+// unmarshal !!str `two` into int").
+func TestHyperpodConfigFileTypeErrors(t *testing.T) {
+	hyperpodMode = true
+	t.Cleanup(func() { hyperpodMode = false })
+	dir := t.TempDir()
+	hydra := filepath.Join(dir, "hydra.yaml")
+	_ = os.WriteFile(hydra, []byte("training_cfg:\n  entry_script: train.py\n  run: {name: x, nodes: two}\ncluster:\n  instance_type: ml.p5.48xlarge\n"), 0o644)
+	out := mustFail(t, exitInput, `line 3: training_cfg.run.nodes must be a whole number, not "two"`, "start-job", "--config-file", hydra)
+	plain := filepath.Join(dir, "task.yaml")
+	_ = os.WriteFile(plain, []byte("name: x\ninstanceType: ml.p5.48xlarge\nnodes: [1]\n"), 0o644)
+	out += mustFail(t, exitInput, `line 3: nodes must be a whole number, not a list`, "start-job", "--config-file", plain)
+	if strings.Contains(out, "cannot unmarshal") || strings.Contains(out, "!!") {
+		t.Errorf("a Go type or YAML tag leaks:\n%s", out)
 	}
 }

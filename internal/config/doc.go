@@ -1,6 +1,7 @@
 // Package config reads YAML (cluster files, policies, teams) into model types
 // strictly: an unknown or misspelt field is an error naming its line, so a
-// typo never silently becomes a default.
+// typo never silently becomes a default, and a value of the wrong kind is
+// named by its line and place, with the kind it must be.
 //
 // It imports only model and the YAML library.
 package config

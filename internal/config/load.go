@@ -20,13 +20,21 @@ func Decode(data []byte, out any) error {
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("the document is empty: %w", model.ErrInvalid)
 		}
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			return fmt.Errorf("yaml: %s; fix the YAML (field names are case-sensitive): %w", describeUnknown(data, out, te), model.ErrInvalid)
-		}
-		return fmt.Errorf("%v; fix the YAML (field names are case-sensitive): %w", err, model.ErrInvalid)
+		return fmt.Errorf("%s; fix the YAML (field names are case-sensitive): %w", Describe(data, out, err), model.ErrInvalid)
 	}
 	return nil
+}
+
+// Describe is the text of err, an error of a strict YAML decode of data
+// into out (yaml.Decoder with KnownFields), in a reader's words: unknown
+// fields and values of the wrong kind named by their line and place in
+// the document, never by a Go type (unknown.go, typeerr.go).
+func Describe(data []byte, out any, err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return "yaml: " + describeUnknown(data, out, te)
+	}
+	return err.Error()
 }
 
 // LoadCluster reads and validates a cluster file.

@@ -24,18 +24,25 @@ type unknownField struct {
 }
 
 // describeUnknown rewrites the decoder's unknown-field lines in te to name the
-// document section and the allowed keys instead of a Go type; other lines are
-// kept. It never fails: a line it cannot place keeps its field name.
+// document section and the allowed keys instead of a Go type, and its
+// type-mismatch lines to name the value's place and what it must be
+// (typeerr.go); other lines are kept. It never fails: a line it cannot
+// place keeps its field name, or says the expected type in words.
 func describeUnknown(data []byte, out any, te *yaml.TypeError) string {
 	var doc yaml.Node
 	var found []unknownField
+	var values []typedValue
 	if yaml.Unmarshal(data, &doc) == nil && len(doc.Content) == 1 {
 		walkUnknown(doc.Content[0], reflect.TypeOf(out), "", &found)
+		walkTyped(doc.Content[0], reflect.TypeOf(out).Elem(), "", &values)
 	}
 	lines := make([]string, 0, len(te.Errors))
 	for _, e := range te.Errors {
 		m := unknownLine.FindStringSubmatch(e)
 		if m == nil {
+			if msg, ok := describeType(values, e); ok {
+				e = msg
+			}
 			lines = append(lines, e)
 			continue
 		}
