@@ -32,17 +32,20 @@ func policyCmd() *cobra.Command {
 	var knobs policyKnobs
 	set := &cobra.Command{Use: "set", Short: "Change the policy: flags, or a whole policy with -f", Args: cobra.NoArgs,
 		RunE: withClient(func(cmd *cobra.Command, _ []string, cl *client.Client) (err error) {
-			var p model.Policy
+			cur, err := cl.Policy(cmd.Context())
+			if err != nil {
+				return err
+			}
+			p := cur
 			if file != "" {
 				b, err := os.ReadFile(file)
 				if err != nil {
 					return err
 				}
+				p = model.Policy{}
 				if err := config.Decode(b, &p); err != nil {
 					return err
 				}
-			} else if p, err = cl.Policy(cmd.Context()); err != nil {
-				return err
 			}
 			if prio != "" {
 				p.TaskPrioritization = model.TaskPrioritization(prio)
@@ -53,10 +56,15 @@ func policyCmd() *cobra.Command {
 			if err := knobs.apply(cmd, &p); err != nil {
 				return err
 			}
+			// As apply -f: what changed, one line each, or that nothing did.
+			if len(policyChanges(cur, p)) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "policy unchanged")
+				return nil
+			}
 			if _, err := cl.PutPolicy(cmd.Context(), p); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "policy updated")
+			printPolicyChanges(cmd.OutOrStdout(), "policy updated", cur, p)
 			return nil
 		})}
 	set.Flags().StringVar(&prio, "task-prioritization", "", "FirstComeFirstServe or TaskRanking")
