@@ -191,7 +191,14 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 			Need: int64(t.spec.Nodes), Used: int64(s.largestFit(it, t.reqLevel, keyFor(t)))})
 		return
 	}
-	s.setWait(t, model.WaitReason{Code: model.NoCapacity, InstanceType: it.spec.Name, Used: int64(fit), Need: int64(t.spec.Nodes)})
+	w := model.WaitReason{Code: model.NoCapacity, InstanceType: it.spec.Name, Used: int64(fit), Need: int64(t.spec.Nodes)}
+	if end := s.cc.delayEnd; !end.IsZero() {
+		// Within its preemption delay: when it ends, the task may
+		// preempt (a function of the task and the clock alone, and the
+		// cycle wakes at it: preemptFor).
+		w.At = end.Add(time.Second - 1).Unix()
+	}
+	s.setWait(t, w)
 }
 
 // preemptFor tries, in order, the preemptions the rules allow a task that
@@ -199,10 +206,12 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 // quota, then replacing its own team's lower-priority work, then fair share.
 func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool {
 	s.cc.payback = nil
+	s.cc.delayEnd = time.Time{}
 	s.cc.inQuota = v.inQuota
 	if delay := s.policy.PreemptionDelaySeconds; delay > 0 {
 		if ready := t.pendingSince.Add(time.Duration(delay * float64(time.Second))); s.now.Before(ready) {
 			s.wakeAt(ready)
+			s.cc.delayEnd = ready
 			return false
 		}
 	}

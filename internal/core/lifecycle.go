@@ -95,8 +95,10 @@ func (s *Scheduler) Task(name string) (TaskInfo, bool) {
 		return TaskInfo{}, false
 	}
 	state := map[taskState]string{pending: "Pending", running: "Running", suspended: "Suspended"}[t.state]
-	return TaskInfo{Spec: t.spec, State: state, Resumes: int(t.resumes), Retries: t.retries, StartedAt: t.startedAt,
-		CheckpointAt: t.checkpointAt, Wait: t.reason()}, true
+	info := TaskInfo{Spec: t.spec, State: state, Resumes: int(t.resumes), Retries: t.retries, StartedAt: t.startedAt,
+		CheckpointAt: t.checkpointAt, Wait: t.reason()}
+	s.fillFit(t, &info.Wait, nil) // waitshown.go
+	return info, true
 }
 
 // Restore re-creates a task after a restart, with its submission time,

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"time"
+
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/resource"
 )
@@ -71,6 +73,10 @@ type cycleCache struct {
 	// search found victims its wait has not paid for (paybackWait); nil
 	// otherwise. preemptFor resets it.
 	payback *model.WaitReason
+	// delayEnd is when the preemption delay of the task being tried ends,
+	// when preemptFor found it within the delay; zero otherwise.
+	// preemptFor resets it.
+	delayEnd time.Time
 	// inQuota: the task being tried fits its team's quota (preemptFor), so
 	// its payback is decided with the rent its wait will have paid by the
 	// next tick (rentByNextLook).

@@ -271,6 +271,7 @@ func (s *Scheduler) collectWaiting() []model.Waiting {
 		n += len(tm.pending)
 	}
 	out := make([]model.Waiting, 0, n)
+	m := fitMemo{}
 	for _, tm := range s.teams {
 		pos := 0
 		for _, t := range tm.pending {
@@ -279,6 +280,7 @@ func (s *Scheduler) collectWaiting() []model.Waiting {
 			}
 			pos++
 			out = append(out, model.Waiting{Task: t.spec.Name, Team: tm.spec.Name, Position: pos, Reason: t.reason()})
+			s.fillFit(t, &out[len(out)-1].Reason, m) // waitshown.go
 		}
 	}
 	return out

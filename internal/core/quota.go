@@ -104,7 +104,7 @@ func (s *Scheduler) quotaValue(t *team, i int, r, u resource.Vector, pool bool) 
 	limit := s.borrowLimit(t, i)
 	if bk, bad := over.Exceeded(limit); bad {
 		return quotaVerdict{}, model.WaitReason{Code: model.BorrowLimit, InstanceType: name, Kind: bk,
-			Used: u.Get(bk), Limit: q.Get(bk), Need: over.Get(bk), Cap: limit.Get(bk)}
+			Used: u.Get(bk), Limit: q.Get(bk), Need: r.Get(bk), Cap: limit.Get(bk)}
 	}
 	if !pool || !s.poolAllows(t, i, nu) {
 		w := model.WaitReason{Code: model.NoIdleCompute, InstanceType: name, Kind: k,

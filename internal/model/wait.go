@@ -15,13 +15,17 @@ type WaitCode string
 const (
 	// QuotaExhausted: the team's quota is used and the team may not borrow.
 	QuotaExhausted WaitCode = "QuotaExhausted"
-	// BorrowLimit: borrowing this task would exceed the team's borrow limit.
+	// BorrowLimit: borrowing this task would exceed the team's borrow limit
+	// (Need is the task's request, Used+Need-Limit the team's borrowing
+	// with it, Cap the limit).
 	BorrowLimit WaitCode = "BorrowLimit"
-	// NoIdleCompute: the team would borrow, but no idle compute is lendable.
+	// NoIdleCompute: the team would borrow, but not enough idle compute is
+	// lendable (Fit of the Nodes it needs can be had, when that is known).
 	NoIdleCompute WaitCode = "NoIdleCompute"
 	// NoNodes: the cluster has no schedulable node of the instance type.
 	NoNodes WaitCode = "NoNodes"
-	// NoCapacity: quota allows it, but no set of nodes has room now.
+	// NoCapacity: quota allows it, but no set of nodes has room now (Used of
+	// Need nodes; At, when set, is when its preemption delay ends).
 	NoCapacity WaitCode = "NoCapacity"
 	// HeldForOther: free nodes are reserved for a task that waited too long.
 	HeldForOther WaitCode = "HeldForOther"
@@ -94,13 +98,21 @@ type WaitReason struct {
 	// the reader may not see.
 	Team string `json:"team,omitempty"`
 	// At is when a WaitingForPayback task's wait will have paid, or when a
-	// VictimProtected task's victims may be taken (Unix seconds); 0 when
-	// that is not known.
+	// VictimProtected task's victims may be taken, or when a NoCapacity
+	// task's preemption delay ends (Unix seconds); 0 when that is not known
+	// or does not apply.
 	At int64 `json:"at,omitempty"`
 	// Ahead: a WaitingForPayback task within its quota, which preempts at
 	// the cost-clock tick (a whole minute) from which its wait will have
 	// paid Need by the next tick, not once it has (SCHEDULING.md rule 10).
 	Ahead bool `json:"ahead,omitempty"`
+	// Nodes and Fit, for NoIdleCompute: the nodes the task needs, and how
+	// many of them its quota and the idle compute it may borrow would hold
+	// now (0 when none or not known). The core fills them when it lists the
+	// reason, not when it records it (Scheduler.Waiting). int32, after
+	// Ahead, so that they take the padding and 8 bytes more, not 16.
+	Nodes int32 `json:"nodes,omitempty"`
+	Fit   int32 `json:"fit,omitempty"`
 }
 
 // Waiting is one pending task's place and reason.
@@ -130,31 +142,53 @@ func (r WaitReason) Message() string {
 		return fmt.Sprintf("waiting: team quota for %s is used (%s, task needs %s) and lending strategy %s does not borrow",
 			r.InstanceType, ratio(r.Used, r.Limit), f(r.Need), r.Detail)
 	case BorrowLimit:
-		return fmt.Sprintf("waiting: team quota for %s is used (%s); running this task would borrow %s, above the team's borrow limit of %s",
-			r.InstanceType, ratio(r.Used, r.Limit), f(r.Need), f(r.Cap))
+		// The team's borrowing with the task: what it borrows now, plus
+		// the part of the task its quota does not hold.
+		would := fmt.Sprintf("would make the team borrow %s, above its borrow limit of %s", f(r.Used+r.Need-r.Limit), f(r.Cap))
+		if r.Used < r.Limit {
+			return fmt.Sprintf("waiting: the task needs %s of %s and the team has %s of its quota left (%s used); running it %s",
+				f(r.Need), r.InstanceType, f(r.Limit-r.Used), ratio(r.Used, r.Limit), would)
+		}
+		return fmt.Sprintf("waiting: team quota for %s is used (%s); running it (%s) %s",
+			r.InstanceType, ratio(r.Used, r.Limit), f(r.Need), would)
 	case NoIdleCompute:
 		var limits string
 		if r.Detail == DetailLendingLimit {
 			limits = " (some teams of its group lend only up to a lending limit)"
 		}
+		none := "no idle compute can be borrowed"
+		if r.Fit > 0 && r.Fit < r.Nodes {
+			none = fmt.Sprintf("only %d of the %d nodes it needs can be borrowed", r.Fit, r.Nodes)
+		}
 		if r.Used > r.Limit {
-			return fmt.Sprintf("waiting: team already borrows beyond its quota for %s (%s used) and no more idle compute can be borrowed%s",
-				r.InstanceType, ratio(r.Used, r.Limit), limits)
+			if r.Fit == 0 {
+				none = "no more idle compute can be borrowed"
+			}
+			return fmt.Sprintf("waiting: team already borrows beyond its quota for %s (%s used) and %s%s",
+				r.InstanceType, ratio(r.Used, r.Limit), none, limits)
 		}
 		if r.Used == r.Limit {
-			return fmt.Sprintf("waiting: team quota for %s is used (%s) and no idle compute can be borrowed%s",
-				r.InstanceType, ratio(r.Used, r.Limit), limits)
+			return fmt.Sprintf("waiting: team quota for %s is used (%s) and %s%s",
+				r.InstanceType, ratio(r.Used, r.Limit), none, limits)
 		}
-		return fmt.Sprintf("waiting: the task needs %s of %s, the team has %s of its quota left (%s used), and no idle compute can be borrowed%s",
-			f(r.Need), r.InstanceType, f(r.Limit-r.Used), ratio(r.Used, r.Limit), limits)
+		if r.Fit > 0 && r.Fit < r.Nodes {
+			none = fmt.Sprintf("with what can be borrowed only %d of the %d nodes it needs fit", r.Fit, r.Nodes)
+		}
+		return fmt.Sprintf("waiting: the task needs %s of %s, the team has %s of its quota left (%s used), and %s%s",
+			f(r.Need), r.InstanceType, f(r.Limit-r.Used), ratio(r.Used, r.Limit), none, limits)
 	case NoNodes:
 		return fmt.Sprintf("waiting: the cluster has no schedulable %s nodes", r.InstanceType)
 	case NoMatchingNodes:
 		return fmt.Sprintf("waiting: %d schedulable %s nodes carry the labels its nodeSelector asks for (%s) and it needs %d; label nodes that qualify (kubectl label node NODE KEY=VALUE), or change the nodeSelector",
 			r.Used, r.InstanceType, r.Detail, r.Need)
 	case NoCapacity:
-		return fmt.Sprintf("waiting: quota allows it, but only %d of the %d %s nodes it needs have room now",
+		msg := fmt.Sprintf("waiting: quota allows it, but only %d of the %d %s nodes it needs have room now",
 			r.Used, r.Need, r.InstanceType)
+		if r.At > 0 {
+			msg += "; its preemption delay (preemptionDelaySeconds) ends at " +
+				time.Unix(r.At, 0).UTC().Format("2006-01-02 15:04:05 UTC") + ", and then it may preempt other tasks for room"
+		}
+		return msg
 	case HeldForOther:
 		return fmt.Sprintf("waiting: free %s nodes are held for %s, which has waited past the starvation bound",
 			r.InstanceType, heldFor(r.Detail))
