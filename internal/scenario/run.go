@@ -58,7 +58,7 @@ func Run(f *File, o Options) (string, error) {
 }
 
 // apply feeds one step's inputs to the core and returns trace lines for
-// refused inputs and requeued failures.
+// refused inputs, requeued failures and deleted teams.
 func apply(s *core.Scheduler, st Step, now time.Time) []string {
 	var errs []string
 	note := func(what string, err error) {
@@ -119,7 +119,13 @@ func apply(s *core.Scheduler, st Step, now time.Time) []string {
 		note("setPriority "+c.Task, s.SetPriority(c.Task, c.Class))
 	}
 	for _, name := range st.DeleteTeam {
-		note("deleteTeam "+name, s.DeleteTeam(name))
+		// Said when done, too: the team's quota leaves its group's pool,
+		// which later decisions read.
+		if err := s.DeleteTeam(name); err != nil {
+			note("deleteTeam "+name, err)
+		} else {
+			errs = append(errs, "delete team "+name)
+		}
 	}
 	for _, t := range st.Submit {
 		note("submit "+t.Name, s.Submit(t, now))
