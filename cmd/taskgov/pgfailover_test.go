@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/taskgov/taskgov/internal/postgres/pgtest"
 )
 
 // startPGReplica starts `taskgov server --store-dsn-file ... --leader-elect`
@@ -133,29 +131,12 @@ func checkNoOverlap(t *testing.T, beats []beat) (moved int) {
 // and acts within the lease time (plus its retry period and recovery), and
 // no task ever ran on two replicas at once.
 func TestPostgresFailoverUnderLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL and two server processes")
-	}
-	pg := pgtest.Start(t)
-	dsn := pg.NewDatabase(t)
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "cluster.yaml")
-	_ = os.WriteFile(cfg, []byte(`
+	f := newPGFixture(t, `
 nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 4}]
 teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
-`), 0o644)
-	beats := filepath.Join(dir, "beats.log")
-	a := startPGReplica(t, bin, filepath.Join(dir, "a"), dsn, cfg)
-	a.waitStatus(t, "/readyz", 200, 30*time.Second)
-	b := startPGReplica(t, bin, filepath.Join(dir, "b"), dsn, cfg)
-	b.waitStatus(t, "/readyz", 503, 10*time.Second)
-	waitFor(t, 10*time.Second, func() bool { return b.waitStatus(t, "/readyz", 503, time.Second)["leader"] == a.url })
-	tok, err := os.ReadFile(filepath.Join(dir, "a", "admin.token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.token, b.token = strings.TrimSpace(string(tok)), strings.TrimSpace(string(tok))
+`)
+	beats := filepath.Join(f.dir, "beats.log")
+	a, b := f.startPair(t, f.dsn)
 
 	// The burst: 8 clients submit through either replica (the standby
 	// forwards), retrying on another when one fails, each submission with
@@ -256,7 +237,7 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 	all := readBeats(t, beats)
 	var firstB time.Time
 	for _, x := range all {
-		if x.replica != filepath.Join(dir, "a") && strings.HasPrefix(x.replica, filepath.Join(dir, "b")) && x.at.After(killedAt) && (firstB.IsZero() || x.at.Before(firstB)) {
+		if x.replica != filepath.Join(f.dir, "a") && strings.HasPrefix(x.replica, filepath.Join(f.dir, "b")) && x.at.After(killedAt) && (firstB.IsZero() || x.at.Before(firstB)) {
 			firstB = x.at
 		}
 	}
@@ -278,31 +259,16 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 // the old leader's copy still runs. (The database's refusal of the old
 // leader's late commits is TestPGLeasePartition's.)
 func TestPostgresPartition(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL and two server processes")
-	}
-	pg := pgtest.Start(t)
-	dsn := pg.NewDatabase(t)
-	proxy := startProxy(t, fmt.Sprintf("127.0.0.1:%d", pg.Port))
-	viaProxy := strings.Replace(dsn, fmt.Sprintf(":%d/", pg.Port), ":"+strings.Split(proxy.addr, ":")[1]+"/", 1)
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "cluster.yaml")
-	_ = os.WriteFile(cfg, []byte(`
+	f := newPGFixture(t, `
 nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 2}]
 teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}]
-`), 0o644)
+`)
+	pg, dsn, dir := f.pg, f.dsn, f.dir
+	proxy := startProxy(t, fmt.Sprintf("127.0.0.1:%d", pg.Port))
+	viaProxy := strings.Replace(dsn, fmt.Sprintf(":%d/", pg.Port), ":"+strings.Split(proxy.addr, ":")[1]+"/", 1)
 	beats := filepath.Join(dir, "beats.log")
 	const lease = 3 * time.Second
-	a := startPGReplica(t, bin, filepath.Join(dir, "a"), viaProxy, cfg, "--leader-elect-lease-duration", lease.String())
-	a.waitStatus(t, "/readyz", 200, 30*time.Second)
-	b := startPGReplica(t, bin, filepath.Join(dir, "b"), dsn, cfg, "--leader-elect-lease-duration", lease.String())
-	b.waitStatus(t, "/readyz", 503, 10*time.Second)
-	tok, err := os.ReadFile(filepath.Join(dir, "a", "admin.token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.token, b.token = strings.TrimSpace(string(tok)), strings.TrimSpace(string(tok))
+	a, b := f.startPair(t, viaProxy, "--leader-elect-lease-duration", lease.String())
 	long := map[string]any{"name": "long", "team": "alpha", "instanceType": "ml.p5.48xlarge", "command": beatScript(beats, 200)}
 	if code, err := a.call("POST", "/api/v1/tasks", long, nil); err != nil || code != 201 {
 		t.Fatalf("submit: %d %v", code, err)

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/taskgov/taskgov/internal/postgres/pgtest"
 )
 
 // TestStoreMigrateLive moves a running installation: while a server on
@@ -22,18 +20,11 @@ import (
 // clients and the server stopped, --finish copies the rest, and the server
 // on PostgreSQL has every acknowledged task.
 func TestStoreMigrateLive(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL and server processes")
-	}
-	pg := pgtest.Start(t)
-	dsn := pg.NewDatabase(t)
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "cluster.yaml")
-	_ = os.WriteFile(cfg, []byte(`
+	f := newPGFixture(t, `
 nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]
 teams: [{name: alpha, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}]
-`), 0o644)
+`)
+	dsn, bin, dir, cfg := f.dsn, f.bin, f.dir, f.cfg
 	data := filepath.Join(dir, "sqlite")
 	s := startServer(t, bin, data, freeAddr(t), "--config", cfg)
 	var acked sync.Map

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/taskgov/taskgov/internal/postgres/pgtest"
 )
 
 // TestStoreMigrate moves an installation from SQLite to PostgreSQL with the
@@ -17,18 +15,11 @@ import (
 // then serves the same tasks (finished ones with their events) to the same
 // admin token. Bad arguments are refused and change nothing.
 func TestStoreMigrate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL and server processes")
-	}
-	pg := pgtest.Start(t)
-	dsn := pg.NewDatabase(t)
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "cluster.yaml")
-	_ = os.WriteFile(cfg, []byte(`
+	f := newPGFixture(t, `
 nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]
 teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
-`), 0o644)
+`)
+	dsn, bin, dir, cfg := f.dsn, f.bin, f.dir, f.cfg
 	data := filepath.Join(dir, "sqlite")
 	s := startServer(t, bin, data, freeAddr(t), "--config", cfg)
 	for _, name := range []string{"one", "two", "three"} {
