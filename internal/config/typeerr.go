@@ -24,20 +24,37 @@ type typedValue struct {
 	t    reflect.Type
 }
 
-// describeType rewrites one type-mismatch line of the decoder to name the
+// typedIndex is a document's values by line, each named once: two wrong
+// values of one flow-style line ({count: a, gpus: b}) are two places.
+type typedIndex struct {
+	byLine map[string][]typedValue
+	used   map[*yaml.Node]bool
+}
+
+func indexTyped(values []typedValue) typedIndex {
+	ix := typedIndex{byLine: map[string][]typedValue{}, used: map[*yaml.Node]bool{}}
+	for _, v := range values {
+		ln := fmt.Sprint(v.node.Line)
+		ix.byLine[ln] = append(ix.byLine[ln], v)
+	}
+	return ix
+}
+
+// describe rewrites one type-mismatch line of the decoder to name the
 // value's place in the document, its line and what it must be; ok is false
-// when line is not one.
-func describeType(values []typedValue, line string) (msg string, ok bool) {
+// when line is not one. Its cost is the values of that line, not the file.
+func (ix typedIndex) describe(line string) (msg string, ok bool) {
 	m := typeLine.FindStringSubmatch(line)
 	if m == nil {
 		return "", false
 	}
 	ln, tag, shown, goType := m[1], m[2], m[3], m[4]
-	for _, v := range values {
+	for _, v := range ix.byLine[ln] {
 		n := v.node
-		if fmt.Sprint(n.Line) != ln || deref(v.t).String() != goType || !sameShown(n, tag, shown) {
+		if ix.used[n] || deref(v.t).String() != goType || !sameShown(n, tag, shown) {
 			continue
 		}
+		ix.used[n] = true
 		where := "the document"
 		if v.path != "" {
 			where = v.path

@@ -10,6 +10,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// maxProblems is how many of a document's problems a message lists; a file
+// with thousands of wrong values is told the count and the first ones.
+const maxProblems = 20
+
 // unknownLine matches the YAML decoder's unknown-field message, which names
 // a Go type ("field x not found in type model.Policy") that users never see.
 var unknownLine = regexp.MustCompile(`^line (\d+): field (.+) not found in type \S+$`)
@@ -36,19 +40,30 @@ func describeUnknown(data []byte, out any, te *yaml.TypeError) string {
 		walkUnknown(doc.Content[0], reflect.TypeOf(out), "", &found)
 		walkTyped(doc.Content[0], reflect.TypeOf(out).Elem(), "", &values)
 	}
-	lines := make([]string, 0, len(te.Errors))
-	for _, e := range te.Errors {
+	typed := indexTyped(values)
+	unknownAt := map[string][]unknownField{}
+	for _, f := range found {
+		ln := fmt.Sprint(f.line)
+		unknownAt[ln] = append(unknownAt[ln], f)
+	}
+	errs := te.Errors
+	more := 0
+	if len(errs) > maxProblems {
+		errs, more = errs[:maxProblems], len(errs)-maxProblems
+	}
+	lines := make([]string, 0, len(errs)+1)
+	for _, e := range errs {
 		m := unknownLine.FindStringSubmatch(e)
 		if m == nil {
-			if msg, ok := describeType(values, e); ok {
+			if msg, ok := typed.describe(e); ok {
 				e = msg
 			}
 			lines = append(lines, e)
 			continue
 		}
 		msg := fmt.Sprintf("line %s: unknown field %q", m[1], m[2])
-		for _, f := range found {
-			if fmt.Sprint(f.line) == m[1] && f.key == m[2] {
+		for _, f := range unknownAt[m[1]] {
+			if f.key == m[2] {
 				where := "at the top level"
 				if f.path != "" {
 					where = "in " + f.path
@@ -62,7 +77,10 @@ func describeUnknown(data []byte, out any, te *yaml.TypeError) string {
 	if len(lines) == 1 {
 		return lines[0]
 	}
-	return fmt.Sprintf("%d problems:\n  %s", len(lines), strings.Join(lines, "\n  "))
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("... and %d more; fix these and validate again", more))
+	}
+	return fmt.Sprintf("%d problems:\n  %s", len(te.Errors), strings.Join(lines, "\n  "))
 }
 
 // walkUnknown follows n alongside t, recording keys that t does not declare.
