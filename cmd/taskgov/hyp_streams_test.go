@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,27 +19,10 @@ import (
 // gpu` was accepted and dropped (hyp describe said auto, the job had no
 // NPROC_PER_NODE); hyp describe cluster of another name lacked hyp's ❌.
 func TestHypStreamsAndTasksPerNode(t *testing.T) {
-	cliServerWith(t, walkthroughCluster)
-	bin := buildBinary(t)
-	dir := filepath.Dir(bin)
-	for _, link := range []string{"hyp", "hyperpod"} {
-		if err := os.Symlink(bin, filepath.Join(dir, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runIn := linkRunner(t)
 	run := func(name string, args ...string) (stdout, stderr string, code int) {
 		t.Helper()
-		cmd := exec.Command(filepath.Join(dir, name), args...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), errb.String(), code
+		return runIn("", name, args...)
 	}
 	// expect checks the exit code, that want is on the stream named (the
 	// other one empty), and returns that stream.
@@ -84,24 +65,13 @@ func TestHypStreamsAndTasksPerNode(t *testing.T) {
 	work := t.TempDir()
 	hypIn := func(code int, stream, want string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command(filepath.Join(dir, "hyp"), args...)
-		cmd.Dir = work
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		got := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			got = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		on, other := out.String(), errb.String()
+		stdout, stderr, got := runIn(work, "hyp", args...)
+		on, other := stdout, stderr
 		if stream == "stderr" {
 			on, other = other, on
 		}
 		if got != code || !strings.Contains(on, want) || (stream == "stdout" && other != "") {
-			t.Fatalf("hyp %s: exit %d (want %d), want %q on %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), got, code, want, stream, out.String(), errb.String())
+			t.Fatalf("hyp %s: exit %d (want %d), want %q on %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), got, code, want, stream, stdout, stderr)
 		}
 		return on
 	}

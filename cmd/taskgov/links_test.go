@@ -1,11 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -19,27 +14,10 @@ import (
 // of several teams, where it asked for -n. taskgov's own name keeps its
 // exit codes.
 func TestLinksAsHyperPodScripts(t *testing.T) {
-	cliServerWith(t, walkthroughCluster)
-	bin := buildBinary(t)
-	dir := filepath.Dir(bin)
-	for _, link := range []string{"hyp", "hyperpod"} {
-		if err := os.Symlink(bin, filepath.Join(dir, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runIn := linkRunner(t)
 	run := func(name string, args ...string) (stdout, stderr string, code int) {
 		t.Helper()
-		cmd := exec.Command(filepath.Join(dir, name), args...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), errb.String(), code
+		return runIn("", name, args...)
 	}
 	expect := func(code int, contains string, name string, args ...string) string {
 		t.Helper()
