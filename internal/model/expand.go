@@ -39,19 +39,25 @@ func QuotaVector(q Quota, it InstanceType) resource.Vector {
 	if q.Count != nil {
 		return it.Capacity().Mul(*q.Count)
 	}
-	var v resource.Vector
-	if q.GPUs != nil {
-		v.GPUs = *q.GPUs
-		if it.GPUs > 0 {
-			v.MilliCPU = int64(float64(*q.GPUs) * it.VCPU * 1000 / float64(it.GPUs))
-			v.MemMiB = int64(float64(*q.GPUs) * it.MemoryGiB * 1024 / float64(it.GPUs))
+	return applyAmount(resource.Vector{}, q.GPUs, q.VCPU, q.MemoryGiB, &it)
+}
+
+// applyAmount sets v's resources that an amount names: GPUs, and, when it
+// is given and has GPUs, vCPU and memory by its ratio to them; an explicit
+// vCPU or memory wins over the derived one. What it does not name stays.
+func applyAmount(v resource.Vector, gpus *int64, vcpu, mem *float64, it *InstanceType) resource.Vector {
+	if gpus != nil {
+		v.GPUs = *gpus
+		if it != nil && it.GPUs > 0 {
+			v.MilliCPU = int64(float64(*gpus) * it.VCPU * 1000 / float64(it.GPUs))
+			v.MemMiB = int64(float64(*gpus) * it.MemoryGiB * 1024 / float64(it.GPUs))
 		}
 	}
-	if q.VCPU != nil {
-		v.MilliCPU = resource.New(0, *q.VCPU, 0).MilliCPU
+	if vcpu != nil {
+		v.MilliCPU = resource.New(0, *vcpu, 0).MilliCPU
 	}
-	if q.MemoryGiB != nil {
-		v.MemMiB = resource.New(0, 0, *q.MemoryGiB).MemMiB
+	if mem != nil {
+		v.MemMiB = resource.New(0, 0, *mem).MemMiB
 	}
 	return v
 }
@@ -59,20 +65,10 @@ func QuotaVector(q Quota, it InstanceType) resource.Vector {
 // BorrowCapVector resolves an optional absolute borrow cap; unset components
 // are unlimited.
 func BorrowCapVector(a *Amount) resource.Vector {
-	v := resource.Infinite
 	if a == nil {
-		return v
+		return resource.Infinite
 	}
-	if a.GPUs != nil {
-		v.GPUs = *a.GPUs
-	}
-	if a.VCPU != nil {
-		v.MilliCPU = resource.New(0, *a.VCPU, 0).MilliCPU
-	}
-	if a.MemoryGiB != nil {
-		v.MemMiB = resource.New(0, 0, *a.MemoryGiB).MemMiB
-	}
-	return v
+	return applyAmount(resource.Infinite, a.GPUs, a.VCPU, a.MemoryGiB, nil)
 }
 
 // PodVector resolves a per-node request on an instance type: the whole node

@@ -13,24 +13,10 @@ import (
 // limit does not name (directly or by that ratio) is unlimited. Nil is no
 // limit: the team lends all its idle quota.
 func LendingLimitVector(a *Amount, it InstanceType) resource.Vector {
-	v := resource.Infinite
 	if a == nil {
-		return v
+		return resource.Infinite
 	}
-	if a.GPUs != nil {
-		v.GPUs = *a.GPUs
-		if it.GPUs > 0 {
-			v.MilliCPU = int64(float64(*a.GPUs) * it.VCPU * 1000 / float64(it.GPUs))
-			v.MemMiB = int64(float64(*a.GPUs) * it.MemoryGiB * 1024 / float64(it.GPUs))
-		}
-	}
-	if a.VCPU != nil {
-		v.MilliCPU = resource.New(0, *a.VCPU, 0).MilliCPU
-	}
-	if a.MemoryGiB != nil {
-		v.MemMiB = resource.New(0, 0, *a.MemoryGiB).MemMiB
-	}
-	return v
+	return applyAmount(resource.Infinite, a.GPUs, a.VCPU, a.MemoryGiB, &it)
 }
 
 // validateLendingLimit checks quota entry q's lending limit (f names the
