@@ -257,6 +257,18 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("%d tabs highlighted on an unknown route", n)
 	}
 
+	// Logging out while a page's render waits on the API (a 1 s latency
+	// makes one wait) shows the log-in form and keeps it: the render that
+	// answers after the logout does not replace it, nor what was typed.
+	b.open("cluster", "#kpi-gpus-total")
+	b.run(network.EmulateNetworkConditions(false, 1000, -1, -1), chromedp.Evaluate(`location.hash = '#tasks'`, nil),
+		chromedp.Sleep(200*time.Millisecond), chromedp.Click("#logout", chromedp.ByID),
+		chromedp.WaitVisible("#token", chromedp.ByID), chromedp.SendKeys("#token", "tg_half", chromedp.ByID),
+		chromedp.Sleep(2500*time.Millisecond), network.EmulateNetworkConditions(false, 0, -1, -1))
+	if got := eval[string](b, `(document.getElementById('main').dataset.page || '') + ' ' + (document.getElementById('token')?.value || '') + ' ' + (document.getElementById('tasks-table') !== null)`); got != "login tg_half false" {
+		t.Errorf("after logging out, page, typed token and whether the tasks page is shown are %q, want the log-in form keeping \"tg_half\" and no page", got)
+	}
+
 	// A member of product: its team only, no edit controls.
 	t.Logf("%.1f s after serve started, the member looks for it running", time.Since(serveAt).Seconds())
 	b.login(member)

@@ -35,8 +35,8 @@ function route() {
 
 async function render() {
   clearTimeout(timer);
+  const mine = ++seq; // a render still awaiting the API is dropped, even one started before a logout
   if (!token()) { showLogin(); return; }
-  const mine = ++seq;
   const { name, arg } = route();
   const page = pages[name];
   document.querySelectorAll('#nav a').forEach(a => {
@@ -113,13 +113,20 @@ main.addEventListener('submit', ev => {
 });
 main.addEventListener('toggle', ev => current?.actions?.toggle?.(ev.target, ev, ctx), true);
 
+// showLogin shows the log-in form; one already shown is kept, with what
+// was typed in it, and only its message changes.
 function showLogin(message) {
   clearTimeout(timer);
+  ++seq; // a render awaiting the API must not replace the form
   current = null;
   me = null;
   document.getElementById('nav').hidden = true;
   document.getElementById('whoami').textContent = '';
   delete document.body.dataset.role;
+  if (main.dataset.page === 'login' && document.getElementById('login')) {
+    if (message) document.getElementById('login-error').textContent = message;
+    return;
+  }
   main.dataset.page = 'login';
   main.innerHTML = loginForm;
   if (message) document.getElementById('login-error').textContent = message;
