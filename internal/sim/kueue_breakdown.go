@@ -43,7 +43,10 @@ type KueueBreakdown struct {
 	// preemptions by how long their victims had left to run
 	// (kueueFollowUp).
 	Preemptor, Readmitted, SparedWait map[string]int
-	Report                            *Report
+	// Room says what used the room large work left while large workloads
+	// arrived (kueueRoom).
+	Room   *KueueRoom
+	Report *Report
 }
 
 // kueueClassOf is the class in a baseline workload's name (cq-C-Q-class-i).
@@ -146,6 +149,7 @@ func RunKueueBreakdown(cl model.Cluster, jobs []Job) (*KueueBreakdown, error) {
 	}
 	b.Report = r
 	b.Preemptor, b.Readmitted, b.SparedWait = kueueFollowUp(evs, admitted, dur)
+	b.Room = kueueRoom(evs, admitted, dur, cpu)
 	for _, j := range jobs {
 		c := kueueClassOf(j.Name)
 		b.TimesEvicted[fmt.Sprintf("%s evicted %d times", c, evicted[j.Name])]++
@@ -190,6 +194,7 @@ func (b *KueueBreakdown) Print(w io.Writer) {
 	list("Evictions by when the victim was admitted again", b.Readmitted)
 	list("Preemptions by how long the preemptor would have waited for its victims to end (run lengths the scheduler is not told)", b.SparedWait)
 	list("First admissions by class and time", b.FirstAdmitted)
+	b.Room.Print(w)
 	fmt.Fprintf(w, "\nSmall workloads, strict priority, fluid (see KueueStrictPriorityFluid): %.1f s to admission\n", KueueStrictPriorityFluid())
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 )
@@ -50,6 +51,15 @@ func TestKueueBreakdownAddsUp(t *testing.T) {
 	}
 	if victims != reclaimOrPriority {
 		t.Errorf("preemptors took %d victims, %d evictions were for a workload", victims, reclaimOrPriority)
+	}
+	// The room large work left is used by medium and small runs or idle,
+	// never over-used.
+	used := b.Room.IdleVCPUS
+	for _, v := range b.Room.VCPUS {
+		used += v
+	}
+	if b.Room.IdleVCPUS < -1e-6 || math.Abs(used-b.Room.RoomVCPUS) > 1e-6 || b.Room.VCPUS["medium evicted"] == 0 {
+		t.Errorf("room %v vCPU·s, idle %v, used by kind %v", b.Room.RoomVCPUS, b.Room.IdleVCPUS, b.Room.VCPUS)
 	}
 	var out bytes.Buffer
 	b.Print(&out)
