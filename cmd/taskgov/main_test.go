@@ -233,13 +233,15 @@ func TestSimCommands(t *testing.T) {
 	}
 }
 
-// TestSimKueueBaseline runs the Kueue baseline command and checks that
-// report.json carries both times to admission, named.
+// TestSimKueueBaseline runs the Kueue baseline command with its breakdown
+// and checks that report.json carries both times to admission, named, and
+// that the breakdown says what used the room large work left.
 func TestSimKueueBaseline(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "kb")
-	text := mustCLI(t, "sim", "kueue-baseline", "--preemption-delay", "0", "--out", out)
+	text := mustCLI(t, "sim", "kueue-baseline", "--preemption-delay", "0", "--breakdown", "--out", out)
 	if !strings.Contains(text, "to last admission: small s") || !strings.Contains(text, "| lower bound (one cohort) | 66.8 |") ||
-		!strings.Contains(text, "(preemption Immediate, delay 0s)") {
+		!strings.Contains(text, "(preemption Immediate, delay 0s)") || !strings.Contains(text, "Room large work left while large workloads arrived (1.2-60.0 s)") ||
+		!strings.Contains(text, "- all rerun runs: ") {
 		t.Fatalf("kueue-baseline: %s", text)
 	}
 	if _, errs, code := cli(t, "sim", "kueue-baseline", "--preemption", "Sometimes"); code == 0 || !strings.Contains(errs, "use Immediate") {
