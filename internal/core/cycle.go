@@ -232,9 +232,10 @@ func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool 
 }
 
 // rankPreemption reports whether tm's higher-priority tasks may preempt its
-// lower-priority ones.
+// lower-priority ones (and, with LowerOrNewerEqualPriority, its newer ones
+// of equal priority: ownVictim).
 func (s *Scheduler) rankPreemption(tm *team) bool {
-	return s.policy.TaskPrioritization == model.TaskRanking && tm.spec.PreemptTeamTasks == model.PreemptLowerPriority
+	return s.policy.TaskPrioritization == model.TaskRanking && tm.spec.PreemptTeamTasks.Preempts()
 }
 
 // admit starts t on nodes and records the admission.

@@ -52,8 +52,8 @@ func (s *Scheduler) noteBackfill(t *task) {
 		return
 	}
 	for _, o := range t.team.byType[t.typ.idx] {
-		if o.rank <= t.rank {
-			return
+		if !ownVictim(o, t) {
+			return // sorted: no later task may take t either
 		}
 		if o.state == pending {
 			t.backfill = true

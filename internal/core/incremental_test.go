@@ -304,6 +304,24 @@ func TestIncrementalMatchesFullRescanKueueKnobs(t *testing.T) {
 	}
 }
 
+// TestIncrementalMatchesFullRescanQueueKnobs is the differential test with
+// the team's queue settings among the draws (queueKnobs: preemptTeamTasks
+// LowerOrNewerEqualPriority). The gate's -run pattern runs it,
+// TASKGOV_DIFF_SEEDS seeds.
+func TestIncrementalMatchesFullRescanQueueKnobs(t *testing.T) {
+	queueKnobs = true
+	defer func() { queueKnobs = false }()
+	seeds, ops := envInt("TASKGOV_DIFF_SEEDS", 30), envInt("TASKGOV_DIFF_OPS", 2000)
+	if testing.Short() {
+		seeds, ops = 8, 500
+	}
+	for seed := 1; seed <= seeds; seed++ {
+		if err := differentialRun(int64(3000+seed), ops, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestIncrementalMatchesFullRescanMixedShapes is the differential test with
 // gangs of partial nodes (whose pods may interleave across topology domains)
 // and tasks without GPUs (rule 10's weights) among the draws.

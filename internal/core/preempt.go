@@ -402,7 +402,7 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) []victim {
 	}
 	if s.rankPreemption(tm) {
 		for _, v := range tm.run[i] {
-			if v.rank < t.rank && s.priorityVictim(v) && v.touchedIn != s.cycle {
+			if ownVictim(t, v) && s.priorityVictim(v) && v.touchedIn != s.cycle {
 				out = append(out, victim{t: v, cat: own})
 			}
 		}

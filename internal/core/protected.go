@@ -33,7 +33,7 @@ func (s *Scheduler) protectedWait(t *task, v quotaVerdict) *model.WaitReason {
 	}
 	some := false
 	for _, o := range tm.run[i] {
-		if o.rank < t.rank && o.touchedIn != s.cycle {
+		if ownVictim(t, o) && o.touchedIn != s.cycle {
 			if _, ok := s.spared(o); ok {
 				some = true
 				break
@@ -46,7 +46,7 @@ func (s *Scheduler) protectedWait(t *task, v quotaVerdict) *model.WaitReason {
 	for _, mode := range s.rankModes(t, v) {
 		cands := s.cc.cands[:0]
 		for _, o := range tm.run[i] {
-			if o.rank < t.rank && o.touchedIn != s.cycle {
+			if ownVictim(t, o) && o.touchedIn != s.cycle {
 				cands = append(cands, victim{t: o, cat: 0})
 			}
 		}

@@ -74,6 +74,10 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 		}
 		t.Quotas = append(t.Quotas, q)
 	}
+	if queueKnobs && t.PreemptTeamTasks == model.PreemptLowerPriority && r.Intn(2) == 0 {
+		// Kueue's withinClusterQueue LowerOrNewerEqualPriority.
+		t.PreemptTeamTasks = model.PreemptLowerOrNewerEqualPriority
+	}
 	if !kueueKnobs {
 		return t
 	}
@@ -110,6 +114,17 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 // other random tests (and the injected-bug tests' seed ranges) were written
 // for.
 var kueueKnobs bool
+
+// queueKnobs makes randomTeam also draw the team's queue settings that
+// order its own tasks: preemptTeamTasks LowerOrNewerEqualPriority
+// (TestIncrementalMatchesFullRescanQueueKnobs, TestRandomInvariantsQueueKnobs).
+// Off, the draws are those of the seeds the other random tests were
+// written for.
+var queueKnobs bool
+
+// randomNewerEqual counts within-team preemptions of equal priority in the
+// random runs (checkCycle).
+var randomNewerEqual int
 
 // mixedShapes makes randomTask also draw gangs of partial nodes and tasks
 // without GPUs (TestIncrementalMatchesFullRescanMixedShapes); off, the
@@ -245,6 +260,17 @@ func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h
 		if p.Reason == model.BorrowWithinGroupReason {
 			randomBorrowWithin++
 		}
+		if p.Reason == model.WithinTeamPriority {
+			// The victim is of the preemptor's team, of a lower class, or of
+			// its class and submitted later under LowerOrNewerEqualPriority.
+			v, by := s.tasks[p.Task], s.tasks[p.For]
+			if v == nil || by == nil || v.team != by.team || !refOwnVictim(by, v) {
+				fail("%s preempted %s for %s, which its team's preemptTeamTasks does not allow", p.Reason, p.Task, p.For)
+			}
+			if v.rank == by.rank {
+				randomNewerEqual++
+			}
+		}
 		if p.Reason != model.Reclaim && p.Reason != model.FairShareReason && p.Reason != model.BorrowWithinGroupReason {
 			continue
 		}
@@ -355,6 +381,38 @@ func TestRandomInvariants(t *testing.T) {
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		randomRun(t, seed, ops)
 	}
+}
+
+// refOwnVictim is the rule for within-team priority victims, read from the
+// specs: a lower class, or (LowerOrNewerEqualPriority) the same class
+// submitted strictly later.
+func refOwnVictim(by, v *task) bool {
+	pv, pb := v.rank, by.rank
+	if pv < pb {
+		return true
+	}
+	return pv == pb && by.team.spec.PreemptTeamTasks == model.PreemptLowerOrNewerEqualPriority &&
+		v.spec.SubmitTime.After(by.spec.SubmitTime)
+}
+
+// TestRandomInvariantsQueueKnobs is TestRandomInvariants with the team's
+// queue settings among the draws (queueKnobs): every invariant after every
+// cycle, and every within-team preemption allowed by its team's setting.
+func TestRandomInvariantsQueueKnobs(t *testing.T) {
+	queueKnobs = true
+	defer func() { queueKnobs = false }()
+	seeds, ops := 30, 2000
+	if testing.Short() {
+		seeds, ops = 8, 500
+	}
+	randomNewerEqual = 0
+	for seed := int64(3001); seed <= int64(3000+seeds); seed++ {
+		randomRun(t, seed, ops)
+	}
+	if randomNewerEqual == 0 {
+		t.Fatal("no within-team preemption of equal priority: the draws do not reach LowerOrNewerEqualPriority's victims")
+	}
+	t.Logf("%d within-team preemptions of equal priority", randomNewerEqual)
 }
 
 // TestRandomInvariantsKueueKnobs is TestRandomInvariants with lending limits

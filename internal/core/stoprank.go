@@ -59,8 +59,8 @@ import (
 // may search its own team's work or make a within-quota search the rest of
 // the check does not bound.
 func (s *Scheduler) rankBlocks(tm *team, c *stopCheck) bool {
-	if s.policy.Preemption != model.PreemptPayback {
-		return true
+	if s.policy.Preemption != model.PreemptPayback || newerEqual(tm) {
+		return true // own candidates at any cost, or of t's class too (ownvictim.go)
 	}
 	i := c.i
 	top, ok := s.tailTopRank(tm, i)

@@ -20,11 +20,20 @@ func (l Lending) Borrows() bool { return l == LendAndBorrow }
 // lower-priority ones.
 type PreemptTeamTasks string
 
-// The within-team preemption settings.
+// The within-team preemption settings. LowerOrNewerEqualPriority is
+// Kueue's withinClusterQueue setting of that name: LowerPriority, and also
+// the team's running tasks of the same priority class submitted strictly
+// later than the preemptor.
 const (
-	PreemptLowerPriority PreemptTeamTasks = "LowerPriority"
-	PreemptNever         PreemptTeamTasks = "Never"
+	PreemptLowerPriority             PreemptTeamTasks = "LowerPriority"
+	PreemptLowerOrNewerEqualPriority PreemptTeamTasks = "LowerOrNewerEqualPriority"
+	PreemptNever                     PreemptTeamTasks = "Never"
 )
+
+// Preempts reports whether the setting lets a team's tasks preempt its own.
+func (p PreemptTeamTasks) Preempts() bool {
+	return p == PreemptLowerPriority || p == PreemptLowerOrNewerEqualPriority
+}
 
 // ReclaimWithinGroup says which borrowed tasks of its group's other teams a
 // team may preempt to get its quota back (Kueue's reclaimWithinCohort).

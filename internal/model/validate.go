@@ -193,9 +193,9 @@ func ValidateTeam(f string, t Team, cat Catalog) Errors {
 		errs = append(errs, fieldErr(f+".borrowLimitPercent", fmt.Sprintf("use a percentage of the team's quota from 0 to %d", MaxBorrowLimitPercent), "%d is out of range", *b))
 	}
 	switch t.PreemptTeamTasks {
-	case "", PreemptLowerPriority, PreemptNever:
+	case "", PreemptLowerPriority, PreemptLowerOrNewerEqualPriority, PreemptNever:
 	default:
-		errs = append(errs, fieldErr(f+".preemptTeamTasks", "use LowerPriority or Never", "unknown value %q", t.PreemptTeamTasks))
+		errs = append(errs, fieldErr(f+".preemptTeamTasks", "use LowerPriority, LowerOrNewerEqualPriority or Never", "unknown value %q", t.PreemptTeamTasks))
 	}
 	switch t.ReclaimWithinGroup {
 	case "", ReclaimAny, ReclaimLowerPriority, ReclaimNever:
