@@ -47,6 +47,9 @@ func exportCmd() *cobra.Command {
 						notes = append(notes, fmt.Sprintf("team %s: lendingLimit of %s has no HyperPod field (HyperPod lends all idle quota)", t.Name, q.InstanceType))
 					}
 				}
+				if t.PreemptTeamTasks == model.PreemptLowerOrNewerEqualPriority {
+					notes = append(notes, fmt.Sprintf("team %s: preemptTeamTasks LowerOrNewerEqualPriority has no HyperPod value: written as LowerPriority", t.Name))
+				}
 				if t.BorrowWithinGroup.Preempts() {
 					notes = append(notes, fmt.Sprintf("team %s: borrowWithinGroup has no HyperPod field", t.Name))
 				}

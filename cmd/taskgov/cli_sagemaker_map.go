@@ -120,6 +120,9 @@ func exportQuota(t model.Team, clusterArn string) smComputeQuota {
 		ComputeQuotaTarget: smTarget{TeamName: t.Name, FairShareWeight: t.FairShareWeight}}
 	cfg := &q.ComputeQuotaConfig
 	cfg.PreemptTeamTasks = string(t.PreemptTeamTasks)
+	if t.PreemptTeamTasks == model.PreemptLowerOrNewerEqualPriority {
+		cfg.PreemptTeamTasks = string(model.PreemptLowerPriority) // HyperPod's nearest (export notes it)
+	}
 	cfg.ResourceSharingConfig = &smSharing{Strategy: string(t.Lending), BorrowLimit: t.BorrowLimitPercent}
 	cfg.ComputeQuotaResources = []smResource{}
 	for _, qt := range t.Quotas {

@@ -194,7 +194,7 @@ func teamSetCmd(verb string) *cobra.Command {
 	f.StringVar(&lending, "lending", "", "LendAndBorrow, Lend or DontLend")
 	f.IntVar(&borrow, "borrow-limit", 50, "borrow limit, percent of quota")
 	f.StringArrayVar(&lendLimits, "lending-limit", nil, "INSTANCE_TYPE:gpus=N[,vcpu=N,memoryGiB=N], or INSTANCE_TYPE=none: the most of that quota's idle part others may borrow (repeatable)")
-	f.StringVar(&preempt, "preempt-team-tasks", "", "LowerPriority or Never")
+	f.StringVar(&preempt, "preempt-team-tasks", "", "LowerPriority, LowerOrNewerEqualPriority (also newer tasks of the same class) or Never")
 	f.StringVar(&group, "group", "", "lending group")
 	f.StringVarP(&file, "file", "f", "", "YAML team (the cluster file's team fields)")
 	return c
