@@ -37,7 +37,7 @@ function editorHTML(t, isNew) {
     <label for="t-weight">Fair-share weight</label><input id="t-weight" type="number" min="1" value="${t.fairShareWeight ?? 1}" data-input="dirty">
     <label for="t-lending">Lending</label><select id="t-lending" data-change="dirty">${options([['LendAndBorrow', 'lend and borrow'], ['Lend', 'lend only'], ['DontLend', 'neither lend nor borrow']], t.lending || 'LendAndBorrow')}</select>
     <label for="t-borrow">Borrow limit (% of quota)</label><input id="t-borrow" type="number" min="0" value="${t.borrowLimitPercent ?? 50}" data-input="dirty">
-    <label for="t-preempt">Preempt own lower-priority tasks</label><select id="t-preempt" data-change="dirty">${options([['LowerPriority', 'yes'], ['Never', 'never']], t.preemptTeamTasks || 'LowerPriority')}</select>
+    <label for="t-preempt">Preempt own lower-priority tasks</label><select id="t-preempt" data-change="dirty">${options([['LowerPriority', 'yes'], ['LowerOrNewerEqualPriority', 'yes, and newer ones of the same class'], ['Never', 'never']], t.preemptTeamTasks || 'LowerPriority')}</select>
   </div>
   <h4>Quotas per instance type</h4><p class="muted small">Give whole nodes, or GPUs (vCPU and memory then follow the instance's ratio), or vCPU and memory for CPU-only types.</p>
   <datalist id="instance-types">${types.map(x => `<option value="${esc(x)}">`).join('')}</datalist>
