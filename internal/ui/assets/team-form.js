@@ -7,7 +7,7 @@ import { api } from './api.js';
 import { esc, options } from './util.js';
 import { previewHTML } from './preview.js';
 
-let teams = [], types = [], previewed = null;
+let teams = [], types = [], previewed = null, editing = {};
 export const setTeams = t => { teams = t; };
 
 export function quotaText(q) {
@@ -51,15 +51,24 @@ function editorHTML(t, isNew) {
   <div id="team-result" role="status"></div></form>`;
 }
 
-// read turns the form into a team as the API takes it.
+// FORM_FIELDS are what the form shows; read keeps the team's other
+// fields (reclaimWithinGroup, borrowWithinGroup, a quota's lendingLimit
+// and borrowCap, ...) as they were, so saving the form loses nothing it
+// does not show.
+const FORM_FIELDS = ['name', 'lending', 'preemptTeamTasks', 'group', 'fairShareWeight', 'borrowLimitPercent', 'quotas'];
+const QUOTA_FIELDS = ['instanceType', 'count', 'gpus', 'vcpu', 'memoryGiB'];
+const without = (o, keys) => Object.fromEntries(Object.entries(o || {}).filter(([k]) => !keys.includes(k)));
+
+// read turns the form into a team as the API takes it: the team being
+// edited with the form's fields put in.
 function read() {
   const v = id => document.getElementById(id).value.trim();
-  const t = { name: v('t-name'), lending: v('t-lending'), preemptTeamTasks: v('t-preempt'), quotas: [] };
+  const t = { ...without(editing, FORM_FIELDS), name: v('t-name'), lending: v('t-lending'), preemptTeamTasks: v('t-preempt'), quotas: [] };
   if (v('t-group')) t.group = v('t-group');
   if (v('t-weight')) t.fairShareWeight = parseInt(v('t-weight'), 10);
   if (v('t-borrow')) t.borrowLimitPercent = parseInt(v('t-borrow'), 10);
   for (const tr of document.querySelectorAll('#quota-table tbody tr')) {
-    const q = {};
+    const q = without(editing.quotas?.[+tr.dataset.row], QUOTA_FIELDS); // a row added in the form has none
     for (const inp of tr.querySelectorAll('[data-q]')) {
       const val = inp.value.trim();
       if (inp.dataset.q === 'instanceType') q.instanceType = val;
@@ -78,6 +87,7 @@ async function open(t, isNew) {
     types = [...new Set([...(c.instanceTypes || []).map(x => x.name), ...(n.nodes || []).map(x => x.instanceType)])].sort();
   }
   previewed = null;
+  editing = isNew ? {} : structuredClone(t);
   document.getElementById('team-editor').innerHTML = editorHTML(t, isNew);
   document.getElementById(isNew ? 't-name' : 't-group').focus();
 }
