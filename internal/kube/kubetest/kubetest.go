@@ -31,6 +31,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 // Cluster is a running API server with an admin identity.
@@ -58,61 +60,94 @@ func Bins(t testing.TB) string {
 }
 
 // Start runs etcd and kube-apiserver in a temporary folder until the test
-// ends, and returns once the API server is ready.
+// ends, and returns once the API server is ready. Their ports are picked
+// free and then bound by the children, so another process may take one
+// in between: a child that exits before the API server is ready is started
+// again on new ports (up to three tries), as pgtest does for PostgreSQL.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
 	bins := Bins(t)
 	dir := t.TempDir()
-	etcdURL := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
-	peerURL := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
-	run(t, dir, "etcd", "etcd", "--data-dir", filepath.Join(dir, "etcd"), "--listen-client-urls", etcdURL,
-		"--advertise-client-urls", etcdURL, "--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
-		"--initial-cluster", "default="+peerURL, "--log-level", "warn")
-
 	key, pub := serviceAccountKeys(t, dir)
 	admin := randomToken(t)
 	tokens := filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(admin+",admin,admin,\"system:masters\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
-	apiserver := run(t, dir, "kube-apiserver", filepath.Join(bins, "kube-apiserver"),
-		"--etcd-servers", etcdURL, "--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
-		"--cert-dir", filepath.Join(dir, "certs"), "--token-auth-file", tokens, "--authorization-mode", "RBAC",
-		"--service-account-issuer", "https://kubernetes.default.svc", "--service-account-key-file", pub,
-		"--service-account-signing-key-file", key, "--service-cluster-ip-range", "10.0.0.0/24",
-		"--disable-admission-plugins", "ServiceAccount", "--enable-priority-and-fairness=false",
-		// Streaming lists need etcd's progress requests, which this etcd
-		// (3.4.23) lacks: kwok's watches then fail and back off for up to
-		// 30 s. Without the feature every client lists and watches.
-		"--feature-gates=WatchList=false")
+	for try := 1; ; try++ {
+		etcdURL := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
+		peerURL := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
+		etcd := run(t, dir, "etcd", "etcd", "--data-dir", filepath.Join(dir, "etcd-"+strconv.Itoa(try)), "--listen-client-urls", etcdURL,
+			"--advertise-client-urls", etcdURL, "--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
+			"--initial-cluster", "default="+peerURL, "--log-level", "warn")
+		port := freePort(t)
+		apiserver := run(t, dir, "kube-apiserver", filepath.Join(bins, "kube-apiserver"),
+			"--etcd-servers", etcdURL, "--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
+			"--cert-dir", filepath.Join(dir, "certs"), "--token-auth-file", tokens, "--authorization-mode", "RBAC",
+			"--service-account-issuer", "https://kubernetes.default.svc", "--service-account-key-file", pub,
+			"--service-account-signing-key-file", key, "--service-cluster-ip-range", "10.0.0.0/24",
+			"--disable-admission-plugins", "ServiceAccount", "--enable-priority-and-fairness=false",
+			// Streaming lists need etcd's progress requests, which this etcd
+			// (3.4.23) lacks: kwok's watches then fail and back off for up to
+			// 30 s. Without the feature every client lists and watches.
+			"--feature-gates=WatchList=false")
 
-	cfg := &rest.Config{Host: "https://127.0.0.1:" + strconv.Itoa(port), BearerToken: admin,
-		TLSClientConfig: rest.TLSClientConfig{Insecure: true}, QPS: 500, Burst: 1000}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
+		cfg := &rest.Config{Host: "https://127.0.0.1:" + strconv.Itoa(port), BearerToken: admin,
+			TLSClientConfig: rest.TLSClientConfig{Insecure: true}, QPS: 500, Burst: 1000}
+		client, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kc := &Cluster{Config: cfg, Client: client, dir: dir, apiserver: apiserver}
+		err = kc.ready(etcd)
+		if err == nil {
+			return kc
+		}
+		gone := etcd.exited() || apiserver.exited()
+		if !gone || try == 3 {
+			t.Fatalf("%v (logs in %s)", err, dir)
+		}
+		t.Logf("try %d: %v; starting both again on new ports (etcd log: %s; kube-apiserver log: %s)", try, err, etcd.tail(400), apiserver.tail(400))
+		etcd.stop()
+		apiserver.stop()
 	}
-	kc := &Cluster{Config: cfg, Client: client, dir: dir, apiserver: apiserver}
-	kc.waitReady(t)
-	return kc
 }
 
-// waitReady polls /readyz for up to 90 s.
+// waitReady waits until the API server is ready again (RestartAPIServer).
 func (c *Cluster) waitReady(t testing.TB) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	for {
-		body, err := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		if err == nil && string(body) == "ok" {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("kube-apiserver not ready after 90 s: %v (logs in %s)", err, c.dir)
-		}
-		time.Sleep(200 * time.Millisecond)
+	if err := c.ready(nil); err != nil {
+		t.Fatalf("%v (logs in %s)", err, c.dir)
 	}
+}
+
+// ready polls /readyz for up to 90 s, stretched by the machine's load
+// (testwait); it gives up at once when the API server, or etcd if given,
+// has exited.
+func (c *Cluster) ready(etcd *process) error {
+	var last error
+	err := testwait.Until(90*time.Second, 200*time.Millisecond, func() bool {
+		if c.apiserver.exited() || etcd != nil && etcd.exited() {
+			return true
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		body, err := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		if err == nil && string(body) != "ok" {
+			err = fmt.Errorf("readyz said %q", body)
+		}
+		last = err
+		return err == nil
+	})
+	switch {
+	case c.apiserver.exited():
+		return fmt.Errorf("kube-apiserver exited before it was ready")
+	case etcd != nil && etcd.exited():
+		return fmt.Errorf("etcd exited before kube-apiserver was ready")
+	case err != nil:
+		return fmt.Errorf("kube-apiserver not ready: %v (last: %v)", err, last)
+	}
+	return nil
 }
 
 // process is a child the test's cleanup stops; its output is appended to
@@ -122,6 +157,7 @@ type process struct {
 	args []string
 	log  *os.File
 	cmd  *exec.Cmd
+	done chan struct{} // closed once cmd has exited
 }
 
 func (p *process) start(t testing.TB) {
@@ -133,11 +169,30 @@ func (p *process) start(t testing.TB) {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", p.name, err)
 	}
+	done, cmd := make(chan struct{}), p.cmd
+	p.done = done
+	go func() { _ = cmd.Wait(); close(done) }()
+}
+
+// exited reports whether the process has ended.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (p *process) stop() {
 	_ = p.cmd.Process.Kill()
-	_ = p.cmd.Wait()
+	<-p.done
+}
+
+// tail is the last n bytes of the process's log.
+func (p *process) tail(n int) string {
+	b, _ := os.ReadFile(p.log.Name())
+	return string(b[max(0, len(b)-n):])
 }
 
 func run(t testing.TB, dir, name string, args ...string) *process {
@@ -171,7 +226,9 @@ func (c *Cluster) RestartAPIServer(t testing.TB) {
 	c.waitReady(t)
 }
 
-func freePort(t testing.TB) int {
+// freePort is a port free now, for a child to bind; a variable so that a
+// test can hand out a taken one.
+var freePort = func(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
