@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/cli/*.golden with the output produced")
@@ -126,16 +127,23 @@ func golden(t *testing.T, name, got string) {
 
 func waitJob(t *testing.T, name, state string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if cl, err := apiClient(); err == nil {
-			if task, err := cl.Task(context.Background(), name); err == nil && string(task.State) == state {
-				return
-			}
+	last := "unknown"
+	err := testwait.Until(15*time.Second, 50*time.Millisecond, func() bool {
+		cl, err := apiClient()
+		if err != nil {
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
+		task, err := cl.Task(context.Background(), name)
+		if err != nil {
+			last = err.Error()
+			return false
+		}
+		last = string(task.State) + " (" + task.Message + ")"
+		return string(task.State) == state
+	})
+	if err != nil {
+		t.Fatalf("job %s did not reach %s: %v; it is %s", name, state, err, last)
 	}
-	t.Fatalf("job %s did not reach %s", name, state)
 }
 
 // TestCLIEndToEnd drives a real server through the CLI: submit, list,

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 // serverProc is a taskgov server running as a real child process.
@@ -284,15 +286,11 @@ func runningPIDs(dir, file string) []int {
 	return out
 }
 
+// waitFor polls cond until it holds, for d stretched by the machine's load
+// (testwait).
 func waitFor(t *testing.T, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v", d)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.For(t, d, 50*time.Millisecond, "condition not met", cond)
 }
 
 func tail(s string, n int) string {

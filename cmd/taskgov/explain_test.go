@@ -14,6 +14,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 // waitExplained is waitFor whose failure says where things stood: explain
@@ -23,12 +24,8 @@ import (
 // phase) instead of only "condition not met".
 func waitExplained(t *testing.T, d time.Duration, cond func() bool, explain func() string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v; where things stood:\n%s", d, explain())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := testwait.Until(d, 50*time.Millisecond, cond); err != nil {
+		t.Fatalf("condition not met: %v; where things stood:\n%s", err, explain())
 	}
 }
 

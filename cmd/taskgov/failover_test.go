@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 // replica is one `taskgov server --leader-elect` child process.
@@ -48,25 +50,29 @@ func startReplica(t *testing.T, bin, dir, addr, cfg, kubeconfig string) *replica
 	return r
 }
 
-// waitStatus polls path until it answers code, returning the body.
+// waitStatus polls path until it answers code, returning the body; within
+// is stretched by the machine's load (testwait).
 func (r *replica) waitStatus(t *testing.T, path string, code int, within time.Duration) map[string]string {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	var body map[string]string
+	var last error
+	err := testwait.Until(within, 50*time.Millisecond, func() bool {
 		resp, err := http.Get(r.url + path)
-		if err == nil {
-			var body map[string]string
-			_ = json.NewDecoder(resp.Body).Decode(&body)
-			resp.Body.Close()
-			if resp.StatusCode == code {
-				return body
-			}
+		if last = err; err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s%s did not answer %d within %s (last: %v)", r.url, path, code, within, err)
+		defer resp.Body.Close()
+		body = nil
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		if resp.StatusCode != code {
+			last = fmt.Errorf("answered %d", resp.StatusCode)
 		}
-		time.Sleep(50 * time.Millisecond)
+		return resp.StatusCode == code
+	})
+	if err != nil {
+		t.Fatalf("%s%s did not answer %d: %v (last: %v)", r.url, path, code, err, last)
 	}
+	return body
 }
 
 // TestKubernetesLeaderFailover runs two replicas with leader election on a

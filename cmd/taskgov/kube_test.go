@@ -20,6 +20,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 // shippedManifest reads deploy/kubernetes/taskgov.yaml: it applies the
@@ -120,13 +121,11 @@ func taskPods(t *testing.T, c kubernetes.Interface, task string) []corev1.Pod {
 
 func waitPods(t *testing.T, c kubernetes.Interface, task string, ok func([]corev1.Pod) bool) []corev1.Pod {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if ps := taskPods(t, c, task); ok(ps) {
-			return ps
-		}
+	var ps []corev1.Pod
+	if err := testwait.Until(60*time.Second, 100*time.Millisecond, func() bool { ps = taskPods(t, c, task); return ok(ps) }); err != nil {
+		t.Fatalf("pods of %s never got there: %v: %+v", task, err, taskPods(t, c, task))
 	}
-	t.Fatalf("pods of %s never got there: %+v", task, taskPods(t, c, task))
-	return nil
+	return ps
 }
 
 // boundLive returns a check that a task has n pods, each bound to a node

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 // artifactsDir is where the browser tests leave their screenshots:
@@ -143,15 +145,13 @@ func eval[T any](b *browser, js string) T {
 // until polls a JavaScript condition until it holds.
 func (b *browser) until(what, js string, within time.Duration) {
 	b.t.Helper()
-	for deadline := time.Now().Add(within); ; time.Sleep(100 * time.Millisecond) {
+	err := testwait.Until(within, 100*time.Millisecond, func() bool {
 		var ok bool
 		_ = b.runStep(chromedp.Evaluate(js, &ok))
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("%s: never true within %v: %s", what, within, js)
-		}
+		return ok
+	})
+	if err != nil {
+		b.t.Fatalf("%s: never true: %v: %s", what, err, js)
 	}
 }
 

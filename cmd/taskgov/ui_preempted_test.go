@@ -33,12 +33,25 @@ func TestDashboardPreemptedTaskAsMember(t *testing.T) {
 	mustCLI(t, "start-job", "--job-name", "big-train", "-n", "ml-engineers", "--node-count", "3", "--priority", "training",
 		"--command", `for i in 1 2 3 4 5; do touch "$TASKGOV_CHECKPOINT_DIR/.taskgov-checkpoint"; sleep 0.6; done; exec sleep 3600`, "--instance-type", "ml.p5.48xlarge")
 	waitJob(t, "big-train", "Running")
-	time.Sleep(4 * time.Second)
+	cl, _ := apiClient()
+	ctx := context.Background()
+	// Two checkpoints seen before the preemption (a fixed 4 s wait for them
+	// is not enough where the shell's loop runs slowly).
+	waitFor(t, 20*time.Second, func() bool {
+		var evs struct{ Events []model.Event }
+		n := 0
+		if cl.Do(ctx, "GET", "/api/v1/tasks/big-train/events", nil, &evs) == nil {
+			for _, e := range evs.Events {
+				if e.Kind == "Checkpoint" {
+					n++
+				}
+			}
+		}
+		return n >= 2
+	})
 	mustCLI(t, "start-job", "--job-name", "serve", "-n", "product", "--node-count", "2", "--priority", "inference",
 		"--command", "sleep 3600", "--instance-type", "ml.p5.48xlarge")
 	waitJob(t, "big-train", "Pending")
-	cl, _ := apiClient()
-	ctx := context.Background()
 	var evs struct{ Events []model.Event }
 	if err := cl.Do(ctx, "GET", "/api/v1/tasks/big-train/events", nil, &evs); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 // workloadsCluster: one team, three classes; its 8 nodes (two layer-3
@@ -340,9 +341,15 @@ func TestKubernetesWorkloads(t *testing.T) {
 	}
 	addr, _ := startKubeServer(t, dir, cfg, kubeconfig)
 	s.url = "http://" + addr
-	time.Sleep(3 * time.Second)
-	if code, _ := s.call("GET", "/api/v1/tasks/"+orphanTask, nil, nil); code != 404 {
-		t.Errorf("the task of a Job deleted while the server was stopped answers %d, want 404 (deleted)", code)
+	time.Sleep(3 * time.Second) // room for a wrong restart of the adopted tasks to show (checked below)
+	// The sweep runs once the restarted server leads and has listed the
+	// kinds: it is waited for, not assumed done within those 3 s.
+	gone := 0
+	if err := testwait.Until(30*time.Second, 100*time.Millisecond, func() bool {
+		gone, _ = s.call("GET", "/api/v1/tasks/"+orphanTask, nil, nil)
+		return gone == 404
+	}); err != nil {
+		t.Errorf("the task of a Job deleted while the server was stopped answers %d, want 404 (deleted): %v", gone, err)
 	}
 	if del, ok := listedDeleted(s, orphanTask); !ok || del.State != "Cancelled" || !del.StartedAt.IsZero() {
 		t.Errorf("?deleted=true: the orphan's task %+v (found %v), want Cancelled, never started", del.TaskRecord, ok)
