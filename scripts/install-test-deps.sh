@@ -15,9 +15,17 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 # A failed install must not fail CI by itself: the tests that need the
-# package then skip and say why.
-if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core etcd-server postgresql >/dev/null; }; then
-  echo "install-test-deps: could not install Chromium, etcd and PostgreSQL; the browser, Kubernetes and PostgreSQL tests will be skipped" >&2
+# package then skip and say why. Nor may a stalled mirror hold CI: the
+# downloads (apt-get update, then the packages) are given
+# TASKGOV_APT_TIMEOUT each (default 15m) and abandoned after it; the
+# install itself reads the downloaded files only, and is never cut short
+# (a dpkg killed mid-way would refuse the next run).
+t=${TASKGOV_APT_TIMEOUT:-15m}
+pkgs="chromium fonts-dejavu-core etcd-server postgresql"
+if ! { timeout "$t" apt-get update -qq &&
+  timeout "$t" apt-get install -y -qq --no-install-recommends --download-only $pkgs >/dev/null &&
+  apt-get install -y -qq --no-install-recommends $pkgs >/dev/null; }; then
+  echo "install-test-deps: could not install Chromium, etcd and PostgreSQL (each download has $t); the browser, Kubernetes and PostgreSQL tests will be skipped" >&2
   exit 0
 fi
 # Debian's package enables an etcd service; the tests start their own.
