@@ -17,6 +17,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/kube"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 // manifestGrants lists "verb resource" for every rule of the shipped
@@ -126,17 +127,31 @@ func TestRBACEachRuleUsed(t *testing.T) {
 		evs, _ := kc.Client.CoreV1().Events("hyperpod-ns-research").List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=ghost"})
 		return bound == 2 && ps && jss && len(evs.Items) > 0
 	})
-	time.Sleep(time.Second) // a Lease renewal (update)
-
-	used := map[string]bool{}
-	for k, n := range scrapeRequests(t, s.url, s.token) {
-		f := strings.Fields(k)
-		if n > 0 && (f[2] == "401" || f[2] == "403") {
+	// Some requests come on their own time (a Lease renewal is an update):
+	// the requests are read until every grant has been used or the wait
+	// ends (a fixed 1 s sleep stood for that), then checked.
+	grants := manifestGrants(t)
+	var used map[string]bool
+	var requests map[string]float64
+	_ = testwait.Until(10*time.Second, 200*time.Millisecond, func() bool {
+		requests, used = scrapeRequests(t, s.url, s.token), map[string]bool{}
+		for k := range requests {
+			f := strings.Fields(k)
+			used[f[0]+" "+f[1]] = true
+		}
+		for _, g := range grants {
+			if !used[g] {
+				return false
+			}
+		}
+		return true
+	})
+	for k, n := range requests {
+		if f := strings.Fields(k); n > 0 && (f[2] == "401" || f[2] == "403") {
 			t.Errorf("the API server refused %q %v times: the manifest lacks a rule", k, n)
 		}
-		used[f[0]+" "+f[1]] = true
 	}
-	for _, g := range manifestGrants(t) {
+	for _, g := range grants {
 		if !used[g] {
 			t.Errorf("the manifest grants %q, which taskgov never used: drop it", g)
 		}
