@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	_ "embed"
 	"errors"
 	"log/slog"
@@ -29,8 +28,11 @@ type Server struct {
 	metrics http.Handler
 	devices *devices.Sampler
 	dcgm    *dcgmSource // measured GPU use on Kubernetes; nil: nvidia-smi
-	// taskList is the task page's in-memory copy of the task list.
-	taskList taskCache
+	// taskList is the task pages' in-memory copy of the task list, for
+	// the columns the store does not sort by; summaries, the Tasks page's
+	// figures.
+	taskList  taskCache
+	summaries summaryCache
 
 	limits  Limits
 	rate    rateLimiter
@@ -67,7 +69,6 @@ func New(eng *engine.Engine, log *slog.Logger, ready func() bool) *Server {
 		streamWrite: sseWriteTimeout}
 	s.routes()
 	s.taskList.watch(eng)
-	go func() { _, _, _ = s.taskList.get(context.Background(), s.st, time.Now().UTC()) }() // warm it
 	return s
 }
 

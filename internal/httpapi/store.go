@@ -13,6 +13,8 @@ import (
 type Store interface {
 	TokenStore
 	ListTasks(ctx context.Context, f model.TaskFilter) ([]model.TaskRecord, error)
+	TaskPage(ctx context.Context, f model.TaskPageFilter) (model.TaskPage, error)
+	TaskFacts(ctx context.Context, teams []string, now time.Time) (model.TaskFacts, error)
 	Events(ctx context.Context, task string, afterID int64, limit int) ([]model.Event, error)
 	Tokens(ctx context.Context) ([]model.Token, error)
 	TokenByHash(ctx context.Context, hash string) (model.Token, error)

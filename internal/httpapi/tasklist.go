@@ -59,6 +59,9 @@ func parseTaskPage(q url.Values) (taskPageQuery, error) {
 	if pq.deleted, err = deletedParam(q); err != nil {
 		return pq, err
 	}
+	if err := checkStates(pq.states); err != nil {
+		return pq, err
+	}
 	if _, ok := taskSorts[pq.sort]; !ok {
 		keys := make([]string, 0, len(taskSorts))
 		for k := range taskSorts {
@@ -93,9 +96,11 @@ func parseTaskPage(q url.Values) (taskPageQuery, error) {
 
 // listTaskPage serves GET /api/v1/tasks?q=&sort=&order=&offset=&limit=&summary=1:
 // one page of the readable tasks of the chosen teams and states whose name
-// contains q, sorted by a column (ties by submission order), with the number
-// that match. With summary=1 it adds figures over the chosen teams that do
-// not depend on the state filter or the search (see taskSummary).
+// contains q, sorted by a column (ties by submission order, in the same
+// direction), with the number that match. A column the store holds
+// (model.StoredTaskSorts) is paged by the store from its indexes; the
+// others from taskCache. With summary=1 it adds figures over the chosen
+// teams that do not depend on the state filter or the search (summaryCache).
 func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principal) error {
 	pq, err := parseTaskPage(r.URL.Query())
 	if err != nil {
@@ -112,46 +117,23 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 		}
 	}
 	now := time.Now().UTC()
-	all, stats, err := s.taskList.get(r.Context(), s.st, now)
-	if err != nil {
-		return err
-	}
-	inTeams := map[string]bool{}
-	for _, t := range pq.teams {
-		inTeams[t] = true
-	}
-	recs := all
-	if len(inTeams) > 0 {
-		recs = make([]model.TaskRecord, 0, len(all))
-		for _, rec := range all {
-			if inTeams[rec.Team] {
-				recs = append(recs, rec)
-			}
-		}
-	}
 	v := s.eng.View()
 	cat, pol := v.Catalog(), v.Policy()
-	states := map[string]bool{}
-	for _, st := range pq.states {
-		states[st] = true
-	}
-	rows := make([]*apitypes.TaskRow, 0, len(recs))
-	for _, rec := range recs {
-		if (len(states) > 0 && !states[string(rec.State)]) || (pq.search != "" && !strings.Contains(strings.ToLower(rec.Name), pq.search)) ||
-			(rec.Deleted() && !pq.deleted) {
-			continue
+	var page []*apitypes.TaskRow
+	var total int
+	if _, ok := model.StoredTaskSorts[pq.sort]; ok {
+		got, err := s.st.TaskPage(r.Context(), model.TaskPageFilter{Teams: pq.teams, States: pq.states, Search: pq.search,
+			Sort: pq.sort, Desc: pq.desc, Offset: pq.offset, Limit: pq.limit, Deleted: pq.deleted})
+		if err != nil {
+			return err
 		}
-		rows = append(rows, taskRow(rec, cat, pol))
-	}
-	less := taskSorts[pq.sort]
-	slices.SortStableFunc(rows, func(a, b *apitypes.TaskRow) int {
-		c := less(a, b)
-		if pq.desc {
-			c = -c
+		for _, rec := range got.Tasks {
+			page = append(page, taskRow(rec, cat, pol))
 		}
-		return cmp.Or(c, cmp.Compare(a.Seq, b.Seq))
-	})
-	page := rows[min(pq.offset, len(rows)):min(pq.offset+pq.limit, len(rows))]
+		total = got.Total
+	} else if page, total, err = s.cachedTaskPage(r, pq, now, cat, pol); err != nil {
+		return err
+	}
 	msgs := make([]string, len(page))
 	rd := s.redactor(r.Context(), p)
 	for i, row := range page {
@@ -168,12 +150,53 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 	if err != nil {
 		return err
 	}
-	resp := map[string]any{"tasks": page, "total": len(rows), "offset": pq.offset, "limit": pq.limit, "actors": actors}
+	if page == nil {
+		page = []*apitypes.TaskRow{}
+	}
+	resp := map[string]any{"tasks": page, "total": total, "offset": pq.offset, "limit": pq.limit, "actors": actors}
 	if pq.summary {
-		resp["summary"] = taskSummary(recs, stats, now)
+		sum, err := s.summaries.get(r.Context(), s.st, s.taskList.changes.Load(), pq.teams, now)
+		if err != nil {
+			return err
+		}
+		resp["summary"] = sum
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// cachedTaskPage is a page sorted by a column the store does not hold
+// (priority weight, instance type, pods, GPUs, vCPU, memory), sorted in
+// memory over taskCache's copy of every task.
+func (s *Server) cachedTaskPage(r *http.Request, pq taskPageQuery, now time.Time, cat model.Catalog, pol model.Policy) ([]*apitypes.TaskRow, int, error) {
+	all, err := s.taskList.get(r.Context(), s.st, now)
+	if err != nil {
+		return nil, 0, err
+	}
+	inTeams, states := map[string]bool{}, map[string]bool{}
+	for _, t := range pq.teams {
+		inTeams[t] = true
+	}
+	for _, st := range pq.states {
+		states[st] = true
+	}
+	var rows []*apitypes.TaskRow
+	for _, rec := range all {
+		if (len(inTeams) > 0 && !inTeams[rec.Team]) || (len(states) > 0 && !states[string(rec.State)]) ||
+			(pq.search != "" && !strings.Contains(strings.ToLower(rec.Name), pq.search)) || (rec.Deleted() && !pq.deleted) {
+			continue
+		}
+		rows = append(rows, taskRow(rec, cat, pol))
+	}
+	less := taskSorts[pq.sort]
+	slices.SortStableFunc(rows, func(a, b *apitypes.TaskRow) int {
+		c := cmp.Or(less(a, b), cmp.Compare(a.Seq, b.Seq))
+		if pq.desc {
+			c = -c
+		}
+		return c
+	})
+	return rows[min(pq.offset, len(rows)):min(pq.offset+pq.limit, len(rows))], len(rows), nil
 }
 
 // taskRow adds a task's whole request (all pods) and its priority's weight.

@@ -21,7 +21,7 @@ var copyTables = []struct {
 	identity   bool
 }{
 	{"cluster", "id, doc", false},
-	{"tasks", "name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message", false},
+	{"tasks", "name, team, seq, spec, state, submitted_at, started_at, finished_at, checkpoint_at, resumes, retries, placement, pgids, message, deleted", false},
 	{"events", "id, task, task_seq, team, at, kind, message", true},
 	{"tokens", "id, hash, role, team, note, created_at, revoked_at", false},
 	{"audit", "id, at, actor, action, team, target, result", true},
@@ -130,7 +130,7 @@ func (s *Store) fromSQLite(ctx context.Context, path string, fn func(*sql.Tx, pg
 	if err := src.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&version); err != nil {
 		return fmt.Errorf("%s is not a taskgov database: %w", path, err)
 	}
-	const sqliteSchema = 6 // internal/sqlite's migrations this copy knows
+	const sqliteSchema = 7 // internal/sqlite's migrations this copy knows
 	if version != sqliteSchema {
 		return fmt.Errorf("%s has schema version %d; this taskgov moves version %d: start and stop the matching taskgov server on it first", path, version, sqliteSchema)
 	}

@@ -116,4 +116,10 @@ var migrations = []string{
 		audit_id BIGINT NOT NULL,
 		runs_id BIGINT NOT NULL,
 		sessions_id BIGINT NOT NULL);`,
+	// 5: as SQLite's migration 7: the dashboard's task pages come from
+	// indexes (sqlrow.TaskPageQuery).
+	`ALTER TABLE tasks ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+	UPDATE tasks SET deleted = 1 WHERE (spec::jsonb ->> 'deletedAt') IS NOT NULL;
+	CREATE INDEX tasks_deleted ON tasks(seq) WHERE deleted = 1;
+	CREATE INDEX tasks_team_state_seq ON tasks(team, state, seq);`,
 }

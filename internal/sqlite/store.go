@@ -171,6 +171,13 @@ var migrations = []string{
 	// 6: one row the engine rewrites to learn whether writes succeed again
 	// after a storage fault.
 	`CREATE TABLE heartbeat(id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);`,
+	// 7: the dashboard's task pages come from indexes (sqlrow.TaskPageQuery):
+	// a deleted task is marked in a column (its time stays in spec), and a
+	// team's tasks in one state are in submission order.
+	`ALTER TABLE tasks ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+	UPDATE tasks SET deleted = 1 WHERE json_extract(spec, '$.deletedAt') IS NOT NULL;
+	CREATE INDEX tasks_deleted ON tasks(seq) WHERE deleted = 1;
+	CREATE INDEX tasks_team_state_seq ON tasks(team, state, seq);`,
 }
 
 func (s *Store) migrate() error {

@@ -97,7 +97,7 @@ func TaskSpec(r model.TaskRecord) (string, error) {
 
 // TaskUpdateColumns are a task's mutable columns, which an update sets
 // (UPDATE tasks SET ... WHERE seq = r.Seq) to TaskUpdateValues(r).
-var TaskUpdateColumns = []string{"spec", "state", "started_at", "finished_at", "checkpoint_at", "resumes", "retries", "placement", "pgids", "message"}
+var TaskUpdateColumns = []string{"spec", "state", "started_at", "finished_at", "checkpoint_at", "resumes", "retries", "placement", "pgids", "message", "deleted"}
 
 // TaskUpdateValues are the values of TaskUpdateColumns, in their order;
 // placement is "" when the task has none.
@@ -117,7 +117,15 @@ func TaskUpdateValues(r model.TaskRecord) ([]any, error) {
 		return nil, err
 	}
 	return []any{spec, string(r.State), Nanos(r.StartedAt), Nanos(r.FinishedAt), Nanos(r.CheckpointAt), r.Resumes, r.Retries,
-		string(placement), string(pg), r.Message}, nil
+		string(placement), string(pg), r.Message, deletedFlag(r)}, nil
+}
+
+// deletedFlag is the deleted column: 1 for a deleted task.
+func deletedFlag(r model.TaskRecord) int {
+	if r.Deleted() {
+		return 1
+	}
+	return 0
 }
 
 // Assign is the SET list "col = placeholder, ..." of cols, with the

@@ -52,6 +52,8 @@ type Store[T Tx] interface {
 	Tokens(ctx context.Context) ([]model.Token, error)
 	AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error)
 	PruneAudit(ctx context.Context, before time.Time) (int64, error)
+	TaskPage(ctx context.Context, f model.TaskPageFilter) (model.TaskPage, error)
+	TaskFacts(ctx context.Context, teams []string, now time.Time) (model.TaskFacts, error)
 }
 
 // Opener makes a fresh, empty database for one test and returns a function

@@ -1,0 +1,41 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/sqlrow"
+)
+
+// TaskPage reads one page of tasks and how many match, as the SQLite
+// store does (sqlrow.TaskPageQuery).
+func (s *Store) TaskPage(ctx context.Context, f model.TaskPageFilter) (model.TaskPage, error) {
+	q := sqlrow.TaskPageQuery(f, sqlrow.Dollar)
+	tasks, err := s.queryTasks(ctx, q.Page, q.PageArgs...)
+	if err != nil {
+		return model.TaskPage{}, err
+	}
+	var all, deleted int
+	if err := s.pool.QueryRow(ctx, q.Count, q.CountArgs...).Scan(&all); err != nil {
+		return model.TaskPage{}, err
+	}
+	if !f.Deleted {
+		if err := s.pool.QueryRow(ctx, q.CountDeleted, q.CountArgs...).Scan(&deleted); err != nil {
+			return model.TaskPage{}, err
+		}
+	}
+	return model.TaskPage{Tasks: tasks, Total: all - deleted}, nil
+}
+
+// TaskFacts counts the Tasks page's figures over the tasks of teams (all
+// if none) at now (sqlrow.TaskFactsQuery).
+func (s *Store) TaskFacts(ctx context.Context, teams []string, now time.Time) (model.TaskFacts, error) {
+	q, args := sqlrow.TaskFactsQuery(teams, sqlrow.Nanos(now), sqlrow.Dollar)
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return model.TaskFacts{}, err
+	}
+	defer rows.Close()
+	return sqlrow.ScanTaskFacts(rows)
+}
