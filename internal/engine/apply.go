@@ -20,9 +20,13 @@ func (e *Engine) apply(d model.Decision, w *writes) {
 		}
 		info, _ := e.sched.Task(p.Task)
 		r.State, r.Resumes, r.Placement = model.StatePending, info.Resumes, nil
-		msg := preemptedMessage(p, taskGPUs(r.Spec, e.sched.Catalog()), restartCost(e.sched.Policy()))
+		gpus := taskGPUs(r.Spec, e.sched.Catalog())
+		msg := preemptedMessage(p, gpus, restartCost(e.sched.Policy()))
 		if p.Reason == model.Suspended {
 			r.State, msg = model.StateSuspended, "suspended; its pods are stopping"
+		} else {
+			rec := e.preemptionRecord(p, r.Team, d.Time, gpus)
+			w.put(model.Write{Preemption: &rec})
 		}
 		r.Message = msg
 		e.persist(r, w)

@@ -35,13 +35,14 @@ type fakeStore struct {
 }
 
 type fakeState struct {
-	cluster *model.Cluster
-	tasks   []model.TaskRecord // by seq
-	events  []model.Event
-	audit   int
-	runs    []model.Run
-	beat    time.Time
-	revoked []string // teams whose tokens were revoked
+	cluster     *model.Cluster
+	tasks       []model.TaskRecord // by seq
+	events      []model.Event
+	audit       int
+	runs        []model.Run
+	beat        time.Time
+	revoked     []string // teams whose tokens were revoked
+	preemptions []model.PreemptionRecord
 }
 
 func (s fakeState) clone() fakeState {
@@ -236,6 +237,11 @@ func (t *fakeTx) EndRun(task string, at time.Time, outcome string) error {
 			r.EndedAt, r.Outcome = at, outcome
 		}
 	}
+	return nil
+}
+
+func (t *fakeTx) AddPreemption(p model.PreemptionRecord) error {
+	t.st.preemptions = append(t.st.preemptions, p)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
 )
@@ -15,8 +16,7 @@ import (
 // gpus is the task's GPUs over all pods. The "for NAME, " form is what
 // model.HidePreemptor redacts.
 func preemptedMessage(p model.Preemption, gpus, restartCostSeconds int64) string {
-	restart := float64(gpus * restartCostSeconds)
-	work := max(0, p.LostGPUSeconds-restart)
+	work, restart := lostParts(p, gpus, restartCostSeconds)
 	cost := fmt.Sprintf("%.0f GPU·s of work since its last checkpoint lost", work)
 	if restart > 0 {
 		cost += fmt.Sprintf(", and %.0f GPU·s to restart (%d s per GPU)", restart, restartCostSeconds)
@@ -25,6 +25,25 @@ func preemptedMessage(p model.Preemption, gpus, restartCostSeconds int64) string
 		return fmt.Sprintf("preempted (%s) for %s, %s; requeued in its place", p.Reason, p.For, cost)
 	}
 	return fmt.Sprintf("preempted (%s), %s; requeued in its place", p.Reason, cost)
+}
+
+// lostParts splits a preemption's LostGPUSeconds into the work since the
+// last checkpoint and the policy's restart cost for gpus GPUs.
+func lostParts(p model.Preemption, gpus, restartCostSeconds int64) (work, restart float64) {
+	restart = float64(gpus * restartCostSeconds)
+	return max(0, p.LostGPUSeconds-restart), restart
+}
+
+// preemptionRecord is what the list of recent preemptions keeps of p; the
+// preemptor's team is that of the task named For, if it is known.
+func (e *Engine) preemptionRecord(p model.Preemption, team string, at time.Time, gpus int64) model.PreemptionRecord {
+	work, restart := lostParts(p, gpus, restartCost(e.sched.Policy()))
+	rec := model.PreemptionRecord{At: at, Task: p.Task, Team: team, Reason: p.Reason, Preemptor: p.For, GPUs: gpus,
+		WorkGPUSeconds: work, RestartGPUSeconds: restart}
+	if by := e.records[p.For]; p.For != "" && by != nil {
+		rec.PreemptorTeam = by.Team
+	}
+	return rec
 }
 
 // taskGPUs is a task's GPUs over all its pods, as the core counts them.

@@ -148,6 +148,7 @@ func (s *Server) apiRoutes() []route {
 		{"GET /api/v1/tokens", s.listTokens},
 		{"DELETE /api/v1/tokens/{id}", s.revokeToken},
 		{"GET /api/v1/audit", s.auditLog},
+		{"GET /api/v1/preemptions", s.listPreemptions},
 		{"GET /metrics", s.serveMetrics},
 	}
 }

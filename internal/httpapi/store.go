@@ -20,6 +20,7 @@ type Store interface {
 	TokenByHash(ctx context.Context, hash string) (model.Token, error)
 	RevokeTokenAudited(ctx context.Context, id string, at time.Time, audit model.AuditEntry) (bool, error)
 	AuditLog(ctx context.Context, f model.AuditFilter) ([]model.AuditEntry, error)
+	Preemptions(ctx context.Context, f model.PreemptionFilter) ([]model.PreemptionRecord, error)
 	Samples(ctx context.Context, resolution time.Duration, from time.Time) ([]model.Sample, error)
 	Runs(ctx context.Context, from, to time.Time) ([]model.Run, error)
 	Sessions(ctx context.Context) ([]model.Session, error)

@@ -15,6 +15,7 @@ type Write struct {
 	StartRun      *Run
 	EndRun        *RunEnd
 	CloseOpenRuns *RunEnd // Task is empty; Keep lists tasks whose runs go on
+	Preemption    *PreemptionRecord
 	// RevokeTeamTokens revokes a deleted team's live tokens, each audited,
 	// in the same transaction as the deletion.
 	RevokeTeamTokens *TeamTokens
@@ -49,6 +50,7 @@ type TxWriter interface {
 	// RevokeTeamTokens revokes team's live tokens and returns their ids.
 	RevokeTeamTokens(team string, at time.Time) ([]string, error)
 	Heartbeat(at time.Time) error
+	AddPreemption(PreemptionRecord) error
 }
 
 // ApplyTo makes a batch's writes, in order, in an open transaction, and
@@ -81,6 +83,8 @@ func applyOne(t TxWriter, w *Write) error {
 	case w.CloseOpenRuns != nil:
 		_, err := t.CloseOpenRuns(w.CloseOpenRuns.At, w.CloseOpenRuns.Outcome, w.CloseOpenRuns.Keep)
 		return err
+	case w.Preemption != nil:
+		return t.AddPreemption(*w.Preemption)
 	case w.RevokeTeamTokens != nil:
 		r := w.RevokeTeamTokens
 		ids, err := t.RevokeTeamTokens(r.Team, r.At)

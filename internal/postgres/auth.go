@@ -73,7 +73,7 @@ func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.Audi
 	return sqlrow.All(rows, sqlrow.Audit)
 }
 
-// PruneAudit deletes audit entries and task events older than before; it
+// PruneAudit deletes audit entries, task events and preemptions older than before; it
 // returns how many audit entries went.
 func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
@@ -87,6 +87,7 @@ func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error)
 		}
 		n = tag.RowsAffected()
 		tx.exec(`DELETE FROM events WHERE at < $1`, sqlrow.Nanos(before))
+		tx.exec(`DELETE FROM preemptions WHERE at < $1`, sqlrow.Nanos(before))
 		return nil
 	})
 	return n, err

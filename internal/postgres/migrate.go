@@ -28,6 +28,7 @@ var copyTables = []struct {
 	{"runs", "id, task, team, instance_type, priority, gpus, vcpu, borrowed_gpus, started_at, ended_at, outcome", true},
 	{"sessions", "id, started_at, stopped_at", true},
 	{"samples", "resolution, at, instance_type, gpus, gpus_used, vcpu, vcpu_used, mem_gib, mem_used_gib", false},
+	{"preemptions", "id, at, task, team, reason, preemptor, preemptor_team, gpus, work_gpu_seconds, restart_gpu_seconds", true},
 }
 
 // Counts is the number of rows per table.
@@ -130,7 +131,7 @@ func (s *Store) fromSQLite(ctx context.Context, path string, fn func(*sql.Tx, pg
 	if err := src.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&version); err != nil {
 		return fmt.Errorf("%s is not a taskgov database: %w", path, err)
 	}
-	const sqliteSchema = 7 // internal/sqlite's migrations this copy knows
+	const sqliteSchema = 8 // internal/sqlite's migrations this copy knows
 	if version != sqliteSchema {
 		return fmt.Errorf("%s has schema version %d; this taskgov moves version %d: start and stop the matching taskgov server on it first", path, version, sqliteSchema)
 	}

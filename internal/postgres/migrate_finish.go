@@ -53,7 +53,7 @@ func (s *Store) FinishSQLiteImport(ctx context.Context, path string) (Counts, er
 				return fmt.Errorf("%s is not the database this move started from (its task number %d is not %q): name the same file; nothing was changed", path, m.maxSeq, m.seqName)
 			}
 		}
-		for _, t := range []string{"cluster", "tokens", "samples"} {
+		for _, t := range []string{"cluster", "tokens", "samples", "preemptions"} {
 			if _, err := tx.Exec(ctx, `DELETE FROM `+t); err != nil {
 				return err
 			}

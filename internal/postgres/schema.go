@@ -122,4 +122,19 @@ var migrations = []string{
 	UPDATE tasks SET deleted = 1 WHERE (spec::jsonb ->> 'deletedAt') IS NOT NULL;
 	CREATE INDEX tasks_deleted ON tasks(seq) WHERE deleted = 1;
 	CREATE INDEX tasks_team_state_seq ON tasks(team, state, seq);`,
+	// 6: as SQLite's migration 8: the preemptions the scheduler made.
+	`CREATE TABLE preemptions(
+		id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+		at BIGINT NOT NULL,
+		task TEXT NOT NULL,
+		team TEXT NOT NULL,
+		reason TEXT NOT NULL,
+		preemptor TEXT NOT NULL DEFAULT '',
+		preemptor_team TEXT NOT NULL DEFAULT '',
+		gpus BIGINT NOT NULL,
+		work_gpu_seconds DOUBLE PRECISION NOT NULL,
+		restart_gpu_seconds DOUBLE PRECISION NOT NULL);
+	CREATE INDEX preemptions_team ON preemptions(team, id);
+	CREATE INDEX preemptions_preemptor_team ON preemptions(preemptor_team, id);
+	CREATE INDEX preemptions_at ON preemptions(at);`,
 }

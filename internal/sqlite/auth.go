@@ -69,7 +69,7 @@ func (s *Store) AuditLog(ctx context.Context, f model.AuditFilter) ([]model.Audi
 	return sqlrow.All(rows, sqlrow.Audit)
 }
 
-// PruneAudit deletes audit entries and task events older than before; it
+// PruneAudit deletes audit entries, task events and preemptions older than before; it
 // returns how many audit entries went.
 func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
@@ -79,7 +79,10 @@ func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error)
 			return err
 		}
 		n, _ = res.RowsAffected()
-		_, err = tx.tx.Exec(`DELETE FROM events WHERE at < ?`, sqlrow.Nanos(before))
+		if _, err = tx.tx.Exec(`DELETE FROM events WHERE at < ?`, sqlrow.Nanos(before)); err != nil {
+			return err
+		}
+		_, err = tx.tx.Exec(`DELETE FROM preemptions WHERE at < ?`, sqlrow.Nanos(before))
 		return err
 	})
 	return n, err

@@ -178,6 +178,22 @@ var migrations = []string{
 	UPDATE tasks SET deleted = 1 WHERE json_extract(spec, '$.deletedAt') IS NOT NULL;
 	CREATE INDEX tasks_deleted ON tasks(seq) WHERE deleted = 1;
 	CREATE INDEX tasks_team_state_seq ON tasks(team, state, seq);`,
+	// 8: the preemptions the scheduler made, for the list of recent ones
+	// (model.PreemptionRecord), by either team.
+	`CREATE TABLE preemptions(
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		at INTEGER NOT NULL,
+		task TEXT NOT NULL,
+		team TEXT NOT NULL,
+		reason TEXT NOT NULL,
+		preemptor TEXT NOT NULL DEFAULT '',
+		preemptor_team TEXT NOT NULL DEFAULT '',
+		gpus INTEGER NOT NULL,
+		work_gpu_seconds REAL NOT NULL,
+		restart_gpu_seconds REAL NOT NULL);
+	CREATE INDEX preemptions_team ON preemptions(team, id);
+	CREATE INDEX preemptions_preemptor_team ON preemptions(preemptor_team, id);
+	CREATE INDEX preemptions_at ON preemptions(at);`,
 }
 
 func (s *Store) migrate() error {

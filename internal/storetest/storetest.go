@@ -28,6 +28,7 @@ type Tx interface {
 	RevokeToken(id string, at time.Time) (bool, error)
 	RevokeTeamTokens(team string, at time.Time) ([]string, error)
 	Audit(model.AuditEntry) error
+	AddPreemption(model.PreemptionRecord) error
 }
 
 // Store is what the suite needs of an adapter, with T its transaction type.
@@ -54,6 +55,7 @@ type Store[T Tx] interface {
 	PruneAudit(ctx context.Context, before time.Time) (int64, error)
 	TaskPage(ctx context.Context, f model.TaskPageFilter) (model.TaskPage, error)
 	TaskFacts(ctx context.Context, teams []string, now time.Time) (model.TaskFacts, error)
+	Preemptions(ctx context.Context, f model.PreemptionFilter) ([]model.PreemptionRecord, error)
 }
 
 // Opener makes a fresh, empty database for one test and returns a function

@@ -27,6 +27,7 @@ func Run[S Store[T], T Tx](t *testing.T, fresh Opener[S, T]) {
 		{"ConcurrentReadsAndCommits", concurrent[S, T]},
 		{"NameReuse", nameReuse[S, T]},
 		{"TaskPages", taskPages[S, T]},
+		{"Preemptions", preemptions[S, T]},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh(t)) })
