@@ -106,11 +106,29 @@ func TestDashboardPreemptedTaskAsMember(t *testing.T) {
 	if want := strconv.Itoa(checkpoints) + " × checkpoint saved, the first at "; len(ckpt) != 1 || !strings.Contains(ckpt[0], want) {
 		t.Errorf("checkpoint rows %q; want one that says %q (timeline %q)", ckpt, want, rows)
 	}
+	// When will it start: nothing in its wait names a time, so the page
+	// says there is no estimate and why, never a number.
+	if got := b.text("#task-start"); !strings.HasPrefix(got, "No estimate Basis: ") || !strings.Contains(got, "declare no end time") {
+		t.Errorf("start line %q: want no estimate and its basis", got)
+	}
 	b.a11y("member-task-preempted")
 	b.shots("member-task-preempted")
 	// The task list says the same in its row: where and why it waits, then
 	// what happened to it.
 	b.open("tasks", `tr[data-task="big-train"]`)
 	b.until("big-train's row says why it waits", `(m => m.startsWith("#1 in the queue of team ml-engineers: the task needs 24 GPUs") && m.includes("preempted (Reclaim) for another team's task"))(document.querySelector('tr[data-task="big-train"] td.msg').textContent)`, 10*time.Second)
+	// Its queue row says when it may start on the same basis; the recent
+	// preemptions list it, with the other team's task and team hidden and
+	// the cost told apart as on its page.
+	b.until("its queue row's start", `document.querySelector('tr[data-key="q-big-train"] .start-cell')?.textContent.startsWith('No estimate Basis: ')`, 10*time.Second)
+	b.until("recent preemptions", exists(`#preemptions-table tr[data-preemption="big-train"]`), 10*time.Second)
+	row := eval[[]string](b, `[...document.querySelector('#preemptions-table tr[data-preemption="big-train"]').cells].map(c => c.textContent.trim())`)
+	if len(row) != 8 || row[2] != "ml-engineers" || row[3] != "another team's task" || row[4] != "another team" || row[5] != "Reclaim" || row[6] != "24" ||
+		row[7] != commas(int(work))+" GPU·s work + "+commas(int(24*restart))+" GPU·s restart" {
+		t.Errorf("recent preemption row %q: want big-train of ml-engineers, for another team's task, Reclaim, 24 GPUs, %v GPU·s work + %d restart", row, work, 24*restart)
+	}
+	if n := eval[int](b, `document.querySelectorAll('#preemptions-table tbody tr').length`); n != 1 {
+		t.Errorf("%d recent preemptions shown to ml-engineers; one concerns it", n)
+	}
 	b.shots("member-tasks-preempted")
 }

@@ -223,6 +223,8 @@ func TestDashboardInChromium(t *testing.T) {
 	serveAt := time.Now()
 	b.until("one preempted", `document.getElementById('count-preempted').textContent === '1'`, 30*time.Second)
 	b.until("big-train pending", `document.querySelector('tr[data-task="big-train"] td.state')?.textContent.includes('Pending')`, 30*time.Second)
+	// The recent preemptions name both tasks and teams for an admin.
+	b.until("the preemption listed", `(r => r && r.querySelector('.preemptor').textContent === 'serve' && r.textContent.includes('product') && r.textContent.includes('Reclaim'))(document.querySelector('#preemptions-table tr[data-preemption="big-train"]'))`, 30*time.Second)
 	// A team filter with a state no task of it has: the team list keeps
 	// every team, and the empty table says what matched nothing.
 	b.run(choose("f-team", "ml-engineers"), choose("f-state", "Suspended"))

@@ -16,6 +16,9 @@ type Task struct {
 	Position int               `json:"position,omitempty"`
 	Reason   *model.WaitReason `json:"reason,omitempty"`
 	Why      string            `json:"why,omitempty"`
+	// Start is when a waiting task can start, where that can be said, and
+	// on what basis (model.EstimateStart).
+	Start *model.StartEstimate `json:"start,omitempty"`
 }
 
 // TaskRow is a task as the dashboard's task list shows it: its record, its

@@ -99,7 +99,8 @@ func (v *View) Task(name string) (apitypes.Task, bool) {
 	if i, ok := x.byTask[name]; ok {
 		w := x.list[i]
 		reason := w.Reason
-		t.Position, t.Reason, t.Why = w.Position, &reason, reason.Message()
+		start := model.EstimateStart(reason)
+		t.Position, t.Reason, t.Why, t.Start = w.Position, &reason, reason.Message(), &start
 	}
 	return t, true
 }
@@ -126,7 +127,8 @@ func (v *View) waitingTask(w model.Waiting) (apitypes.Task, bool) {
 		return apitypes.Task{}, false
 	}
 	reason := w.Reason
-	return apitypes.Task{TaskRecord: *p, Position: w.Position, Reason: &reason, Why: reason.Message()}, true
+	start := model.EstimateStart(reason)
+	return apitypes.Task{TaskRecord: *p, Position: w.Position, Reason: &reason, Why: reason.Message(), Start: &start}, true
 }
 
 // Waiting is the queue as a step's cycle left it: every pending task, team

@@ -3,7 +3,7 @@
 // into one row), the logs of every pod, and the actions its owner may take, each
 // confirmed first.
 import { api } from './api.js';
-import { esc, ns, badge, when, num, request, withActors } from './util.js';
+import { esc, ns, badge, when, num, request, withActors, startText } from './util.js';
 
 const MAX_PODS = 32; // logs shown per task
 const openPods = new Set(['0']);
@@ -34,6 +34,7 @@ async function render(ctx, name) {
     <dt>Requeues</dt><dd>${t.resumes} (of which failure retries: ${t.retries})</dd>
     ${t.message ? `<dt>Message</dt><dd id="task-message">${withActors(t.message, actors)}</dd>` : ''}
     ${t.why ? `<dt>Queue</dt><dd id="task-queue">position ${num(t.position)}${queue ? ` of ${num(queue.total)}` : ''} in the queue of team ${esc(t.team)}: ${esc(t.why.replace(/^waiting: /, ''))}</dd>` : ''}
+    ${t.start ? `<dt>When will it start?</dt><dd id="task-start">${startText(t.start)}</dd>` : ''}
     ${(t.placement || []).length ? `<dt>Pods</dt><dd>${t.placement.map(p => `pod ${p.rank} on ${esc(p.node)}${(p.gpus || []).length ? ` (GPUs ${p.gpus.join(', ')})` : ''}`).join('; ')}</dd>` : ''}
   </dl></div>
   ${ctx.canWrite(t.team) && !terminal ? actionsCard(t, policy) : ''}

@@ -6,7 +6,8 @@
 // walks every task of the team (seconds at 100,000 tasks, counted at most
 // every 10 s by the server), while the table's page comes from an index.
 import { api } from './api.js';
-import { esc, ns, badge, dur, whenShort, num, options, saved, save, states, withActors } from './util.js';
+import { esc, ns, badge, dur, whenShort, num, options, saved, save, states, withActors, startText } from './util.js';
+import { readPreemptions, preemptionsCard } from './preemptions-card.js';
 
 const QUEUE_ROWS = 10; // per team
 const columns = [ // [sort key, header, cell]
@@ -39,8 +40,8 @@ async function render(ctx) {
   if (f.state) q.append('state', f.state);
   if (f.q) q.set('q', f.q);
   const teamsRead = api('/api/v1/teams'); // the queue reads need the team names, not the task page
-  const [page, { teams }, queues] = await Promise.all([api('/api/v1/tasks?' + q), teamsRead,
-    teamsRead.then(({ teams }) => queueHeads(f.team ? [f.team] : teams.map(t => t.name)))]);
+  const [page, { teams }, queues, preempted] = await Promise.all([api('/api/v1/tasks?' + q), teamsRead,
+    teamsRead.then(({ teams }) => queueHeads(f.team ? [f.team] : teams.map(t => t.name))), readPreemptions(f.team)]);
   const s = summaryOf(ctx, f.team), c = s?.counts || {};
   const fig = v => s ? v : '…';
   const scope = f.team ? `team ${esc(f.team)}` : (ctx.me.role === 'admin' || !ctx.me.team ? 'all teams' : `team ${esc(ctx.me.team)}`);
@@ -76,7 +77,8 @@ async function render(ctx) {
     <button type="button" data-action="page" data-to="next" id="page-next" ${to >= page.total ? 'disabled' : ''}>Next ›</button>
     <button type="button" data-action="page" data-to="last" ${to >= page.total ? 'disabled' : ''}>Last »</button>
   </nav></div>
-  ${queueCard(queues)}`;
+  ${queueCard(queues)}
+  ${preemptionsCard(preempted)}`;
 }
 
 // summaryOf returns the last figures read for this token and team (null
@@ -119,10 +121,10 @@ async function queueHeads(teams) {
 
 function queueCard(queues) {
   const rows = queues.flatMap(({ team, pending: ps, total }) => [
-    ...ps.map(p => `<tr data-key="q-${esc(p.name)}"><td>${esc(team)}</td><td class="num">${num(p.position)}</td><td><a href="#task/${encodeURIComponent(p.name)}">${esc(p.name)}</a></td><td>${esc(p.reason?.code)}</td><td>${esc((p.why || '').replace(/^waiting: /, ''))}</td></tr>`),
-    ...(total > ps.length ? [`<tr data-key="more-${esc(team)}"><td>${esc(team)}</td><td colspan="4" class="muted">and ${num(total - ps.length)} more waiting (filter by state Pending to list them)</td></tr>`] : []),
+    ...ps.map(p => `<tr data-key="q-${esc(p.name)}"><td>${esc(team)}</td><td class="num">${num(p.position)}</td><td><a href="#task/${encodeURIComponent(p.name)}">${esc(p.name)}</a></td><td>${esc(p.reason?.code)}</td><td>${esc((p.why || '').replace(/^waiting: /, ''))}</td><td class="start-cell">${startText(p.start)}</td></tr>`),
+    ...(total > ps.length ? [`<tr data-key="more-${esc(team)}"><td>${esc(team)}</td><td colspan="5" class="muted">and ${num(total - ps.length)} more waiting (filter by state Pending to list them)</td></tr>`] : []),
   ]);
-  return `<div class="card"><h2>Pending queues</h2>${rows.length ? `<div class="scroll"><table id="queue-table"><thead><tr><th scope="col">Team</th><th scope="col" class="num">#</th><th scope="col">Task</th><th scope="col">Reason</th><th scope="col">Why it waits</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : '<p class="empty" id="queue-empty">Nothing is waiting.</p>'}</div>`;
+  return `<div class="card"><h2>Pending queues</h2>${rows.length ? `<div class="scroll"><table id="queue-table"><thead><tr><th scope="col">Team</th><th scope="col" class="num">#</th><th scope="col">Task</th><th scope="col">Reason</th><th scope="col">Why it waits</th><th scope="col">When will it start?</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : '<p class="empty" id="queue-empty">Nothing is waiting.</p>'}</div>`;
 }
 
 const actions = {

@@ -61,6 +61,14 @@ export function request(spec) {
 
 // whenShort is a compact date and time for table cells; the full one is
 // its title.
+// startText says when a waiting task can start (the API's start: an
+// earliest time only where its wait reason names one) and on what basis.
+export function startText(s) {
+  if (!s) return '';
+  const head = s.notBefore ? `Not before ${when(s.notBefore)}` : 'No estimate';
+  return `<span class="start" data-not-before="${esc(s.notBefore || '')}">${esc(head)}</span> <span class="muted small">Basis: ${esc(s.basis.replace(/^no estimate: /, ''))}.</span>`;
+}
+
 export function whenShort(t) {
   if (!t) return '-';
   const d = new Date(t);
