@@ -102,7 +102,7 @@ func TestTaskPage(t *testing.T) {
 	if code, _ := e.do("GET", "/api/v1/tasks?sort=name&team=alpha", member, nil); code != 403 {
 		t.Errorf("member asks for alpha's tasks: %d", code)
 	}
-	for q, field := range map[string]string{"sort=colour": "sort", "sort=name&order=up": "order", "offset=-1": "offset", "q=x&limit=0": "limit"} {
+	for q, field := range map[string]string{"sort=colour": "sort", "sort=name&order=up": "order", "offset=-1": "offset", "q=x&limit=0": "limit", "summary=1&state=Bogus": "state"} {
 		if code, body := e.do("GET", "/api/v1/tasks?"+q, e.admin, nil); code != 400 || !strings.Contains(string(body), `"field":"`+field+`"`) {
 			t.Errorf("?%s: %d %s", q, code, body)
 		}
