@@ -7,6 +7,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 const delayCluster = `
@@ -45,9 +46,10 @@ func TestStartEstimate(t *testing.T) {
 		delayed     bool
 	}{{"b-serve", member, true}, {"a-more", e.admin, false}} {
 		var v apitypes.Task
-		for deadline := time.Now().Add(10 * time.Second); v.Reason == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_ = testwait.Until(10*time.Second, 20*time.Millisecond, func() bool {
 			e.mustDo("GET", "/api/v1/tasks/"+c.task, c.token, nil, 200, &v)
-		}
+			return v.Reason != nil
+		})
 		if v.Reason == nil || v.Start == nil {
 			t.Fatalf("%s: no reason or start: %+v", c.task, v)
 		}

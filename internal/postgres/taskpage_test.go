@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/taskgov/taskgov/internal/postgres"
@@ -10,8 +11,8 @@ import (
 // TestTaskPageAt100k is internal/sqlite's TestTaskPageAt100k on
 // PostgreSQL: the same queries (sqlrow.TaskPageQuery), the same bound.
 func TestTaskPageAt100k(t *testing.T) {
-	if testing.Short() {
-		t.Skip("stores 100,000 tasks")
+	if os.Getenv("TASKGOV_PAGE_SCALE") == "" {
+		t.Skip("a timing comparison at 100,000 stored tasks: TASKGOV_PAGE_SCALE=1 runs it (a loaded CI machine cannot hold its ratios; TestTaskPagePlans and the store suite's TaskPages check the queries)")
 	}
 	s := fresh(t)()
 	defer s.Close()

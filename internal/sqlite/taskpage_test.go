@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,8 +19,8 @@ import (
 // cache made before the page came from the store (11.5 s for the first
 // read at 100,000 on the 2 shared cores, session 14). It logs both.
 func TestTaskPageAt100k(t *testing.T) {
-	if testing.Short() {
-		t.Skip("stores 100,000 tasks")
+	if os.Getenv("TASKGOV_PAGE_SCALE") == "" {
+		t.Skip("a timing comparison at 100,000 stored tasks: TASKGOV_PAGE_SCALE=1 runs it (a loaded CI machine cannot hold its ratios; TestTaskPagePlans and the store suite's TaskPages check the queries)")
 	}
 	s, err := sqlite.Open(filepath.Join(t.TempDir(), "t.db"))
 	if err != nil {
