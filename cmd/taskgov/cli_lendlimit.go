@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/taskgov/taskgov/internal/model"
@@ -13,59 +12,36 @@ import (
 // limit, "TYPE=none" removes it. A type without a quota entry is refused:
 // a team lends only its own quota.
 func setLendingLimits(quotas []model.Quota, specs []string) error {
-	bad := func(s, problem string) error {
-		return &model.FieldError{Field: "--lending-limit", Problem: fmt.Sprintf("%q %s", s, problem),
-			Fix: "use ml.p5.48xlarge:gpus=16[,vcpu=N,memoryGiB=N], or ml.p5.48xlarge=none to lend all idle quota"}
-	}
 	for _, s := range specs {
-		typ, amount, limit := "", (*model.Amount)(nil), true
-		if t, v, ok := strings.Cut(s, "="); ok && !strings.Contains(t, ":") {
-			if v != "none" {
-				return bad(s, "is not a lending limit")
+		v, err := lendingLimitFlag.parse(s)
+		if err != nil {
+			return err
+		}
+		amount := &v.Amount
+		if v.IsShort {
+			if v.Short != "none" {
+				return lendingLimitFlag.bad(s, "is not a lending limit")
 			}
-			typ, limit = t, false
-		} else {
-			t, rest, ok := strings.Cut(s, ":")
-			if !ok {
-				return bad(s, "is not a lending limit")
-			}
-			typ, amount = t, &model.Amount{}
-			for _, kv := range strings.Split(rest, ",") {
-				k, v, ok := strings.Cut(kv, "=")
-				x, err := strconv.ParseFloat(v, 64)
-				if !ok || err != nil {
-					return bad(s, "is not a lending limit")
-				}
-				switch k {
-				case "gpus":
-					if x != float64(int64(x)) {
-						return bad(s, "gives a fraction of a GPU")
-					}
-					g := int64(x)
-					amount.GPUs = &g
-				case "vcpu":
-					amount.VCPU = &x
-				case "memoryGiB":
-					amount.MemoryGiB = &x
-				default:
-					return bad(s, "names an unknown resource "+strconv.Quote(k))
-				}
-			}
+			amount = nil
 		}
 		found := false
 		for k := range quotas {
-			if quotas[k].InstanceType == typ {
+			if quotas[k].InstanceType == v.Type {
 				found = true
 				quotas[k].LendingLimit = amount
 			}
 		}
-		if !found && limit {
-			return &model.FieldError{Field: "--lending-limit", Problem: fmt.Sprintf("the team has no quota of %s to lend", typ),
+		if !found && amount != nil {
+			return &model.FieldError{Field: "--lending-limit", Problem: fmt.Sprintf("the team has no quota of %s to lend", v.Type),
 				Fix: "give its quota with --quota first, or drop this --lending-limit"}
 		}
 	}
 	return nil
 }
+
+// lendingLimitFlag is --lending-limit's syntax: an amount, or TYPE=none.
+var lendingLimitFlag = typedAmountFlag{flag: "--lending-limit",
+	fix: "use ml.p5.48xlarge:gpus=16[,vcpu=N,memoryGiB=N] (whole GPUs, amounts 0 or more), or ml.p5.48xlarge=none to lend all idle quota"}
 
 // lendingLimits lists a team's lending limits for team describe: "none
 // (lends all idle quota)" or "ml.p5.48xlarge 16 GPUs; ...".

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -215,43 +214,26 @@ func keepQuotaLimits(quotas, old []model.Quota) []model.Quota {
 	return quotas
 }
 
+// quotaFlag is --quota's syntax: TYPE=COUNT (whole instances) or an amount.
+var quotaFlag = typedAmountFlag{flag: "--quota",
+	fix: "use ml.p5.48xlarge=8 (whole instances) or ml.p5.48xlarge:gpus=16[,vcpu=N,memoryGiB=N] (whole GPUs, amounts 0 or more)"}
+
 func parseQuotas(specs []string) ([]model.Quota, error) {
 	var out []model.Quota
-	bad := func(s string) error {
-		return &model.FieldError{Field: "--quota", Problem: fmt.Sprintf("%q is not a quota", s),
-			Fix: "use ml.p5.48xlarge=8 (instances) or ml.p5.48xlarge:gpus=16[,vcpu=N,memoryGiB=N]"}
-	}
 	for _, s := range specs {
-		if it, n, ok := strings.Cut(s, "="); ok && !strings.Contains(it, ":") {
-			c, err := strconv.ParseInt(n, 10, 64)
+		v, err := quotaFlag.parse(s)
+		if err != nil {
+			return nil, err
+		}
+		q := model.Quota{InstanceType: v.Type}
+		if v.IsShort {
+			c, err := wholeNumber(v.Short)
 			if err != nil {
-				return nil, bad(s)
+				return nil, quotaFlag.bad(s, "gives the count "+v.Short+", "+err.Error()+" (instances are whole)")
 			}
-			out = append(out, model.Quota{InstanceType: it, Count: &c})
-			continue
-		}
-		it, rest, ok := strings.Cut(s, ":")
-		if !ok {
-			return nil, bad(s)
-		}
-		q := model.Quota{InstanceType: it}
-		for _, kv := range strings.Split(rest, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			x, err := strconv.ParseFloat(v, 64)
-			if !ok || err != nil {
-				return nil, bad(s)
-			}
-			switch k {
-			case "gpus":
-				g := int64(x)
-				q.GPUs = &g
-			case "vcpu":
-				q.VCPU = &x
-			case "memoryGiB":
-				q.MemoryGiB = &x
-			default:
-				return nil, bad(s)
-			}
+			q.Count = &c
+		} else {
+			q.GPUs, q.VCPU, q.MemoryGiB = v.Amount.GPUs, v.Amount.VCPU, v.Amount.MemoryGiB
 		}
 		out = append(out, q)
 	}

@@ -29,8 +29,8 @@ func TestLendingLimitInTheCLI(t *testing.T) {
 	}{
 		{[]string{"--lending-limit", "ml.p5.48xlarge:gpus=24"}, "lendingLimit.gpus: is 24 GPUs, above the quota's 16 GPUs"},
 		{[]string{"--lending-limit", "ml.g5.12xlarge:gpus=4"}, "the team has no quota of ml.g5.12xlarge to lend"},
-		{[]string{"--lending-limit", "ml.p5.48xlarge:gpus=1.5"}, "gives a fraction of a GPU"},
-		{[]string{"--lending-limit", "ml.p5.48xlarge:tpus=2"}, `names an unknown resource "tpus"`},
+		{[]string{"--lending-limit", "ml.p5.48xlarge:gpus=1.5"}, "gives gpus=1.5, a fraction (GPUs are whole)"},
+		{[]string{"--lending-limit", "ml.p5.48xlarge:tpus=2"}, `names an unknown resource "tpus" (gpus, vcpu or memoryGiB)`},
 		{[]string{"--lending", "DontLend"}, "the team's lending is DontLend: it lends nothing"},
 	} {
 		_, errs, code := cli(t, append([]string{"team", "update", "product"}, c.args...)...)
