@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -39,6 +40,18 @@ func task(name string, seq int64, at time.Time) model.TaskRecord {
 		Spec: model.TaskSpec{Name: name, Team: "t", InstanceType: "ml.p5.48xlarge", Nodes: 2}}
 }
 
+// knobbedTeam sets every team field a restart must read back: lending
+// limit, borrow cap, borrowWithinGroup, reclaimWithinGroup.
+func knobbedTeam() model.Team {
+	two, eight, w, pct := int64(2), int64(8), 50, 120
+	vcpu, mem := 96.5, 1024.0
+	return model.Team{Name: "k", Namespace: "ns-k", Group: "g", FairShareWeight: &w, Lending: model.LendAndBorrow,
+		BorrowLimitPercent: &pct, PreemptTeamTasks: model.PreemptNever, ReclaimWithinGroup: model.ReclaimLowerPriority,
+		BorrowWithinGroup: &model.BorrowWithinGroup{Policy: model.BorrowWithinGroupLowerPriority, MaxPriorityWeight: &w},
+		Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: &two, BorrowCap: &model.Amount{GPUs: &eight},
+			LendingLimit: &model.Amount{GPUs: &eight, VCPU: &vcpu, MemoryGiB: &mem}}}}
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -70,7 +83,7 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 		if err := tx.UpdateTask(b); err != nil {
 			return err
 		}
-		if err := tx.PutCluster(model.Cluster{Teams: []model.Team{{Name: "t"}}}); err != nil {
+		if err := tx.PutCluster(model.Cluster{Teams: []model.Team{{Name: "t"}, knobbedTeam()}}); err != nil {
 			return err
 		}
 		return tx.InsertToken(model.Token{ID: "tok-1", Role: model.RoleMember, Team: "t", CreatedAt: now}, "hash1")
@@ -105,7 +118,7 @@ func durableAcrossReopen[S Store[T], T Tx](t *testing.T, open func() S) {
 	if at, err := s.LastEventAt(ctx); err != nil || !at.Equal(now) {
 		t.Fatalf("last event at %v %v", at, err)
 	}
-	if c, ok, err := s.Cluster(ctx); err != nil || !ok || len(c.Teams) != 1 || c.Teams[0].Name != "t" {
+	if c, ok, err := s.Cluster(ctx); err != nil || !ok || len(c.Teams) != 2 || c.Teams[0].Name != "t" || !reflect.DeepEqual(c.Teams[1], knobbedTeam()) {
 		t.Fatalf("cluster: %+v %v %v", c, ok, err)
 	}
 	tok, err := s.TokenByHash(ctx, "hash1")
