@@ -14,19 +14,25 @@ import (
 // exportCmd writes the server's policy and teams as HyperPod's SageMaker
 // API documents: one CreateClusterSchedulerConfig and one
 // CreateComputeQuota per team, ready for `aws sagemaker create-...
-// --cli-input-json` and for `taskgov apply -f`.
+// --cli-input-json` and for `taskgov apply -f`, naming on stderr every
+// setting they cannot carry; or (--format taskgov) as a cluster file of
+// teams and policy with every field, which `taskgov apply -f` reads back
+// identical.
 func exportCmd() *cobra.Command {
 	var format, dir, arn string
-	c := &cobra.Command{Use: "export --format hyperpod [--out DIR]",
-		Short: "Write the policy and teams as HyperPod ClusterSchedulerConfig and ComputeQuota JSON (admin)",
+	c := &cobra.Command{Use: "export --format hyperpod|taskgov [--out DIR|FILE]",
+		Short: "Write the policy and teams as HyperPod ClusterSchedulerConfig and ComputeQuota JSON, or as a taskgov cluster file (admin)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "hyperpod" {
-				return &model.FieldError{Field: "--format", Problem: fmt.Sprintf("unknown format %q", format), Fix: "use --format hyperpod"}
+			if format != "hyperpod" && format != "taskgov" {
+				return &model.FieldError{Field: "--format", Problem: fmt.Sprintf("unknown format %q", format), Fix: "use --format hyperpod or --format taskgov"}
 			}
 			cl, err := apiClient()
 			if err != nil {
 				return err
+			}
+			if format == "taskgov" {
+				return exportTaskgov(cmd, cl, dir)
 			}
 			p, err := cl.Policy(cmd.Context())
 			if err != nil {
@@ -56,6 +62,11 @@ func exportCmd() *cobra.Command {
 				if t.Group != "" && t.Group != model.DefaultGroup {
 					notes = append(notes, fmt.Sprintf("team %s: lending group %s has no HyperPod field (HyperPod lends across the whole cluster)", t.Name, t.Group))
 				}
+				notes = append(notes, teamLost(t)...)
+			}
+			notes = append(notes, policyLost(p)...)
+			if len(notes) > 0 {
+				notes = append(notes, "all of the above: `taskgov export --format taskgov` writes every field, and `taskgov apply -f` of the HyperPod documents keeps them on a team that has them")
 			}
 			for _, n := range notes {
 				fmt.Fprintln(cmd.ErrOrStderr(), "not exported: "+n)
@@ -75,8 +86,8 @@ func exportCmd() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d documents to %s\n", len(docs), dir)
 			return nil
 		}}
-	c.Flags().StringVar(&format, "format", "hyperpod", "hyperpod: SageMaker ClusterSchedulerConfig and ComputeQuota JSON")
-	c.Flags().StringVar(&dir, "out", "", "write one file per document into this directory (default: a JSON array on stdout)")
+	c.Flags().StringVar(&format, "format", "hyperpod", "hyperpod: SageMaker ClusterSchedulerConfig and ComputeQuota JSON; taskgov: a cluster file of the teams and policy, every field")
+	c.Flags().StringVar(&dir, "out", "", "hyperpod: write one file per document into this directory (default: a JSON array on stdout); taskgov: write the cluster file here (default: stdout)")
 	c.Flags().StringVar(&arn, "cluster-arn", "", "the HyperPod cluster's ARN to write into each document")
 	return c
 }

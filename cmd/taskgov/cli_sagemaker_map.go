@@ -8,8 +8,9 @@ import (
 )
 
 // quotaTeam maps a ComputeQuota onto a team, starting from the team as it
-// is (its group and namespace are taskgov's own and kept). notes lists
-// what could not be honoured.
+// is: what HyperPod has no field for (group, namespace, reclaimWithinGroup,
+// borrowWithinGroup, a type's lending limit) is kept. notes lists what
+// could not be honoured.
 func quotaTeam(q smComputeQuota, cur model.Team) (t model.Team, notes []string, err error) {
 	where := "ComputeQuota " + q.Name
 	name := q.ComputeQuotaTarget.TeamName
@@ -66,6 +67,15 @@ func quotaTeam(q smComputeQuota, cur model.Team) (t model.Team, notes []string, 
 			}
 			if len(b.AcceleratorPartition) > 0 {
 				notes = append(notes, f+": AcceleratorPartition not used: taskgov does not schedule GPU partitions (MIG)")
+			}
+		}
+	}
+	// HyperPod has no lending limit: a type's stays as it was (as with
+	// `team update --quota`), so export then apply changes nothing.
+	for i := range t.Quotas {
+		for _, o := range cur.Quotas {
+			if o.InstanceType == t.Quotas[i].InstanceType {
+				t.Quotas[i].LendingLimit = o.LendingLimit
 			}
 		}
 	}

@@ -79,6 +79,8 @@ func teamCmd() *cobra.Command {
 				row(tw, "Borrow limit:", fmt.Sprintf("%d%% of quota", *t.BorrowLimitPercent))
 				row(tw, "Lending limit:", lendingLimits(t))
 				row(tw, "Preempt team tasks:", t.PreemptTeamTasks)
+				row(tw, "Reclaim in group:", t.ReclaimWithinGroup)
+				row(tw, "Borrow in group:", borrowWithinGroupText(t.BorrowWithinGroup))
 				row(tw, "")
 				row(tw, "INSTANCE TYPE", "QUOTA GPUS", "USED", "BORROWED", "LENT")
 				for _, r := range rows {
@@ -125,7 +127,7 @@ func quotaList(qs []model.Quota) string {
 
 // teamSetCmd is team create and team update: flags, or a YAML team with -f.
 func teamSetCmd(verb string) *cobra.Command {
-	var file, lending, preempt, group string
+	var file, lending, preempt, group, reclaim, borrowWithin string
 	var quotas, lendLimits []string
 	var weight, borrow int
 	c := &cobra.Command{Use: verb + " NAME", Short: strings.ToUpper(verb[:1]) + verb[1:] + " a team", Args: cobra.ExactArgs(1),
@@ -167,6 +169,14 @@ func teamSetCmd(verb string) *cobra.Command {
 			if group != "" {
 				t.Group = group
 			}
+			if reclaim != "" {
+				t.ReclaimWithinGroup = model.ReclaimWithinGroup(reclaim)
+			}
+			if f.Changed("borrow-within-group") {
+				if t.BorrowWithinGroup, err = parseBorrowWithinGroup(borrowWithin); err != nil {
+					return err
+				}
+			}
 			if len(quotas) > 0 {
 				q, err := parseQuotas(quotas)
 				if err != nil {
@@ -195,6 +205,8 @@ func teamSetCmd(verb string) *cobra.Command {
 	f.StringArrayVar(&lendLimits, "lending-limit", nil, "INSTANCE_TYPE:gpus=N[,vcpu=N,memoryGiB=N], or INSTANCE_TYPE=none: the most of that quota's idle part others may borrow (repeatable)")
 	f.StringVar(&preempt, "preempt-team-tasks", "", "LowerPriority, LowerOrNewerEqualPriority (also newer tasks of the same class) or Never")
 	f.StringVar(&group, "group", "", "lending group")
+	f.StringVar(&reclaim, "reclaim-within-group", "", "Any, LowerPriority or Never: which of the group's borrowed tasks the team may preempt to get its quota back")
+	f.StringVar(&borrowWithin, "borrow-within-group", "", "LowerPriority[:MAX_WEIGHT] or Never: whether a task that must borrow may preempt other teams' borrowed tasks of a lower class (of weight at most MAX_WEIGHT)")
 	f.StringVarP(&file, "file", "f", "", "YAML team (the cluster file's team fields)")
 	return c
 }
