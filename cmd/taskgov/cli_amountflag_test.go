@@ -77,7 +77,7 @@ func TestTeamAmountFlagsRefuseWhatTheyCannotHold(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 400 || !strings.Contains(string(b), "gpus") {
+	if resp.StatusCode != 400 || !strings.Contains(string(b), `"field":"quotas[0].gpus"`) || !strings.Contains(string(b), "must be a whole number, not 1.5") {
 		t.Fatalf("PUT with 1.5 GPUs: %d %s", resp.StatusCode, b)
 	}
 	if out := mustCLI(t, "team", "list"); !strings.Contains(out, "ml.p5.48xlarge:gpus=10") {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/model"
 )
 
@@ -119,7 +120,11 @@ func readSageMaker(name string, b []byte, into *smDocs) error {
 		if err := dec.Decode(&raw); err == io.EOF {
 			return nil
 		} else if err != nil {
-			return &model.FieldError{Field: name, Problem: "not JSON: " + err.Error(), Fix: "use the JSON `aws sagemaker describe-compute-quota` or `describe-cluster-scheduler-config` prints"}
+			problem := "not JSON: " + err.Error()
+			if p, ok := config.DescribeJSON(b, err); ok {
+				problem = p.Message
+			}
+			return &model.FieldError{Field: name, Problem: problem, Fix: "use the JSON `aws sagemaker describe-compute-quota` or `describe-cluster-scheduler-config` prints"}
 		}
 		var arr []json.RawMessage
 		if json.Unmarshal(raw, &arr) == nil {
@@ -164,8 +169,11 @@ func readDoc(where string, raw json.RawMessage, into *smDocs) error {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(v); err != nil {
-			return &model.FieldError{Field: where, Problem: fmt.Sprintf("not a %s document: %v", kind, err),
-				Fix: "use the fields of the SageMaker API's " + kind + " (aws sagemaker describe-" + kebab(kind) + ")"}
+			fix := "use the fields of the SageMaker API's " + kind + " (aws sagemaker describe-" + kebab(kind) + ")"
+			if p, ok := config.DescribeJSON(b, err); ok && p.Path != "" {
+				return &model.FieldError{Field: where + "." + p.Path, Problem: p.Message, Fix: fix}
+			}
+			return &model.FieldError{Field: where, Problem: fmt.Sprintf("not a %s document: %s", kind, strings.TrimPrefix(err.Error(), "json: ")), Fix: fix}
 		}
 		return nil
 	}

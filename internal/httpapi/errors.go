@@ -1,13 +1,15 @@
 package httpapi
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
+	"github.com/taskgov/taskgov/internal/config"
 	"github.com/taskgov/taskgov/internal/engine"
 	"github.com/taskgov/taskgov/internal/model"
 )
@@ -92,47 +94,56 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// bodyReaders are decode's buffered readers, reused across requests.
-var bodyReaders = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
+// bodyBuffers hold request bodies while decode reads them (kept, so that
+// a type error can name the value's place); reused across requests.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody: a larger buffer is left to the collector rather than kept.
+const maxPooledBody = 64 << 10
 
 // decode reads a JSON body strictly: at most 1 MiB, one JSON object (not
-// null, an array or a bare value), no unknown fields.
+// null, an array or a bare value), no unknown fields. A value of the wrong
+// kind is refused naming its place in the body ("quotas[0].gpus"), what
+// was given and what it must be, never a Go type (config.DescribeJSON).
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
-	br := bodyReaders.Get().(*bufio.Reader) // a new 4 KiB reader per request was a fifth of a submission's garbage
-	br.Reset(r.Body)
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
 	defer func() {
-		br.Reset(nil)
-		bodyReaders.Put(br)
+		if buf.Cap() <= maxPooledBody {
+			bodyBuffers.Put(buf)
+		}
 	}()
-	for {
-		c, err := br.ReadByte()
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return err
-			}
-			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body is empty",
-				Fix: "send one JSON object with the documented fields (see /api/v1/openapi.json)"}
-		}
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			continue
-		}
-		_ = br.UnreadByte()
-		if c != '{' {
-			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body is not a JSON object",
-				Fix: "send one JSON object with the documented fields, not null, a list or a bare value (see /api/v1/openapi.json)"}
-		}
-		break
-	}
-	dec := json.NewDecoder(br)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if _, err := buf.ReadFrom(r.Body); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return err
 		}
-		return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body is not valid JSON for this call: " + err.Error(),
+		return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body could not be read: " + err.Error(),
+			Fix: "send one JSON object with the documented fields (see /api/v1/openapi.json)"}
+	}
+	body := buf.Bytes()
+	trimmed := bytes.TrimLeft(body, " \t\n\r")
+	switch {
+	case len(trimmed) == 0:
+		return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body is empty",
+			Fix: "send one JSON object with the documented fields (see /api/v1/openapi.json)"}
+	case trimmed[0] != '{':
+		return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body is not a JSON object",
+			Fix: "send one JSON object with the documented fields, not null, a list or a bare value (see /api/v1/openapi.json)"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if p, ok := config.DescribeJSON(body, err); ok {
+			msg := "the body's " + p.Error()
+			if p.Path == "" {
+				msg = "the body " + p.Message
+			}
+			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: msg, Field: p.Path,
+				Fix: "send one JSON object with the documented fields (see /api/v1/openapi.json)"}
+		}
+		return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: "the body is not valid JSON for this call: " + strings.TrimPrefix(err.Error(), "json: "),
 			Fix: "send one JSON object with the documented fields (see /api/v1/openapi.json)"}
 	}
 	if dec.More() {
