@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -29,13 +30,8 @@ func getClustersCmd(use string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// The cluster's name is for admins; others see "taskgov".
-			name := "taskgov"
-			var ce *client.Error
-			switch c, err := cl.Cluster(ctx); {
-			case err == nil && c.Name != "":
-				name = c.Name
-			case err != nil && !(errors.As(err, &ce) && ce.Status == 403):
+			name, err := servedClusterName(ctx, cl)
+			if err != nil {
 				return err
 			}
 			if clusters != "" && !contains(strings.Split(clusters, ","), name) {
@@ -147,6 +143,16 @@ func connectClusterCmd(use string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// As HyperPod's CLI, which describes the cluster first: an
+			// unknown name changes no context (exit 1 through the links).
+			served, err := servedClusterName(cmd.Context(), cl)
+			if err != nil {
+				return err
+			}
+			if name != served {
+				return &client.Error{Status: 404, Field: "--cluster-name", Message: fmt.Sprintf("cannot connect to cluster %s: this taskgov server serves one cluster, %s; nothing was saved", name, served),
+					Fix: "pass --cluster-name " + served + " (list-cluster names it)"}
+			}
 			cfg := readConfig()
 			cfg.Server, cfg.Token = cl.Server, cl.Token
 			cfg.Namespace = ""
@@ -172,6 +178,20 @@ func connectClusterCmd(use string) *cobra.Command {
 	c.Flags().StringVarP(&namespace, "namespace", "n", "", "default namespace of job commands")
 	c.Flags().BoolVar(&debug, "debug", false, "accepted")
 	return c
+}
+
+// servedClusterName is the name of the one cluster the server serves, as
+// get-clusters shows it: the cluster file's name to an admin, "taskgov"
+// to a token that may not read the cluster (the name is admin-only).
+func servedClusterName(ctx context.Context, cl *client.Client) (string, error) {
+	var ce *client.Error
+	switch c, err := cl.Cluster(ctx); {
+	case err == nil && c.Name != "":
+		return c.Name, nil
+	case err != nil && !(errors.As(err, &ce) && ce.Status == 403):
+		return "", err
+	}
+	return "taskgov", nil
 }
 
 // execCmd is HyperPod's exec. taskgov does not run commands inside pods: a

@@ -103,6 +103,7 @@ func hydraJob(b []byte, w io.Writer) (hydraSpec, error) {
 	s := &out.spec
 	s.Name, s.Nodes, s.InstanceType, s.Image = h.Training.Run.Name, h.Training.Run.Nodes, h.Cluster.InstanceType, h.Container
 	s.Priority = cc.PriorityClassName
+	s.ImagePullPolicy = h.Cluster.ClusterConfig.PullPolicy
 	if p := cc.CustomLabels[labelPriorityClass]; p != "" {
 		s.Priority = p
 	}

@@ -122,6 +122,9 @@ func (sf *startFlags) run(cmd *cobra.Command) error {
 		return &model.FieldError{Field: "--job-kind", Problem: fmt.Sprintf("%q is not supported", sf.jobKind), Fix: "use kubeflow/PyTorchJob (the default)"}
 	}
 	s := sf.spec
+	if set("pull-policy") {
+		s.ImagePullPolicy = sf.pullPolicy // unset, the cluster's default (the flag's is HyperPod's)
+	}
 	if sf.configFile != "" {
 		b, err := os.ReadFile(sf.configFile)
 		if err != nil {
@@ -263,6 +266,9 @@ func mergeSpec(dst *model.TaskSpec, flags model.TaskSpec, cmd *cobra.Command) {
 	}
 	if set("image") {
 		dst.Image = flags.Image
+	}
+	if set("pull-policy") {
+		dst.ImagePullPolicy = flags.ImagePullPolicy
 	}
 	if set("auto-resume") {
 		dst.AutoResume = flags.AutoResume

@@ -169,7 +169,7 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 				Fix: "give the same value, or drop " + l.flag}
 		}
 	}
-	s := model.TaskSpec{Name: h.name, Image: h.image, InstanceType: h.instanceType, Priority: h.priority,
+	s := model.TaskSpec{Name: h.name, Image: h.image, ImagePullPolicy: h.pullPolicy, InstanceType: h.instanceType, Priority: h.priority,
 		RequiredTopology: h.required, PreferredTopology: h.preferred, MaxRetry: h.maxRetry, AutoResume: h.maxRetry > 0,
 		PerNode: model.Request{GPUs: int64(h.accelerators), VCPU: h.vcpu, MemoryGiB: h.memory}}
 	s.Nodes = max(h.nodeCount, h.replicaCount, 1)
@@ -313,7 +313,7 @@ func hypDescribe(w interface{ Write([]byte) (int, error) }, r *resolver, t apity
 	p("\n  Container:")
 	p("    Name:            pytorch-job-container")
 	p("    Image:           %s", orNA(t.Spec.Image))
-	p("    Image Pull Policy: N/A")
+	p("    Image Pull Policy: %s", orNA(t.Spec.ImagePullPolicy))
 	p("    Resources:")
 	req := fmt.Sprintf("{'nvidia.com/gpu': '%d'}", t.Spec.PerNode.GPUs)
 	if t.Spec.PerNode.WholeNode() {

@@ -29,6 +29,9 @@ type StartSpec struct {
 	Command []string
 	Env     map[string]string
 	Image   string // container image (Kubernetes only)
+	// ImagePullPolicy is the container's imagePullPolicy (Kubernetes
+	// only; empty: the cluster's default).
+	ImagePullPolicy string
 	// Resumes counts earlier runs of this task; the checkpoint directory is
 	// the same for every run.
 	Resumes int

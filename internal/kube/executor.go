@@ -258,7 +258,7 @@ func (e *Executor) podFor(spec executor.StartSpec, pod executor.Pod, ns string) 
 	for _, k := range sortedNames(spec.Env) {
 		env = append(env, corev1.EnvVar{Name: k, Value: spec.Env[k]})
 	}
-	c := corev1.Container{Name: "task", Image: image, Command: spec.Command, Env: env}
+	c := corev1.Container{Name: "task", Image: image, Command: spec.Command, Env: env, ImagePullPolicy: corev1.PullPolicy(spec.ImagePullPolicy)}
 	if n := len(pod.GPUs); n > 0 {
 		q := *apiresource.NewQuantity(int64(n), apiresource.DecimalSI)
 		c.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{ResourceGPU: q}, Limits: corev1.ResourceList{ResourceGPU: q}}

@@ -41,7 +41,7 @@ func TestExecutorBindsAndReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := executor.StartSpec{Task: "pretrain", Team: "research", Command: []string{"python3", "train.py"}, Env: map[string]string{"STEPS": "200"},
-		Pods: []executor.Pod{{Rank: 0, Node: "p5-1", GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}, {Rank: 1, Node: "p5-0", GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}}}
+		ImagePullPolicy: "Never", Pods: []executor.Pod{{Rank: 0, Node: "p5-1", GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}, {Rank: 1, Node: "p5-0", GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}}}
 	if err := ex.Start(spec); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +70,9 @@ func TestExecutorBindsAndReports(t *testing.T) {
 		}
 		if env["MASTER_ADDR"] != "pretrain-run0.hyperpod-ns-research.svc" || p.Spec.Subdomain != "pretrain-run0" || env["WORLD_SIZE"] != "2" || env["RANK"] != string(rune('0'+rank)) || env["STEPS"] != "200" {
 			t.Errorf("rank %d env %v", rank, env)
+		}
+		if pp := p.Spec.Containers[0].ImagePullPolicy; pp != corev1.PullNever {
+			t.Errorf("rank %d imagePullPolicy %q, want the task's Never", rank, pp)
 		}
 		if q := p.Spec.Containers[0].Resources.Limits[ResourceGPU]; q.Value() != 8 {
 			t.Errorf("rank %d GPU limit %v, want 8", rank, q.String())

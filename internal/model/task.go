@@ -62,6 +62,10 @@ type TaskSpec struct {
 	// Image is the container image on Kubernetes; the local executor
 	// ignores it.
 	Image string `yaml:"image,omitempty" json:"image,omitempty"`
+	// ImagePullPolicy is the pod's imagePullPolicy on Kubernetes (Always,
+	// IfNotPresent or Never; empty: Kubernetes' default), as hyp's
+	// --pull-policy gives it; the local executor ignores it.
+	ImagePullPolicy string `yaml:"imagePullPolicy,omitempty" json:"imagePullPolicy,omitempty"`
 	// GracePeriodSeconds is how long a preempted pod has between SIGTERM and
 	// SIGKILL to save a checkpoint; 0 means the default (30).
 	GracePeriodSeconds int `yaml:"gracePeriodSeconds,omitempty" json:"gracePeriodSeconds,omitempty"`

@@ -89,6 +89,11 @@ func ValidateRun(s TaskSpec) error {
 	if len(s.Image) > MaxImageLen || strings.ContainsFunc(s.Image, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		errs = append(errs, fieldErr("image", fmt.Sprintf("give an image reference of at most %d characters without spaces or control characters", MaxImageLen), "is not a valid image reference"))
 	}
+	switch s.ImagePullPolicy {
+	case "", "Always", "IfNotPresent", "Never":
+	default:
+		errs = append(errs, fieldErr("imagePullPolicy", "use Always, IfNotPresent or Never (Kubernetes' image pull policies), or leave it out", "%q is not an image pull policy", s.ImagePullPolicy))
+	}
 	return errs.orNil()
 }
 
