@@ -47,3 +47,31 @@ func TestDescribeJSON(t *testing.T) {
 		t.Error("an unexpected end is not described")
 	}
 }
+
+// FuzzDescribeJSON: no body panics DescribeJSON, and a type error it
+// describes never names a Go type. `go test` runs the seeds; `go test
+// -fuzz FuzzDescribeJSON` searches further.
+func FuzzDescribeJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"name": "a", "quotas": [{"instanceType": "x", "gpus": 1.5}]}`,
+		`{"quotas": [[], {}, {"lendingLimit": {"gpus": "x"}}]}`,
+		`{"name": "a", "quotas": [{"instanceType": "x", "gpus": 1}]`,
+		`{"a": {"b": [1, 2, {"c": "\u00e9"}]}, "name": [1]}`,
+		"\n\n  {,",
+		"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var tm model.Team
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(&tm)
+		if err == nil {
+			return
+		}
+		if p, ok := DescribeJSON(data, err); ok && (strings.Contains(p.Message, "int64") || strings.Contains(p.Message, "Go struct")) {
+			t.Fatalf("%q: %q names Go", data, p.Error())
+		}
+	})
+}
