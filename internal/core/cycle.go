@@ -146,9 +146,15 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	}
 	if !v.ok {
 		s.releaseHold(t)
-		t.wait = v.wait
-		if payback != nil {
+		switch at := s.delayAt(); {
+		case payback != nil:
 			t.wait = payback
+		case at != 0:
+			w := *v.wait
+			w.At = at
+			s.setWait(t, w)
+		default:
+			t.wait = v.wait
 		}
 		return
 	}
@@ -187,8 +193,10 @@ func (s *Scheduler) tryTask(t *task, d *model.Decision) {
 	}
 	_, fit := s.place(t, placeMode{})
 	if t.reqLevel >= 0 && fit >= t.spec.Nodes {
-		s.setWait(t, model.WaitReason{Code: model.NoTopologyFit, InstanceType: it.spec.Name, Detail: t.spec.RequiredTopology,
-			Need: int64(t.spec.Nodes), Used: int64(s.largestFit(it, t.reqLevel, keyFor(t)))})
+		w := model.WaitReason{Code: model.NoTopologyFit, InstanceType: it.spec.Name, Detail: t.spec.RequiredTopology,
+			Need: int64(t.spec.Nodes), Used: int64(s.largestFit(it, t.reqLevel, keyFor(t)))}
+		w.At = s.delayAt()
+		s.setWait(t, w)
 		return
 	}
 	w := model.WaitReason{Code: model.NoCapacity, InstanceType: it.spec.Name, Used: int64(fit), Need: int64(t.spec.Nodes)}
@@ -208,13 +216,6 @@ func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool 
 	s.cc.payback = nil
 	s.cc.delayEnd = time.Time{}
 	s.cc.inQuota = v.inQuota
-	if delay := s.policy.PreemptionDelaySeconds; delay > 0 {
-		if ready := t.pendingSince.Add(time.Duration(delay * float64(time.Second))); s.now.Before(ready) {
-			s.wakeAt(ready)
-			s.cc.delayEnd = ready
-			return false
-		}
-	}
 	tm, i := t.team, t.typ.idx
 	// A task over its quota first tries to end within it, if its team does
 	// not borrow now and may stop its own lower-priority work: it takes back
@@ -222,13 +223,35 @@ func (s *Scheduler) preemptFor(t *task, v quotaVerdict, d *model.Decision) bool 
 	// nothing). Then it tries to borrow, with its own lower-priority victims
 	// and fair-share victims in one search, as Kueue does.
 	borrowing := !s.settled(tm, i).LessEq(tm.quota[i])
+	guaranteed := v.inQuota || (!borrowing && s.rankPreemption(tm))
+	borrow := !v.inQuota && tm.spec.Lending.Borrows()
+	if delay := s.policy.PreemptionDelaySeconds; delay > 0 {
+		if ready := t.pendingSince.Add(time.Duration(delay * float64(time.Second))); s.now.Before(ready) {
+			s.wakeAt(ready)
+			s.cc.delayEnd, s.cc.delaySearches = ready, guaranteed || borrow
+			return false
+		}
+	}
 	switch {
-	case (v.inQuota || (!borrowing && s.rankPreemption(tm))) && s.tryPreempt(t, modeGuaranteed, d):
+	case guaranteed && s.tryPreempt(t, modeGuaranteed, d):
 		return true
-	case !v.inQuota && tm.spec.Lending.Borrows() && s.tryPreempt(t, modeBorrow, d):
+	case borrow && s.tryPreempt(t, modeBorrow, d):
 		return true
 	}
 	return false
+}
+
+// delayAt is when the preemption delay of the task being tried ends
+// (Unix seconds, rounded up), for its quota or topology refusal, when it
+// is within the delay and a victim search follows the delay's end
+// (preemptFor); else 0. It is a function of the task and the policy, so
+// the reason stands still while only the clock moves, and the cycle
+// wakes at it.
+func (s *Scheduler) delayAt() int64 {
+	if s.cc.delayEnd.IsZero() || !s.cc.delaySearches {
+		return 0
+	}
+	return s.cc.delayEnd.Add(time.Second - 1).Unix()
 }
 
 // rankPreemption reports whether tm's higher-priority tasks may preempt its

@@ -77,6 +77,10 @@ type cycleCache struct {
 	// when preemptFor found it within the delay; zero otherwise.
 	// preemptFor resets it.
 	delayEnd time.Time
+	// delaySearches: within the delay, a victim search follows its end
+	// (the rules let the task preempt, as preemptFor tries after it), so
+	// a quota or topology refusal says when (delayAt).
+	delaySearches bool
 	// inQuota: the task being tried fits its team's quota (preemptFor), so
 	// its payback is decided with the rent its wait will have paid by the
 	// next tick (rentByNextLook).

@@ -98,9 +98,10 @@ type WaitReason struct {
 	// the reader may not see.
 	Team string `json:"team,omitempty"`
 	// At is when a WaitingForPayback task's wait will have paid, or when a
-	// VictimProtected task's victims may be taken, or when a NoCapacity
-	// task's preemption delay ends (Unix seconds); 0 when that is not known
-	// or does not apply.
+	// VictimProtected task's victims may be taken, or when the preemption
+	// delay of a NoCapacity task, or of a QuotaExhausted, BorrowLimit,
+	// NoIdleCompute or NoTopologyFit task that may preempt once it is over,
+	// ends (Unix seconds); 0 when that is not known or does not apply.
 	At int64 `json:"at,omitempty"`
 	// Ahead: a WaitingForPayback task within its quota, which preempts at
 	// the cost-clock tick (a whole minute) from which its wait will have
@@ -123,8 +124,21 @@ type Waiting struct {
 	Reason   WaitReason `json:"reason"`
 }
 
-// Message is the sentence a data scientist reads.
+// Message is the sentence a data scientist reads; a quota or topology
+// refusal within the preemption delay (At set) says when the delay ends.
 func (r WaitReason) Message() string {
+	msg := r.message()
+	switch r.Code {
+	case QuotaExhausted, BorrowLimit, NoIdleCompute, NoTopologyFit, NoCapacity:
+		if r.At > 0 {
+			msg += "; its preemption delay (preemptionDelaySeconds) ends at " +
+				time.Unix(r.At, 0).UTC().Format("2006-01-02 15:04:05 UTC") + ", and then it may preempt other tasks for room"
+		}
+	}
+	return msg
+}
+
+func (r WaitReason) message() string {
 	f := func(x int64) string { return resource.Format(r.Kind, x) }
 	// ratio renders "used/limit unit", e.g. "16/16 GPUs".
 	ratio := func(used, limit int64) string {
@@ -182,13 +196,8 @@ func (r WaitReason) Message() string {
 		return fmt.Sprintf("waiting: %d schedulable %s nodes carry the labels its nodeSelector asks for (%s) and it needs %d; label nodes that qualify (kubectl label node NODE KEY=VALUE), or change the nodeSelector",
 			r.Used, r.InstanceType, r.Detail, r.Need)
 	case NoCapacity:
-		msg := fmt.Sprintf("waiting: quota allows it, but only %d of the %d %s nodes it needs have room now",
+		return fmt.Sprintf("waiting: quota allows it, but only %d of the %d %s nodes it needs have room now",
 			r.Used, r.Need, r.InstanceType)
-		if r.At > 0 {
-			msg += "; its preemption delay (preemptionDelaySeconds) ends at " +
-				time.Unix(r.At, 0).UTC().Format("2006-01-02 15:04:05 UTC") + ", and then it may preempt other tasks for room"
-		}
-		return msg
 	case HeldForOther:
 		return fmt.Sprintf("waiting: free %s nodes are held for %s, which has waited past the starvation bound",
 			r.InstanceType, heldFor(r.Detail))
