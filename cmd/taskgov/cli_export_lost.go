@@ -54,7 +54,8 @@ func shown(v reflect.Value) string {
 }
 
 // teamLost is what of t a HyperPod export cannot carry, beyond the fields
-// named by their own notes (lending limits, borrowWithinGroup, group).
+// named by their own notes (lending limits, borrowWithinGroup, group,
+// preemptTeamTasks LowerOrNewerEqualPriority).
 func teamLost(t model.Team) []string {
 	back, _, err := quotaTeam(exportQuota(t, ""), model.Team{})
 	if err != nil {
@@ -62,7 +63,7 @@ func teamLost(t model.Team) []string {
 	}
 	back = back.WithDefaults()
 	var out []string
-	for _, s := range lostFields("", t, back, map[string]bool{"borrowWithinGroup": true, "group": true}) {
+	for _, s := range lostFields("", t, back, map[string]bool{"borrowWithinGroup": true, "group": true, "preemptTeamTasks": true}) {
 		out = append(out, fmt.Sprintf("team %s: %s has no HyperPod field", t.Name, s))
 	}
 	return out

@@ -74,6 +74,7 @@ func TestExportTaskgovRoundTrip(t *testing.T) {
 // lending limit was dropped by the import before).
 func TestExportHyperPodNamesWhatItDrops(t *testing.T) {
 	dir := knobbedServer(t)
+	mustCLI(t, "team", "update", "vision", "--preempt-team-tasks", "LowerOrNewerEqualPriority")
 	want := liveConfig(t)
 	out := filepath.Join(dir, "hp")
 	_, errs, code := cli(t, "export", "--format", "hyperpod", "--out", out)
@@ -92,6 +93,9 @@ func TestExportHyperPodNamesWhatItDrops(t *testing.T) {
 		if !strings.Contains(errs, s) {
 			t.Errorf("export's notes lack %q:\n%s", s, errs)
 		}
+	}
+	if n := strings.Count(errs, "LowerOrNewerEqualPriority"); n != 1 {
+		t.Errorf("export names vision's preemptTeamTasks LowerOrNewerEqualPriority %d times, want once:\n%s", n, errs)
 	}
 	if strings.Contains(errs, "team product: reclaimWithinGroup") || strings.Contains(errs, "namespace") {
 		t.Errorf("export notes a field it carries or that is as HyperPod has it:\n%s", errs)

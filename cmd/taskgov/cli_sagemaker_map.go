@@ -22,6 +22,11 @@ func quotaTeam(q smComputeQuota, cur model.Team) (t model.Team, notes []string, 
 	t.FairShareWeight = q.ComputeQuotaTarget.FairShareWeight
 	cfg := q.ComputeQuotaConfig
 	t.PreemptTeamTasks = model.PreemptTeamTasks(cfg.PreemptTeamTasks)
+	if t.PreemptTeamTasks == model.PreemptLowerPriority && cur.PreemptTeamTasks == model.PreemptLowerOrNewerEqualPriority {
+		// HyperPod has no LowerOrNewerEqualPriority; the export writes it as
+		// LowerPriority, so a document saying LowerPriority keeps it.
+		t.PreemptTeamTasks = cur.PreemptTeamTasks
+	}
 	t.Lending, t.BorrowLimitPercent = "", nil
 	if rs := cfg.ResourceSharingConfig; rs != nil {
 		t.Lending = model.Lending(rs.Strategy)

@@ -29,7 +29,7 @@ func EstimateStart(r WaitReason) StartEstimate {
 		return StartEstimate{at, "its wait will have paid for preempting the tasks in its way by then (preemption payback); it starts then only if they still hold the GPUs and nothing ahead of it takes them, and sooner if GPUs free up"}
 	case r.Code == VictimProtected && !at.IsZero():
 		return StartEstimate{at, "the tasks it would preempt are protected until then; it may preempt them then, or start sooner if GPUs free up"}
-	case r.Code == NoCapacity && !at.IsZero():
+	case !at.IsZero(): // NoCapacity, and quota or topology refusals that may preempt once the delay ends
 		return StartEstimate{at, "the policy's preemption delay ends then and it may preempt; it starts sooner if GPUs free up"}
 	}
 	why := map[WaitCode]string{
