@@ -26,8 +26,9 @@ teams:
 // TestStartEstimate: a waiting task's page and its queue row say when it
 // can start only where its wait reason names a time (here the preemption
 // delay's end, before which it may not reclaim the node another team
-// borrowed),
-// and otherwise that no estimate can be made and why; never a number made
+// borrowed; a-more, over its quota, may search for victims to borrow
+// with once it ends), and otherwise (TestEstimateStart) that no estimate
+// can be made and why; never a number made
 // up from the running tasks, which declare no end.
 func TestStartEstimate(t *testing.T) {
 	e := newEnv(t, delayCluster)
@@ -44,7 +45,7 @@ func TestStartEstimate(t *testing.T) {
 	for _, c := range []struct {
 		task, token string
 		delayed     bool
-	}{{"b-serve", member, true}, {"a-more", e.admin, false}} {
+	}{{"b-serve", member, true}, {"a-more", e.admin, true}} {
 		var v apitypes.Task
 		_ = testwait.Until(10*time.Second, 20*time.Millisecond, func() bool {
 			e.mustDo("GET", "/api/v1/tasks/"+c.task, c.token, nil, 200, &v)
