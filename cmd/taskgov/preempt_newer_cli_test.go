@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestNewerEqualPriorityInTheCLI: `team update --preempt-team-tasks
@@ -23,7 +21,7 @@ func TestNewerEqualPriorityInTheCLI(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(cliCluster), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stop := startServerAt(t, dir, cfg)
+	stop := startServerOn(t, dir, cfg, "")
 	mustCLI(t, "team", "update", "ml-engineers", "--preempt-team-tasks", "LowerOrNewerEqualPriority")
 	describe := func() string {
 		return mustCLI(t, "team", "describe", "ml-engineers")
@@ -61,52 +59,11 @@ func TestNewerEqualPriorityInTheCLI(t *testing.T) {
 	}
 
 	stop()
-	startServerAt(t, dir, "") // a restart: the stored configuration
+	startServerOn(t, dir, "", "") // a restart: the stored configuration
 	if out := describe(); !strings.Contains(out, "LowerOrNewerEqualPriority") {
 		t.Fatalf("after a restart the setting is gone:\n%s", out)
 	}
 	if out := mustCLI(t, "team", "describe", "product"); !strings.Contains(out, "LowerPriority") || strings.Contains(out, "LowerOrNewerEqualPriority") {
 		t.Fatalf("after a restart another team's setting changed:\n%s", out)
 	}
-}
-
-// startServerAt starts a real server in-process on data directory dir (with
-// cluster file cfg, or the stored configuration if cfg is ""), points the
-// CLI at it and returns a stop that waits for it to end (also run at
-// cleanup).
-func startServerAt(t *testing.T, dir, cfg string) (stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan string, 1)
-	errc := make(chan error, 1)
-	logf, err := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		errc <- runServer(ctx, serverOptions{config: cfg, dataDir: dir, listen: "127.0.0.1:0", logTo: logf, sampleInterval: 100 * time.Millisecond},
-			func(a string) { addrc <- a })
-	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case err := <-errc:
-		cancel()
-		t.Fatal(err)
-	}
-	stopped := false
-	stop = func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			<-errc
-			logf.Close()
-		}
-	}
-	t.Cleanup(stop)
-	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))
-	t.Setenv("TASKGOV_SERVER", "http://"+addr)
-	t.Setenv("TASKGOV_TOKEN", strings.TrimSpace(string(tok)))
-	t.Setenv("TASKGOV_CONFIG", filepath.Join(dir, "cli.yaml"))
-	return stop
 }
