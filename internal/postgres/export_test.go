@@ -15,3 +15,7 @@ func FakeSQLiteHolder(pid *int) func() {
 	fakeHolder = func() int { return *pid }
 	return func() { fakeHolder = nil }
 }
+
+// AfterPageRead makes TaskPage call fn between reading the page and
+// counting it, for a test that commits there.
+func (s *Store) AfterPageRead(fn func()) { s.afterPageRead = fn }

@@ -22,6 +22,9 @@ type Store struct {
 	term    atomic.Int64 // 0: not fenced (a single replica)
 	timeout time.Duration
 	names   model.NameIndex // the newest task of every name (names.go); reloaded after Fence
+	// afterPageRead, if set (tests only), runs in TaskPage between the page
+	// and its counts.
+	afterPageRead func()
 }
 
 // ErrFenced is returned by Commit when another replica has taken the lease

@@ -24,6 +24,9 @@ type Store struct {
 	f     *os.File                    // the same file, read-only, for the header check
 	fatal atomic.Pointer[model.Fault] // corruption a read found
 	names model.NameIndex             // the newest task of every name (names.go)
+	// afterPageRead, if set (tests only), runs in TaskPage between the page
+	// and its counts.
+	afterPageRead func()
 }
 
 // Open opens (creating if needed) the database at path and migrates it.

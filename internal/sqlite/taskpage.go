@@ -9,23 +9,38 @@ import (
 )
 
 // TaskPage reads one page of tasks and how many match
-// (sqlrow.TaskPageQuery: from indexes, not a walk of every task).
+// (sqlrow.TaskPageQuery: from indexes, not a walk of every task). The page,
+// its count and the deleted count are read in one read transaction, so they
+// agree with each other whatever commits meanwhile (WAL: one snapshot).
 func (s *Store) TaskPage(ctx context.Context, f model.TaskPageFilter) (model.TaskPage, error) {
 	q := sqlrow.TaskPageQuery(f, sqlrow.Question)
-	tasks, err := s.queryTasks(ctx, q.Page, q.PageArgs...)
+	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
-		return model.TaskPage{}, err
+		return model.TaskPage{}, s.note(err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, q.Page, q.PageArgs...)
+	if err != nil {
+		return model.TaskPage{}, s.note(err)
+	}
+	tasks, err := sqlrow.All(rows, sqlrow.Task)
+	rows.Close()
+	if err != nil {
+		return model.TaskPage{}, s.note(err)
+	}
+	if s.afterPageRead != nil {
+		s.afterPageRead()
 	}
 	var all, deleted int
-	if err := s.r.QueryRowContext(ctx, q.Count, q.CountArgs...).Scan(&all); err != nil {
+	if err := tx.QueryRowContext(ctx, q.Count, q.CountArgs...).Scan(&all); err != nil {
 		return model.TaskPage{}, s.note(err)
 	}
 	if !f.Deleted {
-		if err := s.r.QueryRowContext(ctx, q.CountDeleted, q.CountArgs...).Scan(&deleted); err != nil {
+		if err := tx.QueryRowContext(ctx, q.CountDeleted, q.CountArgs...).Scan(&deleted); err != nil {
 			return model.TaskPage{}, s.note(err)
 		}
 	}
-	return model.TaskPage{Tasks: tasks, Total: all - deleted}, nil
+	return model.TaskPage{Tasks: tasks, Total: all - deleted}, s.note(tx.Commit())
 }
 
 // TaskFacts counts the Tasks page's figures over the tasks of teams (all

@@ -28,6 +28,7 @@ func Run[S Store[T], T Tx](t *testing.T, fresh Opener[S, T]) {
 		{"ConcurrentReadsAndCommits", concurrent[S, T]},
 		{"NameReuse", nameReuse[S, T]},
 		{"TaskPages", taskPages[S, T]},
+		{"TaskPageOneSnapshot", taskPageOneSnapshot[S, T]},
 		{"Preemptions", preemptions[S, T]},
 	}
 	for _, tc := range tests {

@@ -239,3 +239,56 @@ func taskPages[S Store[T], T Tx](t *testing.T, open func() S) {
 		}
 	}
 }
+
+// pageReadHooker is what a store offers its own tests (export_test.go) to
+// run code between a task page's read and its counts.
+type pageReadHooker interface{ AfterPageRead(fn func()) }
+
+// taskPageOneSnapshot: a page, its total and its deleted count are read in
+// one snapshot, so a commit between the reads (a submission, a deletion)
+// cannot make the total disagree with the page; the next read shows it.
+func taskPageOneSnapshot[S Store[T], T Tx](t *testing.T, open func() S) {
+	ctx := context.Background()
+	s := open()
+	defer s.Close()
+	h, ok := any(s).(pageReadHooker)
+	if !ok {
+		t.Skip("the store offers no AfterPageRead hook to its tests")
+	}
+	t0 := time.Unix(1700000000, 0).UTC()
+	must(t, s.Commit(ctx, func(tx T) error {
+		for i := range 5 {
+			if err := tx.InsertTask(task(fmt.Sprintf("p%d", i), int64(i+1), t0)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	f := model.TaskPageFilter{Sort: "submittedAt", Limit: 50}
+	between := []struct {
+		what  string
+		write func(tx T) error
+		after int
+	}{
+		{"a submission", func(tx T) error { return tx.InsertTask(task("p5", 6, t0)) }, 6},
+		{"a deletion", func(tx T) error {
+			r := task("p0", 1, t0)
+			r.DeletedAt = t0.Add(time.Minute)
+			return tx.UpdateTask(r)
+		}, 5},
+	}
+	for _, c := range between {
+		h.AfterPageRead(func() { must(t, s.Commit(ctx, c.write)) })
+		got, err := s.TaskPage(ctx, f)
+		h.AfterPageRead(nil)
+		must(t, err)
+		if got.Total != len(got.Tasks) {
+			t.Fatalf("%s committed between the reads: the page has %d tasks but its total says %d", c.what, len(got.Tasks), got.Total)
+		}
+		got, err = s.TaskPage(ctx, f)
+		must(t, err)
+		if got.Total != c.after || len(got.Tasks) != c.after {
+			t.Fatalf("after %s: page of %d, total %d; want %d", c.what, len(got.Tasks), got.Total, c.after)
+		}
+	}
+}
