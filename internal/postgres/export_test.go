@@ -1,6 +1,10 @@
 package postgres
 
-import "context"
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
 
 // Show reads a setting as the store's sessions see it.
 func (s *Store) Show(ctx context.Context, name string) (string, error) {
@@ -19,3 +23,14 @@ func FakeSQLiteHolder(pid *int) func() {
 // AfterPageRead makes TaskPage call fn between reading the page and
 // counting it, for a test that commits there.
 func (s *Store) AfterPageRead(fn func()) { s.afterPageRead = fn }
+
+// MigrateTo migrates the database at dsn to schema version n, as a
+// taskgov that knew only the first n migrations would.
+func MigrateTo(ctx context.Context, dsn string, n int) error {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return (&Store{pool: pool}).migrateTo(ctx, n)
+}

@@ -133,7 +133,12 @@ func (s *Store) Fence(term int64) {
 	s.names.Invalidate()
 }
 
-func (s *Store) migrate(ctx context.Context) error {
+func (s *Store) migrate(ctx context.Context) error { return s.migrateTo(ctx, len(migrations)) }
+
+// migrateTo applies the migrations up to version n, as a taskgov that knew
+// only those would.
+func (s *Store) migrateTo(ctx context.Context, n int) error {
+	known := migrations[:n]
 	for {
 		done := false
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -148,14 +153,14 @@ func (s *Store) migrate(ctx context.Context) error {
 			if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v); err != nil {
 				return err
 			}
-			if v > len(migrations) {
-				return fmt.Errorf("the database has schema version %d, newer than this taskgov (%d); use a newer taskgov", v, len(migrations))
+			if v > len(known) {
+				return fmt.Errorf("the database has schema version %d, newer than this taskgov (%d); use a newer taskgov", v, len(known))
 			}
-			if v == len(migrations) {
+			if v == len(known) {
 				done = true
 				return nil
 			}
-			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+			if _, err := tx.Exec(ctx, known[v]); err != nil {
 				return fmt.Errorf("migration %d: %w", v+1, err)
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO schema_version(version) VALUES ($1)`, v+1)

@@ -137,4 +137,9 @@ var migrations = []string{
 	CREATE INDEX preemptions_team ON preemptions(team, id);
 	CREATE INDEX preemptions_preemptor_team ON preemptions(preemptor_team, id);
 	CREATE INDEX preemptions_at ON preemptions(at);`,
+	// 7: text the task list sorts by compares bytewise, as SQLite's does,
+	// whatever the database's locale (its indexes are rebuilt in that order).
+	`ALTER TABLE tasks ALTER COLUMN name TYPE TEXT COLLATE "C",
+		ALTER COLUMN team TYPE TEXT COLLATE "C",
+		ALTER COLUMN state TYPE TEXT COLLATE "C";`,
 }

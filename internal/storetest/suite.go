@@ -29,6 +29,7 @@ func Run[S Store[T], T Tx](t *testing.T, fresh Opener[S, T]) {
 		{"NameReuse", nameReuse[S, T]},
 		{"TaskPages", taskPages[S, T]},
 		{"TaskPageOneSnapshot", taskPageOneSnapshot[S, T]},
+		{"TaskPageOrder", TaskPageOrder[S, T]},
 		{"Preemptions", preemptions[S, T]},
 	}
 	for _, tc := range tests {
