@@ -82,7 +82,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type handler func(w http.ResponseWriter, r *http.Request, p principal) error
 
 func (s *Server) routes() {
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
+	// /healthz is liveness: 200 while the process serves (a restart cures
+	// no full disk), its status "ok" only while the engine runs and writes
+	// succeed, else "degraded" with /readyz's reason.
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if h := s.eng.Health(); !h.Ready {
+			writeJSON(w, 200, map[string]string{"status": "degraded", "reason": h.Reason})
+			return
+		}
+		writeJSON(w, 200, map[string]string{"status": "ok"})
+	})
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if !s.ready() {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready"})
