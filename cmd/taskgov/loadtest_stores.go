@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/taskgov/taskgov/internal/loadavg"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/postgres"
 	"github.com/taskgov/taskgov/internal/postgres/pgtest"
@@ -68,7 +68,7 @@ func loadtestStores(out io.Writer, list string, rounds int, run func(storeRun) e
 			if dsn != "" {
 				args, name = append(args, "--store", dsn), "postgres"
 			}
-			fmt.Fprintf(out, "round %d, store %s, load average %s\n", r, label, loadAverage())
+			fmt.Fprintf(out, "round %d, store %s, load average %s\n", r, label, loadavg.String())
 			if err := run(storeRun{fmt.Sprintf("%s-%d", name, r), args, dbPID, dsn != ""}); err != nil {
 				return fmt.Errorf("%s, round %d: %w", label, r, err)
 			}
@@ -83,17 +83,4 @@ type storeRun struct {
 	serverArgs []string
 	dbPID      int // the PostgreSQL cluster's postmaster, if the loadtest started it
 	postgres   bool
-}
-
-// loadAverage is /proc/loadavg's 1, 5 and 15 minute figures.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/apitypes"
 	"github.com/taskgov/taskgov/internal/client"
+	"github.com/taskgov/taskgov/internal/loadavg"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/sqlite"
 )
@@ -82,7 +83,7 @@ func TestDashboardTasksAt100kPending(t *testing.T) {
 		}
 		t.Logf("GET %s from Go: %d bytes in %v", path, len(body), time.Since(start).Round(time.Millisecond))
 	}
-	t.Logf("longest main-thread task since login: %.0f ms (load average %s)", eval[float64](b, `window.__long`), loadAverage())
+	t.Logf("longest main-thread task since login: %.0f ms (load average %s)", eval[float64](b, `window.__long`), loadavg.String())
 	b.shots("admin-tasks-100k-pending")
 	// The Cluster page counts the same queue by reason (counted once per
 	// queue change on the server, not per refresh).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/taskgov/taskgov/internal/loadavg"
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/sqlite"
 )
@@ -154,7 +155,7 @@ func serverIn(t *testing.T, dir string) (base, admin string) {
 // twice the CPUs: a shared machine too busy for a wall-clock budget to
 // measure the code.
 func machineBusy() (string, bool) {
-	load := loadAverage()
+	load := loadavg.String()
 	f := strings.Fields(load)
 	if len(f) == 0 {
 		return load, false

@@ -129,16 +129,8 @@ func (s *Store) Events(ctx context.Context, task string, afterID int64, limit in
 }
 
 // Cluster reads the stored cluster configuration; ok is false if none.
-func (s *Store) Cluster(ctx context.Context) (c model.Cluster, ok bool, err error) {
-	var doc string
-	err = s.pool.QueryRow(ctx, `SELECT doc FROM cluster WHERE id=1`).Scan(&doc)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return c, false, nil
-	}
-	if err != nil {
-		return c, false, err
-	}
-	return c, true, json.Unmarshal([]byte(doc), &c)
+func (s *Store) Cluster(ctx context.Context) (model.Cluster, bool, error) {
+	return sqlrow.Cluster(s.pool.QueryRow(ctx, sqlrow.ClusterQuery), pgx.ErrNoRows)
 }
 
 // LastEventAt is the time of the newest stored event (zero if none).

@@ -88,18 +88,10 @@ func (s *Store) StopSession(ctx context.Context, id int64, at time.Time) error {
 
 // Sessions lists server sessions, oldest first.
 func (s *Store) Sessions(ctx context.Context) ([]model.Session, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT started_at, stopped_at FROM sessions ORDER BY id`)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+sqlrow.SessionColumns+` FROM sessions ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.Session
-	for rows.Next() {
-		var a, b int64
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, err
-		}
-		out = append(out, model.Session{StartedAt: sqlrow.Time(a), StoppedAt: sqlrow.Time(b)})
-	}
-	return out, rows.Err()
+	return sqlrow.All(rows, sqlrow.Session)
 }

@@ -216,3 +216,30 @@ func Sample(row Row) (model.Sample, error) {
 	x.At = Time(at)
 	return x, err
 }
+
+// SessionColumns are the columns of a server session that Session reads.
+const SessionColumns = `started_at, stopped_at`
+
+// Session reads a row of SessionColumns.
+func Session(row Row) (model.Session, error) {
+	var a, b int64
+	err := row.Scan(&a, &b)
+	return model.Session{StartedAt: Time(a), StoppedAt: Time(b)}, err
+}
+
+// ClusterQuery reads the stored cluster configuration; Cluster decodes it.
+const ClusterQuery = `SELECT doc FROM cluster WHERE id=1`
+
+// Cluster reads ClusterQuery's row: ok is false where there is none (the
+// adapter's noRows error).
+func Cluster(row Row, noRows error) (c model.Cluster, ok bool, err error) {
+	var doc string
+	err = row.Scan(&doc)
+	if errors.Is(err, noRows) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, err
+	}
+	return c, true, json.Unmarshal([]byte(doc), &c)
+}

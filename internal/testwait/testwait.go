@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taskgov/taskgov/internal/loadavg"
 )
 
 // MaxFactor caps how far load stretches a deadline: a wait for something
@@ -22,7 +24,7 @@ const SlowdownEnv = "TASKGOV_TEST_SLOWDOWN"
 // the 1-minute load average per CPU (at least 1), times SlowdownEnv, at
 // most MaxFactor.
 func Factor() float64 {
-	return factor(readLoad1(), runtime.NumCPU(), os.Getenv(SlowdownEnv))
+	return factor(loadavg.One(), runtime.NumCPU(), os.Getenv(SlowdownEnv))
 }
 
 func factor(load1 float64, cpus int, slowdown string) float64 {
@@ -62,7 +64,7 @@ func Until(d, poll time.Duration, cond func() bool) error {
 			if cond() {
 				return nil
 			}
-			return &TimeoutError{Within: d, Waited: time.Since(start), Load: loadString()}
+			return &TimeoutError{Within: d, Waited: time.Since(start), Load: loadavg.String()}
 		}
 		time.Sleep(poll)
 	}
@@ -78,25 +80,4 @@ type TimeoutError struct {
 func (e *TimeoutError) Error() string {
 	return "not within " + e.Within.String() + " (waited " + e.Waited.Round(time.Millisecond).String() +
 		", load average " + e.Load + " on " + strconv.Itoa(runtime.NumCPU()) + " CPUs)"
-}
-
-func readLoad1() float64 {
-	f := strings.Fields(loadString())
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
-}
-
-func loadString() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
