@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -33,10 +32,18 @@ func startServer(t *testing.T, bin, dir, addr string, args ...string) *serverPro
 	// Tasks run as the test's user: the training script's python may live
 	// where other users cannot reach (isolation_test.go covers --task-user).
 	cmd := exec.Command(bin, append([]string{"server", "--data-dir", dir, "--listen", addr, "--task-user", "server"}, args...)...)
-	logf, _ := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logPath := filepath.Join(dir, "server.log")
+	if _, err := os.Stat(dir); err != nil { // the server makes it: log beside
+		logPath = filepath.Join(t.TempDir(), "server.log")
+	}
+	from := logSize(logPath)
+	logf, _ := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if strings.HasSuffix(addr, ":0") {
+		addr = boundAddr(t, logPath, from, 15*time.Second)
 	}
 	s := &serverProc{t: t, cmd: cmd, url: "http://" + addr}
 	deadline := time.Now().Add(15 * time.Second)
@@ -48,7 +55,7 @@ func startServer(t *testing.T, bin, dir, addr string, args ...string) *serverPro
 			}
 		}
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+			log, _ := os.ReadFile(logPath)
 			t.Fatalf("server did not become ready:\n%s", log)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -89,15 +96,6 @@ func (s *serverProc) callWith(method, path string, body any, out any, hdr http.H
 	return resp.StatusCode, nil
 }
 
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 type taskJSON struct {
 	Name, State, Message string
 	Resumes              int
@@ -121,10 +119,9 @@ func TestCrashRecovery(t *testing.T) {
 nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 4}]
 teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 `), 0o644)
-	addr := freeAddr(t)
 	t0 := time.Now()
 	phase := func(what string) { t.Logf("%6.2fs %s", time.Since(t0).Seconds(), what) }
-	s := startServer(t, bin, dir, addr, "--config", cfg)
+	s := startServer(t, bin, dir, anyPort, "--config", cfg)
 	phase("server started")
 
 	script, _ := filepath.Abs("../../examples/train.py")
@@ -186,7 +183,7 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 4}]}]
 	}
 	waitFor(t, 5*time.Second, func() bool { return allGone(pids) })
 
-	s = startServer(t, bin, dir, addr)
+	s = startServer(t, bin, dir, anyPort)
 	phase("restarted")
 	defer func() {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)

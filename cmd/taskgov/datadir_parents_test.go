@@ -38,13 +38,12 @@ func TestServerMakesDataDirParentsPassable(t *testing.T) {
 	cfg := filepath.Join(base, "cluster.yaml")
 	_ = os.WriteFile(cfg, []byte(isolationCluster), 0o644)
 	data := filepath.Join(base, "new", "parent", "data")
-	addr := freeAddr(t)
 	logf, err := os.Create(filepath.Join(base, "server.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(bin, "server", "--config", cfg, "--data-dir", data, "--listen", addr, "--task-user", "auto")
+	cmd := exec.Command(bin, "server", "--config", cfg, "--data-dir", data, "--listen", anyPort, "--task-user", "auto")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -52,6 +51,7 @@ func TestServerMakesDataDirParentsPassable(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); <-exited }()
+	addr := boundAddr(t, logf.Name(), 0, 20*time.Second)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {

@@ -31,10 +31,16 @@ func startReplica(t *testing.T, bin, dir, addr, cfg, kubeconfig string) *replica
 	cmd := exec.Command(bin, "server", "--data-dir", dir, "--listen", addr, "--config", cfg, "--executor", "kubernetes",
 		"--kubeconfig", kubeconfig, "--image", "busybox", "--leader-elect", "--leader-elect-namespace", "taskgov-system",
 		"--leader-elect-lease-duration", "3s")
-	logf, _ := os.OpenFile(filepath.Join(dir, "replica-"+strings.ReplaceAll(addr, ":", "_")+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.CreateTemp(dir, "replica-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if strings.HasSuffix(addr, ":0") {
+		addr = boundAddr(t, logf.Name(), 0, 30*time.Second)
 	}
 	r := &replica{serverProc: &serverProc{t: t, cmd: cmd, url: "http://" + addr}, addr: addr}
 	t.Cleanup(func() {
@@ -96,9 +102,9 @@ func TestKubernetesLeaderFailover(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(clusterYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a := startReplica(t, bin, dir, freeAddr(t), cfg, kubeconfig)
+	a := startReplica(t, bin, dir, anyPort, cfg, kubeconfig)
 	a.waitStatus(t, "/readyz", 200, 30*time.Second)
-	b := startReplica(t, bin, dir, freeAddr(t), cfg, kubeconfig)
+	b := startReplica(t, bin, dir, anyPort, cfg, kubeconfig)
 	// The standby is not ready from its start, and names the leader once it
 	// has read the Lease (under load that came after its first answer, and
 	// the test read "").

@@ -38,7 +38,7 @@ func TestStorageFaultsAndShutdown(t *testing.T) {
 func faultServer(t *testing.T, bin, dir string, args ...string) *serverProc {
 	cfg := filepath.Join(t.TempDir(), "cluster.yaml")
 	_ = os.WriteFile(cfg, []byte(faultCluster), 0o644)
-	return startServer(t, bin, dir, freeAddr(t), append([]string{"--config", cfg}, args...)...)
+	return startServer(t, bin, dir, anyPort, append([]string{"--config", cfg}, args...)...)
 }
 
 // raw sends a request and returns the status, a header and the body.
@@ -128,11 +128,15 @@ func diskFull(t *testing.T, bin string) {
 	if rc != 503 || !strings.Contains(rb, "disk full") {
 		t.Fatalf("readyz on a full disk: %d %s", rc, rb)
 	}
-	if hc, _, _ := s.raw("GET", "/healthz", nil, ""); hc != 200 {
-		t.Fatalf("healthz on a full disk: %d", hc)
+	// Alive (a restart would not free space), but not ok, saying why.
+	if hc, _, hb := s.raw("GET", "/healthz", nil, ""); hc != 200 || !strings.Contains(hb, `"degraded"`) || !strings.Contains(hb, "disk full") {
+		t.Fatalf("healthz on a full disk: %d %s", hc, hb)
 	}
 	_ = os.Remove(filler)
 	waitFor(t, 10*time.Second, func() bool { c, _, _ := s.raw("GET", "/readyz", nil, ""); return c == 200 })
+	if hc, _, hb := s.raw("GET", "/healthz", nil, ""); hc != 200 || !strings.Contains(hb, `"ok"`) {
+		t.Fatalf("healthz once space was freed: %d %s", hc, hb)
+	}
 	if code, _, b := s.raw("POST", "/api/v1/tasks", job("after"), ""); code != 201 {
 		t.Fatalf("submit after space was freed: %d %s", code, b)
 	}
@@ -176,7 +180,7 @@ func databaseRemoved(t *testing.T, bin string) {
 	}
 	cfg := filepath.Join(t.TempDir(), "cluster.yaml")
 	_ = os.WriteFile(cfg, []byte(faultCluster), 0o644)
-	out, err := exec.Command(bin, "server", "--config", cfg, "--data-dir", dir, "--listen", freeAddr(t)).CombinedOutput()
+	out, err := exec.Command(bin, "server", "--config", cfg, "--data-dir", dir, "--listen", anyPort).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "no taskgov.db") || !strings.Contains(string(out), "Restore") {
 		t.Fatalf("a restart on a data directory without its database: %v\n%s", err, out)
 	}

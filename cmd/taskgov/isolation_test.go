@@ -42,7 +42,7 @@ func TestLocalTaskIsolation(t *testing.T) {
 	cfg := filepath.Join(dir, "cluster.yaml")
 	_ = os.WriteFile(cfg, []byte(isolationCluster), 0o644)
 	t.Setenv("TASKGOV_TEST_SECRET", "hunter2")
-	s := startServer(t, bin, dir, freeAddr(t), "--config", cfg, "--task-user", "auto")
+	s := startServer(t, bin, dir, anyPort, "--config", cfg, "--task-user", "auto")
 	defer s.stop()
 	tasks := dir + "-tasks"
 	defer os.RemoveAll(tasks)
@@ -118,8 +118,7 @@ func TestTaskThatKillsTheServerIsNotRequeuedForever(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cluster.yaml")
 	_ = os.WriteFile(cfg, []byte(isolationCluster), 0o644)
-	addr := freeAddr(t)
-	s := startServer(t, bin, dir, addr, "--config", cfg)
+	s := startServer(t, bin, dir, anyPort, "--config", cfg)
 	body := map[string]any{"name": "killer", "team": "alpha", "instanceType": "ml.p5.48xlarge",
 		"command": []string{"sh", "-c", "sleep 0.3; kill -9 $PPID"}}
 	if code, err := s.call("POST", "/api/v1/tasks", body, nil); err != nil || code != 201 {
@@ -134,7 +133,7 @@ func TestTaskThatKillsTheServerIsNotRequeuedForever(t *testing.T) {
 			if deaths++; deaths > 4 {
 				t.Fatalf("the server died %d times", deaths)
 			}
-			s = startServer(t, bin, dir, addr)
+			s = startServer(t, bin, dir, anyPort)
 			continue
 		case <-time.After(5 * time.Second):
 		}

@@ -95,7 +95,7 @@ func TestKwokScaleJobs(t *testing.T) {
 	defer cancel()
 	f.Start(ctx.Done())
 
-	addr := freeAddr(t)
+	addr := anyPort
 	cmd := exec.Command(bin, "server", "--data-dir", dir, "--listen", addr, "--config", cfg, "--executor", "kubernetes",
 		"--kubeconfig", kubeconfig, "--image", "busybox", "--kube-api-qps", strconv.Itoa(shape.qps))
 	logf, _ := os.Create(filepath.Join(dir, "server.log"))
@@ -112,6 +112,7 @@ func TestKwokScaleJobs(t *testing.T) {
 			t.Logf("server log tail:\n%s", b[max(0, len(b)-4000):])
 		}
 	})
+	addr = boundAddr(t, logf.Name(), 0, 60*time.Second)
 	r := &replica{serverProc: &serverProc{t: t, cmd: cmd, url: "http://" + addr}, addr: addr}
 	r.waitStatus(t, "/readyz", 200, 60*time.Second)
 	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))

@@ -101,7 +101,7 @@ func TestKwokScale(t *testing.T) {
 	defer cancel()
 	f.Start(ctx.Done())
 
-	addr := freeAddr(t)
+	addr := anyPort
 	cmd := exec.Command(bin, "server", "--data-dir", dir, "--listen", addr, "--config", cfg, "--executor", "kubernetes",
 		"--kubeconfig", kubeconfig, "--image", "busybox", "--kube-api-qps", strconv.Itoa(shape.qps))
 	logf, _ := os.Create(filepath.Join(dir, "server.log"))
@@ -124,6 +124,7 @@ func TestKwokScale(t *testing.T) {
 			t.Logf("server log (with a goroutine dump) kept in %s", keep)
 		}
 	})
+	addr = boundAddr(t, logf.Name(), 0, 60*time.Second)
 	r := &replica{serverProc: &serverProc{t: t, cmd: cmd, url: "http://" + addr}, addr: addr}
 	r.waitStatus(t, "/readyz", 200, 60*time.Second)
 	tok, _ := os.ReadFile(filepath.Join(dir, "admin.token"))

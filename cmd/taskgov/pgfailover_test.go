@@ -26,7 +26,7 @@ func startPGReplica(t *testing.T, bin, dir, dsn, cfg string, args ...string) *re
 	if err := os.WriteFile(dsnFile, []byte(dsn+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := anyPort
 	cmd := exec.Command(bin, append([]string{"server", "--data-dir", dir, "--listen", addr, "--config", cfg, "--task-user", "server",
 		"--store-dsn-file", dsnFile, "--leader-elect"}, args...)...)
 	logf, _ := os.Create(dir + ".log")
@@ -34,6 +34,7 @@ func startPGReplica(t *testing.T, bin, dir, dsn, cfg string, args ...string) *re
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	addr = boundAddr(t, logf.Name(), 0, 30*time.Second)
 	r := &replica{serverProc: &serverProc{t: t, cmd: cmd, url: "http://" + addr}, addr: addr}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)

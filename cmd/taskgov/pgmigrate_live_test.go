@@ -26,7 +26,7 @@ teams: [{name: alpha, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge,
 `)
 	dsn, bin, dir, cfg := f.dsn, f.bin, f.dir, f.cfg
 	data := filepath.Join(dir, "sqlite")
-	s := startServer(t, bin, data, freeAddr(t), "--config", cfg)
+	s := startServer(t, bin, data, anyPort, "--config", cfg)
 	var acked sync.Map
 	var n atomic.Int64
 	stop := make(chan struct{})
@@ -65,7 +65,7 @@ teams: [{name: alpha, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge,
 	t.Logf("%s", strings.TrimSpace(out))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	refused, err := exec.CommandContext(ctx, bin, "server", "--store", dsn, "--data-dir", filepath.Join(dir, "early"), "--listen", freeAddr(t)).CombinedOutput()
+	refused, err := exec.CommandContext(ctx, bin, "server", "--store", dsn, "--data-dir", filepath.Join(dir, "early"), "--listen", anyPort).CombinedOutput()
 	if err == nil || !strings.Contains(string(refused), "unfinished move from SQLite") {
 		t.Fatalf("a server on the unfinished move: %v\n%s", err, refused)
 	}
@@ -85,7 +85,7 @@ teams: [{name: alpha, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge,
 	pgData := filepath.Join(dir, "pg")
 	_ = os.MkdirAll(pgData, 0o700)
 	_ = os.WriteFile(filepath.Join(pgData, "admin.token"), []byte(s.token+"\n"), 0o600)
-	p := startServer(t, bin, pgData, freeAddr(t), "--store", dsn)
+	p := startServer(t, bin, pgData, anyPort, "--store", dsn)
 	defer p.stop()
 	missing := 0
 	acked.Range(func(k, _ any) bool {

@@ -21,7 +21,7 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 `)
 	dsn, bin, dir, cfg := f.dsn, f.bin, f.dir, f.cfg
 	data := filepath.Join(dir, "sqlite")
-	s := startServer(t, bin, data, freeAddr(t), "--config", cfg)
+	s := startServer(t, bin, data, anyPort, "--config", cfg)
 	for _, name := range []string{"one", "two", "three"} {
 		task := map[string]any{"name": name, "team": "alpha", "instanceType": "ml.p5.48xlarge", "command": []string{"true"}}
 		if code, err := s.call("POST", "/api/v1/tasks", task, nil); err != nil || code != 201 {
@@ -58,7 +58,7 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 	pgData := filepath.Join(dir, "pg")
 	_ = os.MkdirAll(pgData, 0o700)
 	_ = os.WriteFile(filepath.Join(pgData, "admin.token"), []byte(s.token+"\n"), 0o600)
-	p := startServer(t, bin, pgData, freeAddr(t), "--store", dsn)
+	p := startServer(t, bin, pgData, anyPort, "--store", dsn)
 	defer p.stop()
 	var got struct{ State string }
 	if code, err := p.call("GET", "/api/v1/tasks/three", nil, &got); err != nil || code != 200 || got.State != "Succeeded" {

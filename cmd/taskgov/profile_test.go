@@ -21,7 +21,7 @@ func TestProfileSignalsAreHandledInTurn(t *testing.T) {
 	dir, prof := t.TempDir(), t.TempDir()
 	cfg := filepath.Join(dir, "cluster.yaml")
 	_ = os.WriteFile(cfg, []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"), 0o644)
-	s := startServer(t, bin, dir, freeAddr(t), "--config", cfg, "--cpu-profile-dir", prof)
+	s := startServer(t, bin, dir, anyPort, "--config", cfg, "--cpu-profile-dir", prof)
 	defer func() { _ = s.cmd.Process.Kill(); _ = s.cmd.Wait() }()
 
 	// The server does not run for a while, as on a loaded machine.

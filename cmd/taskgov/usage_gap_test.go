@@ -28,8 +28,7 @@ func TestUsageReportNamesACrashGap(t *testing.T) {
 nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]
 teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 `), 0o644)
-	addr := freeAddr(t)
-	s := startServer(t, bin, dir, addr, "--config", cfg)
+	s := startServer(t, bin, dir, anyPort, "--config", cfg)
 	body := map[string]any{"name": "long", "team": "alpha", "instanceType": "ml.p5.48xlarge",
 		"command": []string{"sleep", "60"}}
 	if code, err := s.call("POST", "/api/v1/tasks", body, nil); err != nil || code != 201 {
@@ -45,7 +44,7 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 1}]}]
 	_ = s.cmd.Wait()
 	time.Sleep(2 * time.Second)
 	restarted := time.Now().UTC()
-	s = startServer(t, bin, dir, addr)
+	s = startServer(t, bin, dir, anyPort)
 	defer func() {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		_ = s.cmd.Wait()
