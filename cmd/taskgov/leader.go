@@ -111,17 +111,23 @@ func (e *elector) waitLeading(ctx context.Context) (context.Context, error) {
 func (e *elector) setLeader(id string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.leader, e.proxy = id, nil
-	if id == e.self {
-		return
+	e.leader, e.proxy = id, proxyTo(id, e.self, e.log)
+}
+
+// proxyTo forwards a standby's API calls to the leader whose identity (its
+// advertise URL) is id; nil when this replica, self, is the leader, when
+// none is known, or when id is not a URL (logged).
+func proxyTo(id, self string, log *slog.Logger) *httputil.ReverseProxy {
+	if id == self || id == "" {
+		return nil
 	}
 	u, err := url.Parse(id)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		e.log.Warn("the leader's identity is not a URL; API calls here cannot be forwarded", "leader", id)
-		return
+		log.Warn("the leader's identity is not a URL; API calls here cannot be forwarded", "leader", id)
+		return nil
 	}
-	e.proxy = httputil.NewSingleHostReverseProxy(u)
-	e.log.Info("following the leader", "leader", id)
+	log.Info("following the leader", "leader", id)
+	return httputil.NewSingleHostReverseProxy(u)
 }
 
 // ServeHTTP is the standby's API.

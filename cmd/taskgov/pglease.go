@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,17 +144,7 @@ func (e *pgElector) setLeader(id string) {
 	if id == e.leader {
 		return
 	}
-	e.leader, e.proxy = id, nil
-	if id == e.self || id == "" {
-		return
-	}
-	u, err := url.Parse(id)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		e.log.Warn("the leader's identity is not a URL; API calls here cannot be forwarded", "leader", id)
-		return
-	}
-	e.proxy = httputil.NewSingleHostReverseProxy(u)
-	e.log.Info("following the leader", "leader", id)
+	e.leader, e.proxy = id, proxyTo(id, e.self, e.log)
 }
 
 // ServeHTTP is the standby's API.
