@@ -96,8 +96,10 @@ type Engine struct {
 	runs      map[string]*run // tasks whose pods are running or stopping
 	deferred  []model.Admission
 	subs      map[*Subscription]struct{}
-	closing   bool         // shutting down: start nothing new
-	fault     *model.Fault // the last write's transient fault; nil when writes succeed
+	closing   bool // shutting down: start nothing new
+	// fault is the last write's transient fault, nil when writes succeed;
+	// atomic, so that Health (liveness probes) never waits for the loop.
+	fault atomic.Pointer[model.Fault]
 }
 
 // run is the executor-side state of one task's current pods.
@@ -279,7 +281,8 @@ type Health struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Health reports the engine's readiness.
+// Health reports the engine's readiness. It takes no lock: /healthz and
+// /readyz answer while the loop holds the engine for a long cycle.
 func (e *Engine) Health() Health {
 	select {
 	case <-e.stopped:
@@ -289,10 +292,8 @@ func (e *Engine) Health() Health {
 		return Health{Reason: "the engine has stopped (shutting down)"}
 	default:
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	if e.fault != nil {
-		return Health{Reason: "writes are failing (" + e.fault.What + "); the server retries by itself: " + e.fault.Fix}
+	if f := e.fault.Load(); f != nil {
+		return Health{Reason: "writes are failing (" + f.What + "); the server retries by itself: " + f.Fix}
 	}
 	return Health{Ready: true}
 }

@@ -87,7 +87,7 @@ func (e *Engine) drain(batch []*op) []*op {
 func (e *Engine) untilWake() time.Duration {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if e.fault != nil {
+	if e.fault.Load() != nil {
 		return max(time.Until(e.retryAt), time.Millisecond)
 	}
 	if e.sched.Dirty() || len(e.redo) > 0 {
@@ -106,7 +106,7 @@ func (e *Engine) untilWake() time.Duration {
 // redo, and the engine goes on. Only a fatal fault is returned.
 func (e *Engine) step(batch []*op) error {
 	e.mu.RLock()
-	degraded := e.fault != nil
+	degraded := e.fault.Load() != nil
 	e.mu.RUnlock()
 	if degraded && time.Now().Before(e.retryAt) {
 		if batch = e.refuseWhileDegraded(batch); len(batch) == 0 {
@@ -139,7 +139,7 @@ func (e *Engine) step(batch []*op) error {
 	e.publishStep(w.ws) // before answering: a caller reads its own write
 	if degraded {
 		e.mu.Lock()
-		e.fault = nil
+		e.fault.Store(nil)
 		e.mu.Unlock()
 		e.log.Info("writes succeed again; the engine is ready")
 	}
@@ -173,7 +173,7 @@ func (e *Engine) failed(err error, batch []*op) error {
 		e.publishAll() // the rebuilt core drops what the store does not hold (holds)
 	}
 	if f.Kind == model.FaultTransient {
-		e.fault = f
+		e.fault.Store(f)
 		e.retryAt = time.Now().Add(e.retryEvery) // then a heartbeat write tries again
 	}
 	e.mu.Unlock()
@@ -202,7 +202,7 @@ func (e *Engine) failed(err error, batch []*op) error {
 // anyway (shutdown).
 func (e *Engine) refuseWhileDegraded(batch []*op) []*op {
 	e.mu.RLock()
-	f := e.fault
+	f := e.fault.Load()
 	e.mu.RUnlock()
 	var keep []*op
 	for _, o := range batch {

@@ -67,7 +67,7 @@ func (e *Engine) panicked(c *crash, batch []*op) error {
 	}
 	f := &model.Fault{Kind: model.FaultTransient, What: fmt.Sprintf("the scheduler failed on a batch (internal error: %v)", c.value),
 		Fix: "this is a bug in taskgov: nothing of the batch was stored; the server tries again by itself; please report the stack trace in the server log"}
-	e.fault = f
+	e.fault.Store(f)
 	e.retryAt = time.Now().Add(e.retryEvery)
 	e.mu.Unlock()
 	e.log.Error("internal error: a batch panicked; it was undone and the engine goes on", "panic", fmt.Sprint(c.value), "stack", string(c.stack))
@@ -124,9 +124,9 @@ func (e *Engine) waitingPanicked(c *crash) error {
 	if rerr == nil {
 		e.publishAll()
 	}
-	e.fault = &model.Fault{Kind: model.FaultTransient,
+	e.fault.Store(&model.Fault{Kind: model.FaultTransient,
 		What: fmt.Sprintf("the scheduler failed listing the queue (internal error: %v)", c.value),
-		Fix:  fmt.Sprintf("this is a bug in taskgov: the queue cannot be read for %v, then the server tries again by itself; please report the stack trace in the server log", pause)}
+		Fix:  fmt.Sprintf("this is a bug in taskgov: the queue cannot be read for %v, then the server tries again by itself; please report the stack trace in the server log", pause)})
 	e.retryAt = e.waitCrashUntil
 	e.mu.Unlock()
 	e.log.Error("internal error: listing the queue panicked; the state was reread and the engine goes on", "panic", fmt.Sprint(c.value), "pause", pause, "stack", string(c.stack))
