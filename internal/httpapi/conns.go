@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"container/list"
+	"context"
 	"net"
 	"net/http"
 	"sync"
@@ -17,7 +18,9 @@ type ConnLimits struct {
 	ReadHeader, Read, Write, Idle time.Duration
 	// MaxConns caps open connections (clamped below the process's file
 	// limit). A connection beyond it closes the oldest that has not sent a
-	// request yet, or the longest-idle one; failing both, itself.
+	// request yet, else the longest-idle one if idle evictAfter, else the
+	// one whose request (not an event stream) began longest ago, if
+	// evictAfter ago; failing all three, itself.
 	MaxConns int
 }
 
@@ -38,7 +41,14 @@ func Harden(srv *http.Server, l ConnLimits) {
 	if max <= 0 {
 		return
 	}
-	t := &connTracker{max: max, conns: map[net.Conn]*connInfo{}}
+	t := &connTracker{max: max, conns: map[net.Conn]*connInfo{}, now: time.Now}
+	prevCtx := srv.ConnContext
+	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		if prevCtx != nil {
+			ctx = prevCtx(ctx, c)
+		}
+		return context.WithValue(ctx, streamMarkKey{}, func() { t.stream(c) })
+	}
 	prev := srv.ConnState
 	srv.ConnState = func(c net.Conn, st http.ConnState) {
 		t.hook(c, st)
@@ -53,6 +63,31 @@ func Harden(srv *http.Server, l ConnLimits) {
 type connInfo struct {
 	state http.ConnState
 	elem  *list.Element
+	since time.Time // when it entered state
+}
+
+// evictAfter is how long a keep-alive connection must have been idle, or a
+// request in progress, before a new connection over the cap may close it.
+// A client that sends its next request on a keep-alive connection as it is
+// closed gets EOF for a request the server never read (a POST is not
+// retried): under 10,000 slow request bodies, which are in progress, not
+// idle, the clients' busy keep-alive connections were the only ones closed,
+// and the load tool's own submissions failed. A request still arriving
+// after a second is the slow one to close (a flood of slow bodies is cut
+// oldest first, so new clients and probes get in), but never an event
+// stream (markStream), whose request lasts by design.
+const evictAfter = time.Second
+
+// streamMarkKey is the request context key of the function that exempts
+// the request's connection from eviction (markStream).
+type streamMarkKey struct{}
+
+// markStream exempts r's connection from eviction over the cap while it
+// lasts: an event stream, not a slow request.
+func markStream(r *http.Request) {
+	if mark, ok := r.Context().Value(streamMarkKey{}).(func()); ok {
+		mark()
+	}
 }
 
 // connTracker keeps the state of every open connection. Each state change
@@ -61,10 +96,13 @@ type connInfo struct {
 // new connection over the cap scanned them all, so a flood of reconnects at
 // the cap cost O(connections) each).
 type connTracker struct {
-	mu           sync.Mutex
-	max          int
-	conns        map[net.Conn]*connInfo
-	idle, silent list.List // of net.Conn, in the order they entered the state
+	mu    sync.Mutex
+	max   int
+	conns map[net.Conn]*connInfo
+	// idle, silent and active (in a request, not a stream) connections, each
+	// list in the order they entered the state.
+	idle, silent, active list.List // of net.Conn
+	now                  func() time.Time
 }
 
 func (t *connTracker) hook(c net.Conn, st http.ConnState) {
@@ -77,7 +115,7 @@ func (t *connTracker) hook(c net.Conn, st http.ConnState) {
 	}
 	switch st {
 	case http.StateNew:
-		ci = &connInfo{state: st, elem: t.silent.PushBack(c)}
+		ci = &connInfo{state: st, elem: t.silent.PushBack(c), since: t.now()}
 		t.conns[c] = ci
 		if len(t.conns) > t.max {
 			victim := t.victim(c)
@@ -86,10 +124,8 @@ func (t *connTracker) hook(c net.Conn, st http.ConnState) {
 		}
 	case http.StateActive, http.StateIdle:
 		if ci != nil {
-			ci.state = st
-			if st == http.StateIdle {
-				ci.elem = t.idle.PushBack(c)
-			}
+			ci.state, ci.since = st, t.now()
+			ci.elem = t.listOf(st).PushBack(c)
 		}
 	case http.StateHijacked, http.StateClosed:
 		delete(t.conns, c)
@@ -97,10 +133,24 @@ func (t *connTracker) hook(c net.Conn, st http.ConnState) {
 }
 
 func (t *connTracker) listOf(st http.ConnState) *list.List {
-	if st == http.StateIdle {
+	switch st {
+	case http.StateIdle:
 		return &t.idle
+	case http.StateActive:
+		return &t.active
 	}
 	return &t.silent
+}
+
+// stream takes c off the active list until its next state change: its
+// request is an event stream.
+func (t *connTracker) stream(c net.Conn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ci := t.conns[c]; ci != nil && ci.elem != nil && ci.state == http.StateActive {
+		t.active.Remove(ci.elem)
+		ci.elem = nil
+	}
 }
 
 // forget drops c from the tracker.
@@ -112,7 +162,9 @@ func (t *connTracker) forget(c net.Conn) {
 }
 
 // victim picks the connection to close for a new one: the oldest that has
-// sent nothing, else the longest idle, else the new one itself. Silent
+// sent nothing, else the longest idle if idle evictAfter, else the oldest
+// request in progress (not a stream) if begun evictAfter ago, else the new
+// one itself. Silent
 // ones go first: a client that sent a request has shown it is one, and a
 // flood of connections that send nothing must not cost clients their
 // keep-alive connections (with idle ones first, a flood at the cap closed
@@ -121,8 +173,10 @@ func (t *connTracker) victim(fresh net.Conn) net.Conn {
 	if e := t.silent.Front(); e != nil && e.Value.(net.Conn) != fresh {
 		return e.Value.(net.Conn)
 	}
-	if e := t.idle.Front(); e != nil {
-		return e.Value.(net.Conn)
+	for _, l := range []*list.List{&t.idle, &t.active} {
+		if e := l.Front(); e != nil && t.now().Sub(t.conns[e.Value.(net.Conn)].since) >= evictAfter {
+			return e.Value.(net.Conn)
+		}
 	}
 	return fresh
 }

@@ -46,6 +46,7 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, p principal
 	s.hub.start(s.eng)
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{}) // the server's read timeout is for requests, not streams
+	markStream(r)                       // nor is closing the oldest request over the connection cap
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	if r.ProtoMajor == 1 {
