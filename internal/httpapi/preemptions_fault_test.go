@@ -82,7 +82,7 @@ func TestPreemptionWriteFails(t *testing.T) {
 	}
 
 	// Both absent: the victim runs, no record, in the API and the database.
-	v := e.waitState("a-big", model.StateRunning, time.Second)
+	v := e.waitState("a-big", model.StateRunning, testwait.Scale(5*time.Second))
 	if v.Resumes != 0 {
 		t.Errorf("the victim of the failed reclaim: %+v", v)
 	}
@@ -116,7 +116,7 @@ func TestPreemptionWriteFails(t *testing.T) {
 		e.mustDo("POST", "/api/v1/tasks", e.admin, serve, 201, nil)
 	}
 	e.waitState("b-serve", model.StateRunning, testwait.Scale(10*time.Second))
-	e.waitState("a-big", model.StatePending, time.Second)
+	e.waitState("a-big", model.StatePending, testwait.Scale(5*time.Second))
 	list = preemptionList{}
 	e.mustDo("GET", "/api/v1/preemptions", e.admin, nil, 200, &list)
 	if len(list.Preemptions) != 1 || list.Preemptions[0].Task != "a-big" || list.Preemptions[0].Preemptor != "b-serve" {
