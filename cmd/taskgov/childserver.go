@@ -1,12 +1,15 @@
 package main
 
 import (
-	"io"
-	"net"
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // childServer is a `taskgov server` process on a fresh data directory and a
@@ -28,22 +31,28 @@ func startChildServer(prefix string, cluster []byte, args ...string) (*childServ
 	if err := os.WriteFile(cfg, cluster, 0o644); err != nil {
 		return nil, err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := l.Addr().String()
-	l.Close()
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, append([]string{"server", "--config", cfg, "--data-dir", dir, "--listen", addr}, args...)...)
-	cmd.Stderr = io.Discard
+	// The server picks a free port as it binds (a port picked here, released
+	// and then bound is a race a parallel run can win) and says which on
+	// stderr.
+	cmd := exec.Command(self, append([]string{"server", "--config", cfg, "--data-dir", dir, "--listen", "127.0.0.1:0"}, args...)...)
+	said := &listenWatch{found: make(chan string, 1)}
+	cmd.Stderr = said
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &childServer{base: "http://" + addr, dir: dir, cmd: cmd}
+	s := &childServer{dir: dir, cmd: cmd}
+	var addr string
+	select {
+	case addr = <-said.found:
+	case <-time.After(20 * time.Second):
+		s.stop()
+		return nil, fmt.Errorf("the server did not say where it listens within 20 s: %s", said.text())
+	}
+	s.base = "http://" + addr
 	if s.token, err = waitReady(s.base, dir); err != nil {
 		s.stop()
 		return nil, err
@@ -57,4 +66,41 @@ func (s *childServer) stop() {
 	_ = s.cmd.Wait()
 	_ = os.RemoveAll(s.dir)
 	_ = os.RemoveAll(s.dir + "-tasks") // the task directories, when tasks run as other users
+}
+
+// listeningPrefix starts the line a server writes to stderr once it serves
+// (server.go).
+const listeningPrefix = "taskgov server listening on "
+
+// listenWatch is a server's stderr: it sends the HOST:PORT of the line that
+// says where the server listens on found, once, and keeps the first 64 KiB
+// written before it for an error; the rest is discarded.
+type listenWatch struct {
+	mu    sync.Mutex
+	buf   []byte
+	done  bool
+	found chan string
+}
+
+func (w *listenWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return len(p), nil
+	}
+	w.buf = append(w.buf, p[:min(len(p), 64<<10-min(len(w.buf), 64<<10))]...)
+	if i := bytes.Index(w.buf, []byte(listeningPrefix)); i >= 0 {
+		rest := w.buf[i+len(listeningPrefix):]
+		if j := bytes.IndexAny(rest, " \n"); j >= 0 {
+			w.found <- string(rest[:j])
+			w.done, w.buf = true, nil
+		}
+	}
+	return len(p), nil
+}
+
+func (w *listenWatch) text() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.TrimSpace(string(w.buf))
 }
