@@ -94,6 +94,9 @@ func collect(p string, docs *smDocs, yamls *[]string) error {
 	if err != nil {
 		return err
 	}
+	if err := kubeManifestError(p, b); err != nil {
+		return err
+	}
 	// JSON by name, or by content (a YAML cluster file is not valid JSON).
 	if strings.HasSuffix(p, ".json") || json.Valid(b) {
 		return readSageMaker(filepath.Base(p), b, docs)

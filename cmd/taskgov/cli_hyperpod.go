@@ -34,7 +34,8 @@ func defaultOutput() string {
 var boolValueFlags = map[string]bool{"--auto-resume": true, "--deep-health-check-passed-nodes-only": true}
 
 // normalizeArgs joins a BOOL option and its value (`--auto-resume true`
-// becomes `--auto-resume=true`), taking the literals click takes.
+// becomes `--auto-resume=true`), taking the literals click takes; any
+// other word after it is joined too, and refused as not a boolean.
 func normalizeArgs(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
@@ -45,6 +46,14 @@ func normalizeArgs(args []string) []string {
 		if boolValueFlags[a] && i+1 < len(args) {
 			if v, ok := clickBool(args[i+1]); ok {
 				out = append(out, a+"="+v)
+				i++
+				continue
+			}
+			// Another word is a bad value, as click reads it (the commands
+			// with these options take no arguments): the parser refuses it
+			// as not a boolean, where it was taken for a command.
+			if !strings.HasPrefix(args[i+1], "-") {
+				out = append(out, a+"="+args[i+1])
 				i++
 				continue
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -38,8 +39,18 @@ func hypFieldProblem(key string, v any) string {
 		if n, ok := v.(int); ok && n < 1 {
 			return "Input should be greater than or equal to 1"
 		}
-	case "efa", "efa_limit", "max_retry":
+	case "efa", "efa_limit", "max_retry", "accelerators", "accelerators_limit":
 		if n, ok := v.(int); ok && n < 0 {
+			return "Input should be greater than or equal to 0"
+		}
+	case "vcpu", "memory", "vcpu_limit", "memory_limit":
+		// The template's minimum is 0; NaN and infinities it passes on to
+		// a manifest Kubernetes refuses, and taskgov could not send them.
+		x, ok := hypNumber(v)
+		switch {
+		case ok && (math.IsNaN(x) || math.IsInf(x, 0)):
+			return "Input should be a finite number"
+		case ok && x < 0:
 			return "Input should be greater than or equal to 0"
 		}
 	case "tasks_per_node":
@@ -49,4 +60,19 @@ func hypFieldProblem(key string, v any) string {
 		}
 	}
 	return ""
+}
+
+// hypNumber reads a number field's value: a YAML number, or an option's
+// text (`hyp create`'s flag values).
+func hypNumber(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case string:
+		x, err := strconv.ParseFloat(n, 64)
+		return x, err == nil
+	}
+	return 0, false
 }

@@ -170,6 +170,6 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 	mustFail(t, exitInput, "kubectl exec -n hyperpod-ns-team-a $p -- nvidia-smi", "exec", "hyp-pytorch-job", "--job-name", "v11", "--pod", "v11-pod-0", "--", "nvidia-smi")
 
 	mustFail(t, exitInput, "unknown shorthand flag: 'o'", "list", "hyp-pytorch-job", "-o", "json")
-	mustFail(t, exitInput, `invalid argument "two" for "--node-count"`, "create", "hyp-pytorch-job", "--job-name", "x", "--node-count", "two")
+	mustFail(t, exitInput, "Invalid value for '--node-count': 'two' is not a valid integer.", "create", "hyp-pytorch-job", "--job-name", "x", "--node-count", "two")
 	mustFail(t, exitInput, "flag needs an argument", "describe", "hyp-pytorch-job", "--job-name")
 }

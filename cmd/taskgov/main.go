@@ -77,8 +77,14 @@ func newRootCmd() *cobra.Command {
 // flagError makes every option the command line could not parse (an
 // unknown flag or shorthand, a value of the wrong type, a missing value)
 // a refused input, exit 2, as HyperPod's CLIs (click) exit on a usage
-// error; some of them exited 1.
-func flagError(_ *cobra.Command, err error) error { return &usageError{err.Error()} }
+// error; some of them exited 1. A bad number, boolean or duration is
+// worded as click words it (flagValueMessage).
+func flagError(_ *cobra.Command, err error) error {
+	if msg, ok := flagValueMessage(err); ok {
+		return &usageError{msg}
+	}
+	return &usageError{err.Error()}
+}
 
 // exitCode maps an error to the documented exit codes. Through the links
 // (hyp, hyperpod) it is HyperPod's: both CLIs exit 1 on every error that is

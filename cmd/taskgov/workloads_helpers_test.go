@@ -54,7 +54,9 @@ func gvrOf(t *testing.T, u *unstructured.Unstructured) schema.GroupVersionResour
 		}
 	}
 	res := map[string]string{"CustomResourceDefinition": "customresourcedefinitions", "Namespace": "namespaces",
-		"MutatingAdmissionPolicy": "mutatingadmissionpolicies", "MutatingAdmissionPolicyBinding": "mutatingadmissionpolicybindings"}[u.GetKind()]
+		"MutatingAdmissionPolicy": "mutatingadmissionpolicies", "MutatingAdmissionPolicyBinding": "mutatingadmissionpolicybindings",
+		"ValidatingAdmissionPolicy": "validatingadmissionpolicies", "ValidatingAdmissionPolicyBinding": "validatingadmissionpolicybindings",
+		"Pod": "pods"}[u.GetKind()]
 	if res == "" {
 		t.Fatalf("the test does not know kind %s", u.GetKind())
 	}
@@ -95,16 +97,25 @@ func workloadCluster(t *testing.T, jobs bool) (*kubetest.Cluster, dynamic.Interf
 		kc.StartControllerManager(t)
 	}
 	kc.StartKwok(t, "../../deploy/kwok/stages.yaml")
+	dyn := admissionPolicies(t, kc)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hyperpod-ns-research"}}
+	if _, err := kc.Client.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return kc, dyn
+}
+
+// admissionPolicies applies the CRDs of the governed kinds and taskgov's
+// admission policies, and waits until the API server serves the one and
+// applies the other.
+func admissionPolicies(t *testing.T, kc *kubetest.Cluster) dynamic.Interface {
+	t.Helper()
 	dyn, err := dynamic.NewForConfig(kc.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	apply(t, dyn, "../../internal/kube/testdata/crds.yaml")
 	apply(t, dyn, "../../deploy/kubernetes/admission.yaml")
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hyperpod-ns-research"}}
-	if _, err := kc.Client.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	// The CRDs are served once established; the policies apply once the
 	// API server has loaded them, each in its own time: a labelled probe
 	// Job comes back suspended, and a labelled probe pod gated. (Only the
@@ -130,13 +141,24 @@ func workloadCluster(t *testing.T, jobs bool) (*kubetest.Cluster, dynamic.Interf
 		s, _, _ := unstructured.NestedBool(made.Object, "spec", "suspend")
 		return s
 	})
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: "default", Labels: map[string]string{kube.LabelQueueName: "probe"}},
+	// The probe pod is a Job's, as a governed pod is: a labelled pod that
+	// no governed workload controls is refused (policy 5), which is probed
+	// too, with a bare one.
+	yes := true
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: "default", Labels: map[string]string{kube.LabelQueueName: "probe"},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "probe", UID: "probe-uid", Controller: &yes}}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
 	waitFor(t, 30*time.Second, func() bool {
 		made, err := kc.Client.CoreV1().Pods("default").Create(context.Background(), pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err == nil && gatedPod(made)
 	})
-	return kc, dyn
+	bare := pod.DeepCopy()
+	bare.OwnerReferences = nil
+	waitFor(t, 30*time.Second, func() bool {
+		_, err := kc.Client.CoreV1().Pods("default").Create(context.Background(), bare, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err != nil && strings.Contains(err.Error(), "taskgov admits the pods of")
+	})
+	return dyn
 }
 
 // getObj reads an object back.
