@@ -18,6 +18,11 @@ type EpisodeStat struct {
 	// LostGPUSecs: the work the preemptions that ended them lost, restart
 	// included (as preemptions.lost_gpu_hours counts it).
 	LostGPUSecs float64 `json:"lost_gpu_s"`
+	// VictimGPUs: the GPUs of the tasks those preemptions took;
+	// FreshVictimGPUs: of them, tasks that started after the wait began
+	// (a borrower admitted while the owner waited, then taken back).
+	VictimGPUs      float64 `json:"victim_gpus"`
+	FreshVictimGPUs float64 `json:"fresh_victim_gpus"`
 }
 
 // Outcomes of a payback wait, as payback_episodes names them.
@@ -36,6 +41,9 @@ type episode struct {
 	start float64
 	gpus  float64
 	last  model.WaitReason
+	// victims, fresh: GPUs preempted for the task in the cycle that ends
+	// the wait, and those of them started after the wait began (victim).
+	victims, fresh float64
 }
 
 // paybackEpisodes follows each WaitingForPayback wait from its first cycle
@@ -63,6 +71,22 @@ func (p *paybackEpisodes) end(e *episode, outcome string, now, lost float64) {
 	st.WaitedGPUSecs += e.gpus * (now - e.start)
 	st.PriceGPUSecs += float64(e.last.Need)
 	st.LostGPUSecs += lost
+	st.VictimGPUs += e.victims
+	st.FreshVictimGPUs += e.fresh
+}
+
+// victim notes v, preempted for the task named by, before the cycle's
+// admissions are read (after): its GPUs, and whether it started after
+// by's wait began.
+func (p *paybackEpisodes) victim(by string, v *job) {
+	e := p.open[by]
+	if e == nil {
+		return
+	}
+	e.victims += float64(v.gpus)
+	if v.lastAdmit >= e.start {
+		e.fresh += float64(v.gpus)
+	}
 }
 
 // after reads a cycle at now: its admissions (with the work each one's

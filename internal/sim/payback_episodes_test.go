@@ -59,6 +59,11 @@ func TestPaybackEpisodeEnds(t *testing.T) {
 			if lost := r.Preemptions.LostGPUHours * 3600; math.Abs(st.LostGPUSecs-lost) > 1e-6 {
 				t.Fatalf("lost %v GPU·s; the run lost %v", st.LostGPUSecs, lost)
 			}
+			// The gang started before a1's wait began: a victim, not a
+			// fresh one.
+			if want := map[string]float64{epPaid: 16, epStarted: 0}[tc.outcome]; st.VictimGPUs != want || st.FreshVictimGPUs != 0 {
+				t.Fatalf("victims %v GPUs, fresh %v; want %v, 0", st.VictimGPUs, st.FreshVictimGPUs, want)
+			}
 			if tc.outcome == epPaid {
 				// The price: b1's 16 GPUs × (600 s run + 60 s restart) when
 				// a1's wait began; paid at 8 GPUs by the tick before 600 +

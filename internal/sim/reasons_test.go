@@ -39,11 +39,11 @@ func TestWaitReasonsAddUp(t *testing.T) {
 		}
 	}
 	r.WaitReasons, r.Fairness.GuaranteeWhy = nil, nil
-	episodes, byOrder := r.PaybackEpisodes, r.WaitByQuotaOrder
-	if episodes == nil || byOrder == nil || plain.PaybackEpisodes != nil || plain.WaitByQuotaOrder != nil {
-		t.Fatal("payback_episodes and wait_by_quota_order only and always with WaitReasons")
+	episodes, byOrder, room := r.PaybackEpisodes, r.WaitByQuotaOrder, r.RoomWhileWaiting
+	if episodes == nil || byOrder == nil || room == nil || plain.PaybackEpisodes != nil || plain.WaitByQuotaOrder != nil || plain.RoomWhileWaiting != nil {
+		t.Fatal("payback_episodes, wait_by_quota_order and room_while_waiting only and always with WaitReasons")
 	}
-	r.PaybackEpisodes, r.WaitByQuotaOrder = nil, nil
+	r.PaybackEpisodes, r.WaitByQuotaOrder, r.RoomWhileWaiting = nil, nil, nil
 	ja, _ := json.Marshal(plain)
 	jb, _ := json.Marshal(r)
 	if string(ja) != string(jb) {
@@ -116,8 +116,12 @@ func TestWaitReasonsAddUp(t *testing.T) {
 	kinds := 0
 	for k, outs := range episodes {
 		sum := 0.0
-		for _, st := range outs {
+		for o, st := range outs {
 			sum += st.WaitedGPUSecs
+			// Victims exactly where work was lost; fresh ones among them.
+			if st.FreshVictimGPUs < 0 || st.FreshVictimGPUs > st.VictimGPUs || (st.VictimGPUs > 0) != (st.LostGPUSecs > 0) {
+				t.Fatalf("%s, %s: victims %v GPUs, fresh %v, lost %v GPU·s", k, o, st.VictimGPUs, st.FreshVictimGPUs, st.LostGPUSecs)
+			}
 		}
 		if want := gpuTime[k]; math.Abs(sum-want) > 1e-6*(1+want) {
 			t.Fatalf("%s: episodes waited %v GPU·s, jobs %v", k, sum, want)

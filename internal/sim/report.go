@@ -94,6 +94,10 @@ type Report struct {
 	// against its team's quota at submission (only with
 	// Options.WaitReasons; quota_order.go).
 	WaitByQuotaOrder map[string]map[string]*QuotaOrderStat `json:"wait_by_quota_order,omitempty"`
+	// RoomWhileWaiting: the GPUs admitted on a reclaim payback waiter's or
+	// a class-order borrower's instance type while it waited, by who took
+	// them (only with Options.WaitReasons; room_while_waiting.go).
+	RoomWhileWaiting map[string]*RoomStat `json:"room_while_waiting,omitempty"`
 	// Jobs is each job's outcome (jobs.csv, not report.json).
 	Jobs []Outcome `json:"-"`
 }

@@ -168,11 +168,13 @@ func Run(jobs []Job, o Options) (*Report, error) {
 	m := newMeter(o, s, order)
 	var reasons *reasonClock
 	var episodes *paybackEpisodes
+	var room *roomWhileWaiting
 	var weights map[string]int
 	if o.WaitReasons {
 		reasons = &reasonClock{s: s, byName: byName}
 		episodes = &paybackEpisodes{}
 		weights = classWeights(s.Policy())
+		room = &roomWhileWaiting{weights: weights}
 	}
 	fails := plannedFailures(o, s)
 	books := newLedger(s)
@@ -277,6 +279,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 			m.preempt(j, p.Reason, lost+float64(j.gpus)*restartCost(s))
 			if lostFor != nil {
 				lostFor[p.For] += lost + float64(j.gpus)*restartCost(s)
+				episodes.victim(p.For, j)
 			}
 			j.running, j.base = false, resume
 			books.release(j)
@@ -319,6 +322,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 				admitted[a.Task] = true
 			}
 			episodes.after(now, admitted, lostFor, reasons.last, byName)
+			room.after(d.Admissions, reasons.last, byName)
 		}
 	}
 	r := m.report(order, time.Since(wall).Seconds())
@@ -327,6 +331,7 @@ func Run(jobs []Job, o Options) (*Report, error) {
 		r.Fairness.GuaranteeWhy = &reasons.why
 		r.PaybackEpisodes = episodes.report(now)
 		r.WaitByQuotaOrder = waitByQuotaOrder(order)
+		r.RoomWhileWaiting = room.out
 	}
 	for _, w := range s.Waiting() {
 		r.Unfinished = append(r.Unfinished, Unfinished{Task: w.Task, Team: w.Team, Reason: string(w.Reason.Code), Why: w.Reason.Message()})
