@@ -50,6 +50,13 @@ func randomPolicy(r *rand.Rand) model.Policy {
 		Preemption:                 []model.PreemptionTiming{model.PreemptImmediate, model.PreemptPayback}[r.Intn(2)],
 		RestartCostSeconds:         i64([]int64{0, 60, 600}[r.Intn(3)]),
 	}
+	if fairKnobs {
+		// nil (the default) or one of the lists allowed, drawn last so
+		// that the draws above are those of the other tests' seeds.
+		if k := r.Intn(len(model.FairShareStrategySets) + 1); k > 0 {
+			p.FairSharePreemption = model.FairShareStrategySets[k-1]
+		}
+	}
 	return p
 }
 
@@ -173,6 +180,11 @@ func randomRunKeep(t *testing.T, seed int64, ops int, keep func(*Scheduler, time
 	s, err := New(c, seed)
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
+	}
+	s.onBorrowVictims = func(tk *task, vs []victim) {
+		if err := checkFairStrategies(s, tk, vs); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
 	}
 	nodes := c.ExpandNodes()
 	now := epoch
