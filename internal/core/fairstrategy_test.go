@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/resource"
@@ -111,5 +112,70 @@ func TestIncrementalMatchesFullRescanFairKnobs(t *testing.T) {
 		if err := differentialRun(int64(4000+seed), ops, ""); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestCheckFairStrategiesCatchesTheWrongList: the outcome check is not
+// vacuous. In the state of scenario kueue/fair-own-and-other-over-quota
+// (a borrows 2 nodes with a-incoming after its own a1-low goes; b borrows
+// 3, all in one 3-node task), the preemption made under both strategies
+// takes b's task by the second alone: the check passes it under that list
+// and under [LessThanInitialShare], and refuses it under the default
+// list. Under the default list itself the same state preempts nothing.
+func TestCheckFairStrategiesCatchesTheWrongList(t *testing.T) {
+	both := []model.FairShareStrategy{model.LessThanOrEqualToFinalShare, model.LessThanInitialShare}
+	run := func(list []model.FairShareStrategy, hook func(s *Scheduler, tk *task, vs []victim)) model.Decision {
+		three := int64(3)
+		var teams []model.Team
+		for _, n := range []string{"a", "b", "c"} {
+			teams = append(teams, model.Team{Name: n, Group: "all", BorrowLimitPercent: ip(500), PreemptTeamTasks: model.PreemptLowerPriority,
+				Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: &three}}})
+		}
+		c := model.Cluster{NodeGroups: []model.NodeGroup{{Name: "n", InstanceType: "ml.p5.48xlarge", Count: 9}}, Teams: teams,
+			Policy: model.Policy{Preemption: model.PreemptImmediate, TaskPrioritization: model.TaskRanking, IdleComputeAllocation: model.FairShare,
+				FairShareMinRuntimeSeconds: i64(60), FairSharePreemption: list,
+				PriorityClasses: []model.PriorityClass{{Name: "zero", Weight: 50}, {Name: "minus1", Weight: 40}}}}
+		s, err := New(c, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.onBorrowVictims = func(tk *task, vs []victim) { hook(s, tk, vs) }
+		task := func(name, team, prio string, nodes int) model.TaskSpec {
+			return model.TaskSpec{Name: name, Team: team, Priority: prio, InstanceType: "ml.p5.48xlarge", Nodes: nodes}
+		}
+		for _, ts := range []model.TaskSpec{task("a1-low", "a", "minus1", 2), task("a2-low", "a", "minus1", 1), task("b1", "b", "zero", 3), task("b2", "b", "zero", 3)} {
+			if err := s.Submit(ts, epoch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Schedule(epoch)
+		at := epoch.Add(10 * time.Minute)
+		for _, n := range []string{"a1-low", "a2-low", "b1", "b2"} {
+			_ = s.Checkpoint(n, at)
+		}
+		if err := s.Submit(task("a-incoming", "a", "zero", 4), at); err != nil {
+			t.Fatal(err)
+		}
+		return s.Schedule(at)
+	}
+	checked := 0
+	d := run(both, func(s *Scheduler, tk *task, vs []victim) {
+		checked++
+		for _, c := range []struct {
+			list []model.FairShareStrategy
+			ok   bool
+		}{{both, true}, {[]model.FairShareStrategy{model.LessThanInitialShare}, true}, {nil, false}} {
+			s.policy.FairSharePreemption = c.list
+			if err := checkFairStrategies(s, tk, vs); (err == nil) != c.ok {
+				t.Errorf("under %v: check gives %v, want pass %v", c.list, err, c.ok)
+			}
+		}
+		s.policy.FairSharePreemption = both
+	})
+	if checked != 1 || len(d.Preemptions) != 2 {
+		t.Fatalf("under both strategies: %d borrowing preemptions checked, decision %v", checked, d.Preemptions)
+	}
+	if d := run(nil, func(*Scheduler, *task, []victim) { t.Error("the default list preempted") }); len(d.Preemptions) != 0 {
+		t.Fatalf("under the default list: %v", d.Preemptions)
 	}
 }
