@@ -15,6 +15,8 @@ import (
 // setting reset by a file that omits it). Both are compared with defaults.
 func policyChanges(old, want model.Policy) []string {
 	o, w := old.WithDefaults(), want.WithDefaults()
+	// An empty list stands for the default one: the same setting.
+	o.FairSharePreemption, w.FairSharePreemption = o.FairShareStrategies(), w.FairShareStrategies()
 	var lines []string
 	had := map[string]model.PriorityClass{}
 	for _, c := range o.PriorityClasses {

@@ -85,6 +85,7 @@ func policyTable(tw *tabwriter.Writer, p model.Policy) {
 	row(tw, "Restart cost:", fmt.Sprintf("%ds", derefInt(p.RestartCostSeconds)))
 	row(tw, "Preemption delay:", fmt.Sprintf("%gs", p.PreemptionDelaySeconds))
 	row(tw, "Victim order:", p.VictimOrder)
+	row(tw, "Fair-share preemption:", fairShareStrategiesText(p))
 	for _, c := range p.PriorityClasses {
 		row(tw, "Priority class:", fmt.Sprintf("%s (weight %d)", c.Name, c.Weight))
 	}
@@ -284,7 +285,7 @@ func tokenCmd() *cobra.Command {
 type policyKnobs struct {
 	preemptionDelay, starvationBound, restartCost, minRuntime time.Duration
 	rebalance, borrowUnallocated                              bool
-	victimOrder                                               string
+	victimOrder, fairSharePreemption                          string
 }
 
 func (k *policyKnobs) add(c *cobra.Command) {
@@ -296,6 +297,8 @@ func (k *policyKnobs) add(c *cobra.Command) {
 	f.BoolVar(&k.rebalance, "fair-share-rebalance", true, "let FairShare preempt borrowers above their share")
 	f.BoolVar(&k.borrowUnallocated, "borrow-unallocated", true, "let teams borrow capacity no quota covers")
 	f.StringVar(&k.victimOrder, "victim-order", "", "LeastLostWork or MostRecentlyStarted")
+	f.StringVar(&k.fairSharePreemption, "fair-share-preemption", "",
+		"the fair-share strategies a rebalance tries, in order, comma-separated: LessThanOrEqualToFinalShare (the default), LessThanInitialShare, or both in that order; \"default\" resets")
 }
 
 // apply writes the flags the user gave into p, in whole seconds where the
@@ -337,6 +340,9 @@ func (k *policyKnobs) apply(cmd *cobra.Command, p *model.Policy) error {
 	}
 	if set("victim-order") {
 		p.VictimOrder = model.VictimOrder(k.victimOrder)
+	}
+	if set("fair-share-preemption") {
+		p.FairSharePreemption = parseFairShareStrategies(k.fairSharePreemption)
 	}
 	return nil
 }

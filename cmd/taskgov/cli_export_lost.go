@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/taskgov/taskgov/internal/model"
@@ -77,6 +78,10 @@ func policyLost(p model.Policy) []string {
 	var out []string
 	for _, s := range lostFields("", p, back, skip) {
 		out = append(out, "policy "+s+" has no HyperPod field")
+	}
+	if len(p.FairSharePreemption) > 0 && !slices.Equal(p.FairSharePreemption, model.FairShareStrategySets[0]) {
+		// A list, which lostFields does not compare.
+		out = append(out, "policy fairSharePreemption "+fmt.Sprint(p.FairSharePreemption)+" has no HyperPod field")
 	}
 	return out
 }

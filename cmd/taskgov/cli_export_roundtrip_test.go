@@ -15,7 +15,7 @@ func knobbedServer(t *testing.T) (dir string) {
 	mustCLI(t, "team", "update", "ml-engineers", "--reclaim-within-group", "LowerPriority", "--borrow-within-group", "LowerPriority:50")
 	mustCLI(t, "team", "create", "vision", "--quota", "ml.p5.48xlarge:gpus=0", "--group", "cv", "--reclaim-within-group", "Never",
 		"--borrow-within-group", "LowerPriority")
-	mustCLI(t, "policy", "set", "--starvation-bound", "45m")
+	mustCLI(t, "policy", "set", "--starvation-bound", "45m", "--fair-share-preemption", bothStrategies)
 	return dir
 }
 
@@ -38,7 +38,8 @@ func TestExportTaskgovRoundTrip(t *testing.T) {
 		t.Fatalf("export: %s", out)
 	}
 	b, _ := os.ReadFile(file)
-	for _, s := range []string{"reclaimWithinGroup: LowerPriority", "reclaimWithinGroup: Never", "maxPriorityWeight: 50", "lendingLimit:", "group: cv", "starvationBoundSeconds: 2700"} {
+	for _, s := range []string{"reclaimWithinGroup: LowerPriority", "reclaimWithinGroup: Never", "maxPriorityWeight: 50", "lendingLimit:", "group: cv", "starvationBoundSeconds: 2700",
+		"fairSharePreemption:\n        - LessThanOrEqualToFinalShare\n        - LessThanInitialShare"} {
 		if !strings.Contains(string(b), s) {
 			t.Fatalf("the export lacks %q:\n%s", s, b)
 		}
@@ -46,7 +47,7 @@ func TestExportTaskgovRoundTrip(t *testing.T) {
 	mustCLI(t, "team", "update", "product", "--lending-limit", "ml.p5.48xlarge=none")
 	mustCLI(t, "team", "update", "ml-engineers", "--reclaim-within-group", "Any", "--borrow-within-group", "Never")
 	mustCLI(t, "team", "update", "vision", "--group", "default", "--borrow-within-group", "LowerPriority:10")
-	mustCLI(t, "policy", "set", "--starvation-bound", "1h")
+	mustCLI(t, "policy", "set", "--starvation-bound", "1h", "--fair-share-preemption", "default")
 	if liveConfig(t) == want {
 		t.Fatal("the changes changed nothing")
 	}
@@ -88,6 +89,7 @@ func TestExportHyperPodNamesWhatItDrops(t *testing.T) {
 		"not exported: team product: lendingLimit of ml.p5.48xlarge has no HyperPod field",
 		"not exported: team vision: lending group cv has no HyperPod field",
 		"not exported: policy starvationBoundSeconds 2700 has no HyperPod field",
+		"not exported: policy fairSharePreemption [LessThanOrEqualToFinalShare LessThanInitialShare] has no HyperPod field",
 		"`taskgov export --format taskgov` writes every field",
 	} {
 		if !strings.Contains(errs, s) {

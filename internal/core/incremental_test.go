@@ -87,6 +87,12 @@ func differentialRun(seed int64, ops int, bug string) error {
 		stats.alone += int(inc.jump.alone)
 		stats.passed += int(inc.passed)
 	}()
+	var fairErr error // rule 5's strategies, checked on the reference (fairstrategy_test.go)
+	ref.onBorrowVictims = func(tk *task, vs []victim) {
+		if err := checkFairStrategies(ref, tk, vs); err != nil && fairErr == nil {
+			fairErr = err
+		}
+	}
 	p := diffPair{inc, ref}
 	nodes := c.ExpandNodes()
 	if withSelectors {
@@ -185,6 +191,9 @@ func differentialRun(seed int64, ops int, bug string) error {
 			return fmt.Errorf("seed %d op %d: %w", seed, op, err)
 		}
 		a, b := inc.Schedule(now), ref.Schedule(now)
+		if fairErr != nil {
+			return fmt.Errorf("seed %d op %d: %w", seed, op, fairErr)
+		}
 		if inc.lazyWaiting {
 			if a.Waiting != nil {
 				return fmt.Errorf("seed %d op %d: a lazy cycle listed the waiting tasks", seed, op)

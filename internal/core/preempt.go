@@ -223,6 +223,9 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 	if s.policy.VictimOrder == model.MostRecentlyStarted {
 		victims, nodes = s.blindChoice(t, mode, all, victims, nodes)
 	}
+	if s.onBorrowVictims != nil && mode == modeBorrow {
+		s.onBorrowVictims(t, victims)
+	}
 	wait := make([]string, 0, len(victims))
 	for _, v := range victims {
 		d.Preemptions = append(d.Preemptions, model.Preemption{Task: v.t.spec.Name, Team: v.t.spec.Team,
@@ -266,6 +269,19 @@ func (s *Scheduler) searchVictims(t *task, mode preemptMode, cands []victim) ([]
 	if len(cands) == 0 {
 		return nil, nil
 	}
+	refused := false
+	victims, nodes := s.searchVictimsPass(t, mode, cands, false, &refused)
+	if victims == nil && mode == modeBorrow && refused && s.hasSecondStrategy() {
+		// The policy's second fair-share strategy (fairstrategy.go).
+		victims, nodes = s.searchVictimsPass(t, mode, cands, true, &refused)
+	}
+	return victims, nodes
+}
+
+// searchVictimsPass is one pass of searchVictims: with the policy's first
+// fair-share strategy, or also its second when second is set. It sets
+// *refused when a candidate was refused on its share.
+func (s *Scheduler) searchVictimsPass(t *task, mode preemptMode, cands []victim, second bool, refused *bool) ([]victim, []int32) {
 	tm, i := t.team, t.typ.idx
 	var nodes []int32
 	var pm placeMode // quick while victims are searched; confined to a domain by chooseInDomain
@@ -278,11 +294,12 @@ func (s *Scheduler) searchVictims(t *task, mode preemptMode, cands []victim) ([]
 		return nodes != nil
 	}
 	// A victim of another team goes only while that team still borrows;
-	// under fair share, only while t's team's share with t (after the
-	// victims so far) stays at or below the victim team's share after it.
-	// Own victims come first there, so they lower t's team's share before
-	// other teams' tasks are weighed; fair keeps the condition true when the
-	// reprieve gives an own victim back.
+	// under fair share, only while the policy's strategies allow it with
+	// t's team's share with t (after the victims so far): by default, while
+	// that share stays at or below the victim team's share after it
+	// (fairstrategy.go). Own victims come first there, so they lower t's
+	// team's share before other teams' tasks are weighed; fair keeps the
+	// condition true when the reprieve gives an own victim back.
 	allowed := func(v victim) bool {
 		if v.t.team == tm {
 			return true
@@ -290,14 +307,15 @@ func (s *Scheduler) searchVictims(t *task, mode preemptMode, cands []victim) ([]
 		if !s.stillBorrows(v.t) {
 			return false
 		}
-		return mode != modeBorrow || s.borrowOver(t, v.t) || s.fairToTake(tm, s.share(tm, i, t.total), v.t.team)
+		return mode != modeBorrow || s.borrowOver(t, v.t) || s.shareAllows(second, refused, tm, s.share(tm, i, t.total), v.t)
 	}
 	var fair func([]victim) bool
 	if mode == modeBorrow {
 		fair = func(out []victim) bool {
 			mine := s.share(tm, i, t.total)
+			var ignored bool
 			for _, v := range out {
-				if v.t.team != tm && !s.borrowOver(t, v.t) && !s.fairToTake(tm, mine, v.t.team) {
+				if v.t.team != tm && !s.borrowOver(t, v.t) && !s.shareAllows(second, &ignored, tm, mine, v.t) {
 					return false
 				}
 			}

@@ -50,6 +50,18 @@ func randomPolicy(r *rand.Rand) model.Policy {
 		Preemption:                 []model.PreemptionTiming{model.PreemptImmediate, model.PreemptPayback}[r.Intn(2)],
 		RestartCostSeconds:         i64([]int64{0, 60, 600}[r.Intn(3)]),
 	}
+	if fairKnobs {
+		// nil (the default) or one of the lists allowed, drawn last so
+		// that the draws above are those of the other tests' seeds. Fair
+		// share with rebalancing and no minimum runtime, and victims cheap
+		// for an hour after a start or checkpoint (rule 10), so that
+		// rebalances happen: with the draws above they almost never do.
+		if k := r.Intn(len(model.FairShareStrategySets) + 1); k > 0 {
+			p.FairSharePreemption = model.FairShareStrategySets[k-1]
+		}
+		p.IdleComputeAllocation, p.FairShareRebalance = model.FairShare, bp(true)
+		p.FairShareMinRuntimeSeconds, p.RestartCostSeconds = i64(0), i64(3600)
+	}
 	return p
 }
 
@@ -77,6 +89,12 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 	if queueKnobs && t.PreemptTeamTasks == model.PreemptLowerPriority && r.Intn(2) == 0 {
 		// Kueue's withinClusterQueue LowerOrNewerEqualPriority.
 		t.PreemptTeamTasks = model.PreemptLowerOrNewerEqualPriority
+	}
+	if fairKnobs {
+		// One group of teams that all lend and borrow, so that their
+		// borrowing searches meet (with the draws above, rebalances almost
+		// never happen).
+		t.Group, t.Lending, t.BorrowLimitPercent, t.ReclaimWithinGroup = "g1", model.LendAndBorrow, ip(400), model.ReclaimAny
 	}
 	if !kueueKnobs {
 		return t
@@ -173,6 +191,11 @@ func randomRunKeep(t *testing.T, seed int64, ops int, keep func(*Scheduler, time
 	s, err := New(c, seed)
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
+	}
+	s.onBorrowVictims = func(tk *task, vs []victim) {
+		if err := checkFairStrategies(s, tk, vs); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
 	}
 	nodes := c.ExpandNodes()
 	now := epoch

@@ -241,6 +241,10 @@ type Scheduler struct {
 	breakStopTick bool
 	// Test only: the stop leaves out the fair-share wake-up its tail asks for (stopfair.go).
 	breakStopFair bool
+	// Test only: called with every borrowing preemption's task and victims
+	// (still removed, the task not yet admitted), to check rule 5's
+	// strategies (fairstrategy_test.go).
+	onBorrowVictims func(t *task, victims []victim)
 	// Test only: the stop takes other teams' cheap fair-share candidates as dear (stopfair.go).
 	breakStopDear bool
 	// Test only: the stop takes any failed-search memo entry as covering (stopskip.go).

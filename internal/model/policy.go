@@ -64,6 +64,44 @@ type Policy struct {
 	// paid for the work its victims would lose) or Immediate (as soon as the
 	// rules allow).
 	Preemption PreemptionTiming `yaml:"preemption,omitempty" json:"preemption,omitempty"`
+	// FairSharePreemption lists the share conditions a fair-share
+	// rebalance tries, in order (docs/SCHEDULING.md, rule 5): the second
+	// is tried only on the candidates the first refused. Empty means
+	// [LessThanOrEqualToFinalShare], the behaviour before the setting;
+	// FairShareStrategySets lists the lists allowed.
+	FairSharePreemption []FairShareStrategy `yaml:"fairSharePreemption,omitempty" json:"fairSharePreemption,omitempty"`
+}
+
+// FairShareStrategy is one share condition of a fair-share rebalance
+// (Kueue's fair-sharing preemption strategies).
+type FairShareStrategy string
+
+// The fair-share strategies.
+const (
+	// LessThanOrEqualToFinalShare: the preemptor's team, with its task,
+	// ends at or below the victim team's share after the preemption.
+	LessThanOrEqualToFinalShare FairShareStrategy = "LessThanOrEqualToFinalShare"
+	// LessThanInitialShare: the preemptor's team, with its task, ends
+	// strictly below the victim team's share before the preemption.
+	LessThanInitialShare FairShareStrategy = "LessThanInitialShare"
+)
+
+// FairShareStrategySets are the values FairSharePreemption may take (as
+// in Kueue): one strategy, or the final-share one then the initial-share
+// one.
+var FairShareStrategySets = [][]FairShareStrategy{
+	{LessThanOrEqualToFinalShare},
+	{LessThanInitialShare},
+	{LessThanOrEqualToFinalShare, LessThanInitialShare},
+}
+
+// FairShareStrategies is the list FairSharePreemption stands for: itself,
+// or [LessThanOrEqualToFinalShare] when empty.
+func (p Policy) FairShareStrategies() []FairShareStrategy {
+	if len(p.FairSharePreemption) == 0 {
+		return FairShareStrategySets[0]
+	}
+	return p.FairSharePreemption
 }
 
 // PreemptionTiming says when a task that may preempt does.

@@ -149,6 +149,7 @@ func (p Policy) validate(f string) Errors {
 	default:
 		errs = append(errs, fieldErr(f+".victimOrder", "use LeastLostWork or MostRecentlyStarted", "unknown value %q", p.VictimOrder))
 	}
+	errs = append(errs, checkFairShareStrategies(f+".fairSharePreemption", p.FairSharePreemption)...)
 	seen := map[string]bool{}
 	for i, pc := range p.PriorityClasses {
 		pf := fmt.Sprintf("%s.priorityClasses[%d]", f, i)
