@@ -14,7 +14,7 @@ func knobbedServer(t *testing.T) (dir string) {
 	mustCLI(t, "team", "update", "product", "--lending-limit", "ml.p5.48xlarge:gpus=8")
 	mustCLI(t, "team", "update", "ml-engineers", "--reclaim-within-group", "LowerPriority", "--borrow-within-group", "LowerPriority:50")
 	mustCLI(t, "team", "create", "vision", "--quota", "ml.p5.48xlarge:gpus=0", "--group", "cv", "--reclaim-within-group", "Never",
-		"--borrow-within-group", "LowerPriority")
+		"--borrow-within-group", "LowerPriority", "--queueing-strategy", "StrictFIFO")
 	mustCLI(t, "policy", "set", "--starvation-bound", "45m", "--fair-share-preemption", bothStrategies)
 	return dir
 }
@@ -26,7 +26,7 @@ func liveConfig(t *testing.T) string {
 
 // TestExportTaskgovRoundTrip: `export --format taskgov` writes every team
 // and policy field (reclaimWithinGroup, borrowWithinGroup, lending limits,
-// groups, the starvation bound), so apply -f of it, after the server was
+// groups, the starvation bound, queueingStrategy), so apply -f of it, after the server was
 // changed, gives back identical teams and policy, and a second apply
 // changes nothing. Before, no export carried reclaimWithinGroup (nor said
 // so) and there was no taskgov format.
@@ -38,7 +38,7 @@ func TestExportTaskgovRoundTrip(t *testing.T) {
 		t.Fatalf("export: %s", out)
 	}
 	b, _ := os.ReadFile(file)
-	for _, s := range []string{"reclaimWithinGroup: LowerPriority", "reclaimWithinGroup: Never", "maxPriorityWeight: 50", "lendingLimit:", "group: cv", "starvationBoundSeconds: 2700",
+	for _, s := range []string{"reclaimWithinGroup: LowerPriority", "reclaimWithinGroup: Never", "maxPriorityWeight: 50", "lendingLimit:", "group: cv", "starvationBoundSeconds: 2700", "queueingStrategy: StrictFIFO",
 		"fairSharePreemption:\n        - LessThanOrEqualToFinalShare\n        - LessThanInitialShare"} {
 		if !strings.Contains(string(b), s) {
 			t.Fatalf("the export lacks %q:\n%s", s, b)
@@ -46,7 +46,7 @@ func TestExportTaskgovRoundTrip(t *testing.T) {
 	}
 	mustCLI(t, "team", "update", "product", "--lending-limit", "ml.p5.48xlarge=none")
 	mustCLI(t, "team", "update", "ml-engineers", "--reclaim-within-group", "Any", "--borrow-within-group", "Never")
-	mustCLI(t, "team", "update", "vision", "--group", "default", "--borrow-within-group", "LowerPriority:10")
+	mustCLI(t, "team", "update", "vision", "--group", "default", "--borrow-within-group", "LowerPriority:10", "--queueing-strategy", "BestEffortFIFO")
 	mustCLI(t, "policy", "set", "--starvation-bound", "1h", "--fair-share-preemption", "default")
 	if liveConfig(t) == want {
 		t.Fatal("the changes changed nothing")
@@ -70,9 +70,10 @@ func TestExportTaskgovRoundTrip(t *testing.T) {
 
 // TestExportHyperPodNamesWhatItDrops: the HyperPod export names every
 // setting its documents cannot carry (reclaimWithinGroup and the policy's
-// starvation bound were dropped silently), and applying the documents
-// back to the same server keeps them: identical teams and policy (the
-// lending limit was dropped by the import before).
+// starvation bound were dropped silently; queueingStrategy StrictFIFO),
+// and applying the documents back to the same server keeps them:
+// identical teams and policy (the lending limit was dropped by the import
+// before).
 func TestExportHyperPodNamesWhatItDrops(t *testing.T) {
 	dir := knobbedServer(t)
 	mustCLI(t, "team", "update", "vision", "--preempt-team-tasks", "LowerOrNewerEqualPriority")
@@ -90,6 +91,7 @@ func TestExportHyperPodNamesWhatItDrops(t *testing.T) {
 		"not exported: team vision: lending group cv has no HyperPod field",
 		"not exported: policy starvationBoundSeconds 2700 has no HyperPod field",
 		"not exported: policy fairSharePreemption [LessThanOrEqualToFinalShare LessThanInitialShare] has no HyperPod field",
+		"not exported: team vision: queueingStrategy StrictFIFO has no HyperPod field",
 		"`taskgov export --format taskgov` writes every field",
 	} {
 		if !strings.Contains(errs, s) {

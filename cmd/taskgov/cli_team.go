@@ -79,6 +79,7 @@ func teamCmd() *cobra.Command {
 				row(tw, "Borrow limit:", fmt.Sprintf("%d%% of quota", *t.BorrowLimitPercent))
 				row(tw, "Lending limit:", lendingLimits(t))
 				row(tw, "Preempt team tasks:", t.PreemptTeamTasks)
+				row(tw, "Queueing strategy:", queueingText(t.QueueingStrategy))
 				row(tw, "Reclaim in group:", t.ReclaimWithinGroup)
 				row(tw, "Borrow in group:", borrowWithinGroupText(t.BorrowWithinGroup))
 				row(tw, "")
@@ -127,7 +128,7 @@ func quotaList(qs []model.Quota) string {
 
 // teamSetCmd is team create and team update: flags, or a YAML team with -f.
 func teamSetCmd(verb string) *cobra.Command {
-	var file, lending, preempt, group, reclaim, borrowWithin string
+	var file, lending, preempt, group, reclaim, borrowWithin, queueing string
 	var quotas, lendLimits []string
 	var weight, borrow int
 	c := &cobra.Command{Use: verb + " NAME", Short: strings.ToUpper(verb[:1]) + verb[1:] + " a team", Args: cobra.ExactArgs(1),
@@ -165,6 +166,9 @@ func teamSetCmd(verb string) *cobra.Command {
 			}
 			if preempt != "" {
 				t.PreemptTeamTasks = model.PreemptTeamTasks(preempt)
+			}
+			if queueing != "" {
+				t.QueueingStrategy = model.QueueingStrategy(queueing)
 			}
 			if group != "" {
 				t.Group = group
@@ -204,6 +208,7 @@ func teamSetCmd(verb string) *cobra.Command {
 	f.IntVar(&borrow, "borrow-limit", 50, "borrow limit, percent of quota")
 	f.StringArrayVar(&lendLimits, "lending-limit", nil, "INSTANCE_TYPE:gpus=N[,vcpu=N,memoryGiB=N], or INSTANCE_TYPE=none: the most of that quota's idle part others may borrow (repeatable)")
 	f.StringVar(&preempt, "preempt-team-tasks", "", "LowerPriority, LowerOrNewerEqualPriority (also newer tasks of the same class) or Never")
+	f.StringVar(&queueing, "queueing-strategy", "", "BestEffortFIFO (a task that cannot start lets the team's later ones try) or StrictFIFO (no later task of its instance type starts before it)")
 	f.StringVar(&group, "group", "", "lending group")
 	f.StringVar(&reclaim, "reclaim-within-group", "", "Any, LowerPriority or Never: which of the group's borrowed tasks the team may preempt to get its quota back")
 	f.StringVar(&borrowWithin, "borrow-within-group", "", "LowerPriority[:MAX_WEIGHT] or Never: whether a task that must borrow may preempt other teams' borrowed tasks of a lower class (of weight at most MAX_WEIGHT)")
@@ -250,4 +255,13 @@ func parseQuotas(specs []string) ([]model.Quota, error) {
 		out = append(out, q)
 	}
 	return out, nil
+}
+
+// queueingText is a team's queueing strategy as describe shows it: unset
+// is the default, BestEffortFIFO.
+func queueingText(q model.QueueingStrategy) model.QueueingStrategy {
+	if q == "" {
+		return model.BestEffortFIFO
+	}
+	return q
 }

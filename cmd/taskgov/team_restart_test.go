@@ -51,7 +51,8 @@ func startServerOn(t *testing.T, dir, cfg, store string) (stop func()) {
 }
 
 // teamKnobsSurviveRestart: a team's lending limits, borrowWithinGroup,
-// reclaimWithinGroup and borrow caps set through the API are read back
+// reclaimWithinGroup, queueingStrategy and borrow caps set through the API
+// (a team file) are read back
 // identical after a restart from the stored configuration (no --config),
 // and still decide: describe shows the lending limit and the GPUs lent.
 func teamKnobsSurviveRestart(t *testing.T, store string) {
@@ -65,12 +66,14 @@ func teamKnobsSurviveRestart(t *testing.T, store string) {
 	file := filepath.Join(dir, "vision.yaml")
 	_ = os.WriteFile(file, []byte(`borrowWithinGroup: {policy: LowerPriority, maxPriorityWeight: 50}
 reclaimWithinGroup: LowerPriority
+queueingStrategy: StrictFIFO
 quotas: [{instanceType: ml.p5.48xlarge, count: 0, borrowCap: {gpus: 8}}]
 `), 0o644)
 	mustCLI(t, "team", "create", "vision", "-f", file)
 	before := mustCLI(t, "team", "list", "-o", "json")
 	for _, want := range []string{`"lendingLimit": {`, `"gpus": 8`, `"vcpu": 96`, `"memoryGiB": 1024`,
-		`"borrowWithinGroup": {`, `"maxPriorityWeight": 50`, `"reclaimWithinGroup": "LowerPriority"`, `"borrowCap": {`} {
+		`"borrowWithinGroup": {`, `"maxPriorityWeight": 50`, `"reclaimWithinGroup": "LowerPriority"`, `"borrowCap": {`,
+		`"queueingStrategy": "StrictFIFO"`} {
 		if !strings.Contains(before, want) {
 			t.Fatalf("before the restart, teams lack %s:\n%s", want, before)
 		}

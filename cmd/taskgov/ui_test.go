@@ -133,14 +133,16 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("teams after create: %+v", teams.Teams)
 	}
 	// Saving the form keeps what it does not show: a reclaim setting and a
-	// quota's lending limit set through the API survive a weight change.
-	if err := cl.Do(b.ctx, "PUT", "/api/v1/teams/research", map[string]any{"name": "research", "reclaimWithinGroup": "Never",
+	// quota's lending limit set through the API survive a weight change;
+	// the queueing strategy set there is the one the form shows and saves.
+	if err := cl.Do(b.ctx, "PUT", "/api/v1/teams/research", map[string]any{"name": "research", "reclaimWithinGroup": "Never", "queueingStrategy": "StrictFIFO",
 		"quotas": []map[string]any{{"instanceType": "ml.p5.48xlarge", "gpus": 8, "lendingLimit": map[string]any{"gpus": 8}}}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	b.until("the API's change listed", `document.querySelector('#team-settings tr[data-key="research"]')?.textContent.includes('8 GPUs')`, 10*time.Second)
-	b.run(chromedp.Click("#edit-research", chromedp.ByID), chromedp.WaitVisible("#t-weight", chromedp.ByID),
-		choose("t-weight", "3"), chromedp.Click("#team-preview", chromedp.ByID), chromedp.WaitVisible("#team-preview-count", chromedp.ByID))
+	b.run(chromedp.Click("#edit-research", chromedp.ByID), chromedp.WaitVisible("#t-weight", chromedp.ByID))
+	b.until("the form shows StrictFIFO", `document.getElementById('t-queueing').value === 'StrictFIFO'`, 5*time.Second)
+	b.run(choose("t-weight", "3"), chromedp.Click("#team-preview", chromedp.ByID), chromedp.WaitVisible("#team-preview-count", chromedp.ByID))
 	b.until("save enabled after the edit's preview", `!document.getElementById('team-save').disabled`, 5*time.Second)
 	b.run(chromedp.Click("#team-save", chromedp.ByID), chromedp.WaitVisible("#team-saved", chromedp.ByID))
 	var after struct{ Teams []model.Team }
@@ -153,9 +155,9 @@ func TestDashboardInChromium(t *testing.T) {
 			research = tm
 		}
 	}
-	if w := research.FairShareWeight; w == nil || *w != 3 || research.ReclaimWithinGroup != "Never" || len(research.Quotas) != 1 ||
+	if w := research.FairShareWeight; w == nil || *w != 3 || research.ReclaimWithinGroup != "Never" || research.QueueingStrategy != model.StrictFIFO || len(research.Quotas) != 1 ||
 		research.Quotas[0].LendingLimit == nil || research.Quotas[0].LendingLimit.GPUs == nil || *research.Quotas[0].LendingLimit.GPUs != 8 {
-		t.Errorf("after the form saved weight 3, research is %+v (quotas %+v): want weight 3, reclaimWithinGroup Never and the lending limit of 8 GPUs kept", research, research.Quotas)
+		t.Errorf("after the form saved weight 3, research is %+v (quotas %+v): want weight 3, reclaimWithinGroup Never, queueingStrategy StrictFIFO and the lending limit of 8 GPUs kept", research, research.Quotas)
 	}
 	b.run(chromedp.Click("#edit-research", chromedp.ByID), chromedp.WaitVisible("#team-delete", chromedp.ByID),
 		chromedp.Click("#team-delete", chromedp.ByID), chromedp.Click("#team-delete-yes", chromedp.ByID), chromedp.WaitVisible("#team-deleted", chromedp.ByID))

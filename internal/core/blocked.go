@@ -85,8 +85,8 @@ func (s *Scheduler) probeAdded() {
 			if t.state != pending {
 				continue
 			}
-			if t.holds() {
-				pass = false
+			if t.holds() || t.team.strict() {
+				pass = false // a strict queue's try depends on those ahead (strictfifo.go)
 				break
 			}
 			s.probing, s.probeHit, s.curType = true, false, i

@@ -77,6 +77,9 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 			s.refuseAfter(e) // refusejump.go
 		}
 		s.noteTried(e.t)
+		if blocksQueue(e.t) {
+			s.blockBehind(e.tm, e.i, e.t) // strictfifo.go
+		}
 		changed := len(d.Admissions)+len(d.Preemptions)+int(s.holdChanges) != before
 		s.pushNextPassing(&h, e, changed) // passrepeat.go
 		s.afterTry(e.i, changed)

@@ -45,7 +45,7 @@ import (
 // the repeats above; changed reports whether e's try changed anything.
 func (s *Scheduler) pushNextPassing(h *heads, e head, changed bool) {
 	tm, i := e.tm, e.i
-	if changed || s.fullRescan || s.probing || s.rendering || s.stops.stopped[i] || len(s.refusedList(i)) > 0 {
+	if changed || s.plainWalk() || s.probing || s.rendering || s.stops.stopped[i] || len(s.refusedList(i)) > 0 {
 		s.pushNext(h, tm, i)
 		return
 	}

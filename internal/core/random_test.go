@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -96,6 +97,12 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 		// never happen).
 		t.Group, t.Lending, t.BorrowLimitPercent, t.ReclaimWithinGroup = "g1", model.LendAndBorrow, ip(400), model.ReclaimAny
 	}
+	if queueKnobs && (*t.BorrowLimitPercent+len(name))%3 == 0 {
+		// Kueue's queueingStrategy StrictFIFO, for a third of the teams,
+		// chosen from draws already made: the seeds' later draws stay those
+		// the LowerOrNewerEqualPriority runs were written for.
+		t.QueueingStrategy = model.StrictFIFO
+	}
 	if !kueueKnobs {
 		return t
 	}
@@ -134,8 +141,9 @@ func randomTeam(r *rand.Rand, name string) model.Team {
 var kueueKnobs bool
 
 // queueKnobs makes randomTeam also draw the team's queue settings that
-// order its own tasks: preemptTeamTasks LowerOrNewerEqualPriority
-// (TestIncrementalMatchesFullRescanQueueKnobs, TestRandomInvariantsQueueKnobs).
+// order its own tasks: preemptTeamTasks LowerOrNewerEqualPriority and
+// queueingStrategy StrictFIFO (TestIncrementalMatchesFullRescanQueueKnobs,
+// TestRandomInvariantsQueueKnobs).
 // Off, the draws are those of the seeds the other random tests were
 // written for.
 var queueKnobs bool
@@ -143,6 +151,10 @@ var queueKnobs bool
 // randomNewerEqual counts within-team preemptions of equal priority in the
 // random runs (checkCycle).
 var randomNewerEqual int
+
+// randomBehind counts tasks found waiting behind a strict queue's head
+// after a cycle in the random runs (checkStrictQueues).
+var randomBehind int
 
 // mixedShapes makes randomTask also draw gangs of partial nodes and tasks
 // without GPUs (TestIncrementalMatchesFullRescanMixedShapes); off, the
@@ -273,6 +285,9 @@ func checkCycle(t *testing.T, seed int64, op int, s *Scheduler, now time.Time, h
 	}
 	if err := s.CheckInvariants(); err != nil {
 		fail("%v", err)
+	}
+	if msg := checkStrictQueues(s); msg != "" {
+		fail("%s", msg)
 	}
 	type teamType struct {
 		tm *team
@@ -428,14 +443,17 @@ func TestRandomInvariantsQueueKnobs(t *testing.T) {
 	if testing.Short() {
 		seeds, ops = 8, 500
 	}
-	randomNewerEqual = 0
+	randomNewerEqual, randomBehind = 0, 0
 	for seed := int64(3001); seed <= int64(3000+seeds); seed++ {
 		randomRun(t, seed, ops)
 	}
 	if randomNewerEqual == 0 {
 		t.Fatal("no within-team preemption of equal priority: the draws do not reach LowerOrNewerEqualPriority's victims")
 	}
-	t.Logf("%d within-team preemptions of equal priority", randomNewerEqual)
+	if randomBehind == 0 {
+		t.Fatal("no task waited behind a strict queue's head: the draws do not reach StrictFIFO")
+	}
+	t.Logf("%d within-team preemptions of equal priority, %d tasks found behind a strict head", randomNewerEqual, randomBehind)
 }
 
 // TestRandomInvariantsKueueKnobs is TestRandomInvariants with lending limits
@@ -483,4 +501,50 @@ func sameWaiting(a, b []model.Waiting) bool {
 		}
 	}
 	return true
+}
+
+// checkStrictQueues checks, read from the tasks and not from the walk's
+// lists, what StrictFIFO promises after a cycle: in a strict team's queue
+// of a type (queue order), the first pending task that is neither this
+// cycle's victim nor backing off (the head) waits for a reason of its own,
+// and every pending task after it but the cycle's victims waits
+// BehindHead, naming the head, and holds no nodes. It returns what is
+// wrong, or "".
+func checkStrictQueues(s *Scheduler) string {
+	for _, tm := range s.teams {
+		if !tm.strict() {
+			continue
+		}
+		byType := map[int][]*task{}
+		for _, t := range s.tasks {
+			if t.team == tm && t.state == pending {
+				byType[t.typ.idx] = append(byType[t.typ.idx], t)
+			}
+		}
+		for i, q := range byType {
+			slices.SortFunc(q, queueCmp)
+			var head *task
+			for _, t := range q {
+				r := t.reason()
+				switch {
+				case r.Code == model.Preempted:
+					continue
+				case head == nil && r.Code == model.BackingOff:
+					continue
+				case head == nil:
+					if r.Code == model.BehindHead {
+						return fmt.Sprintf("team %s type %d: %s heads the strict queue but waits behind %s", tm.spec.Name, i, t.spec.Name, r.Detail)
+					}
+					head = t
+				case r.Code != model.BehindHead || r.Detail != head.spec.Name:
+					return fmt.Sprintf("team %s type %d: %s is behind the strict queue's head %s but waits %s %q", tm.spec.Name, i, t.spec.Name, head.spec.Name, r.Code, r.Detail)
+				case t.holds():
+					return fmt.Sprintf("team %s type %d: %s waits behind the strict queue's head %s but holds nodes", tm.spec.Name, i, t.spec.Name, head.spec.Name)
+				default:
+					randomBehind++
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -103,7 +103,7 @@ func (s *Scheduler) refusedOut(i int, tm *team) bool {
 // that are refusable (see above).
 func (s *Scheduler) refuseJump(i int) {
 	st, r := &s.stops, &s.refuse
-	if s.fullRescan || st.heads == nil || st.popped.t != nil || len(s.workList) != 1 || s.workList[0] != i ||
+	if s.plainWalk() || st.heads == nil || st.popped.t != nil || len(s.workList) != 1 || s.workList[0] != i ||
 		s.types[i].index.atLeast(0) == 0 {
 		return
 	}

@@ -54,7 +54,7 @@ const minSettleTries = 8
 // bulk, when that type is spent (see above), and removes the type's heads
 // from h. It reports whether it did; if not, nothing changed.
 func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
-	if s.fullRescan || s.probing {
+	if s.plainWalk() || s.probing {
 		return false
 	}
 	st := &s.settle

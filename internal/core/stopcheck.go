@@ -15,7 +15,7 @@ import (
 // order (every team must pass), and a check that passes has asked every
 // team, so the tail's wake-up covers them all.
 func (s *Scheduler) stoppable(i int) bool {
-	if s.fullRescan || s.probing {
+	if s.plainWalk() || s.probing {
 		return false
 	}
 	if !s.holdStands(i) {

@@ -40,7 +40,7 @@ func (r *WaitReason) Hide(canRead func(team string) bool, visible func(task stri
 		r.Team = ""
 		changed = true
 	}
-	if (r.Code == HeldForOther || r.Code == QueuedForHold) && r.Detail != "" && !visible(r.Detail) {
+	if (r.Code == HeldForOther || r.Code == QueuedForHold || r.Code == BehindHead) && r.Detail != "" && !visible(r.Detail) {
 		r.Detail = ""
 		changed = true
 	}

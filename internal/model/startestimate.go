@@ -45,6 +45,7 @@ func EstimateStart(r WaitReason) StartEstimate {
 		NoNodes:         "no node of its type takes work; it starts only when one does, which an administrator decides",
 		BackingOff:      "it retries after its backoff from its last failure, if capacity allows then",
 		Preempted:       "it was just preempted and is requeued; " + noEnd,
+		BehindHead:      "its team queues StrictFIFO, so it starts only after the task ahead of it does; " + noEnd,
 	}[r.Code]
 	if why == "" {
 		why = noEnd

@@ -47,6 +47,23 @@ const (
 	ReclaimNever         ReclaimWithinGroup = "Never"
 )
 
+// QueueingStrategy says how a team's queue lets its tasks start (Kueue's
+// ClusterQueue queueingStrategy).
+type QueueingStrategy string
+
+// The queueing strategies. BestEffortFIFO (the default, also when unset):
+// a task that cannot start lets the team's later tasks try. StrictFIFO: a
+// task that cannot start, other than one waiting out its retry backoff,
+// keeps the team's later tasks of its instance type from starting
+// (SCHEDULING.md rule 3).
+const (
+	BestEffortFIFO QueueingStrategy = "BestEffortFIFO"
+	StrictFIFO     QueueingStrategy = "StrictFIFO"
+)
+
+// Strict reports whether the team's queue is StrictFIFO.
+func (q QueueingStrategy) Strict() bool { return q == StrictFIFO }
+
 // BorrowWithinGroupPolicy says whether a borrowing task of a team may preempt
 // other teams' lower-priority borrowed tasks (Kueue's borrowWithinCohort).
 type BorrowWithinGroupPolicy string
@@ -111,7 +128,9 @@ type Team struct {
 	ReclaimWithinGroup ReclaimWithinGroup `yaml:"reclaimWithinGroup,omitempty" json:"reclaimWithinGroup,omitempty"`
 	// BorrowWithinGroup: none (Never) by default.
 	BorrowWithinGroup *BorrowWithinGroup `yaml:"borrowWithinGroup,omitempty" json:"borrowWithinGroup,omitempty"`
-	Quotas            []Quota            `yaml:"quotas,omitempty" json:"quotas,omitempty"`
+	// QueueingStrategy: BestEffortFIFO (default; left unset) or StrictFIFO.
+	QueueingStrategy QueueingStrategy `yaml:"queueingStrategy,omitempty" json:"queueingStrategy,omitempty"`
+	Quotas           []Quota          `yaml:"quotas,omitempty" json:"quotas,omitempty"`
 }
 
 // Team defaults.
@@ -147,6 +166,11 @@ func (t Team) WithDefaults() Team {
 	}
 	if t.ReclaimWithinGroup == "" {
 		t.ReclaimWithinGroup = ReclaimAny
+	}
+	if t.QueueingStrategy == BestEffortFIFO {
+		// The default stays unset, so that a team that names it and one
+		// that does not are the same team (apply, export).
+		t.QueueingStrategy = ""
 	}
 	return t
 }

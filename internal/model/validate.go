@@ -198,6 +198,11 @@ func ValidateTeam(f string, t Team, cat Catalog) Errors {
 	default:
 		errs = append(errs, fieldErr(f+".preemptTeamTasks", "use LowerPriority, LowerOrNewerEqualPriority or Never", "unknown value %q", t.PreemptTeamTasks))
 	}
+	switch t.QueueingStrategy {
+	case "", BestEffortFIFO, StrictFIFO:
+	default:
+		errs = append(errs, fieldErr(f+".queueingStrategy", "use BestEffortFIFO or StrictFIFO", "unknown value %q", t.QueueingStrategy))
+	}
 	switch t.ReclaimWithinGroup {
 	case "", ReclaimAny, ReclaimLowerPriority, ReclaimNever:
 	default:

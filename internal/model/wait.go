@@ -64,6 +64,11 @@ const (
 	// between names; empty when the reader may not see them), Need is how
 	// many, At (Unix seconds) when the last of them may be taken.
 	VictimProtected WaitCode = "VictimProtected"
+	// BehindHead: the task's team queues StrictFIFO and a task ahead of it
+	// in the team's queue of its instance type, named by Detail, was tried
+	// in this evaluation and cannot start; no later task of that queue is
+	// tried until it starts or leaves the queue (SCHEDULING.md rule 3).
+	BehindHead WaitCode = "BehindHead"
 )
 
 // The kinds of preemption a WaitingForPayback reason names (its Detail).
@@ -228,6 +233,13 @@ func (r WaitReason) message() string {
 		return paybackMessage(r)
 	case VictimProtected:
 		return protectedMessage(r)
+	case BehindHead:
+		ahead := "a task ahead of it"
+		if r.Detail != "" {
+			ahead = r.Detail + ", ahead of it,"
+		}
+		return fmt.Sprintf("waiting: its team queues StrictFIFO, and %s cannot start yet; no later %s task of the team starts before it",
+			ahead, r.InstanceType)
 	case Preempted:
 		return "waiting: preempted in this cycle; requeued in its original place and will resume from its last checkpoint"
 	}

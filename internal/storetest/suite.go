@@ -43,12 +43,13 @@ func task(name string, seq int64, at time.Time) model.TaskRecord {
 }
 
 // knobbedTeam sets every team field a restart must read back: lending
-// limit, borrow cap, borrowWithinGroup, reclaimWithinGroup.
+// limit, borrow cap, borrowWithinGroup, reclaimWithinGroup, queueingStrategy.
 func knobbedTeam() model.Team {
 	two, eight, w, pct := int64(2), int64(8), 50, 120
 	vcpu, mem := 96.5, 1024.0
 	return model.Team{Name: "k", Namespace: "ns-k", Group: "g", FairShareWeight: &w, Lending: model.LendAndBorrow,
 		BorrowLimitPercent: &pct, PreemptTeamTasks: model.PreemptNever, ReclaimWithinGroup: model.ReclaimLowerPriority,
+		QueueingStrategy:  model.StrictFIFO,
 		BorrowWithinGroup: &model.BorrowWithinGroup{Policy: model.BorrowWithinGroupLowerPriority, MaxPriorityWeight: &w},
 		Quotas: []model.Quota{{InstanceType: "ml.p5.48xlarge", Count: &two, BorrowCap: &model.Amount{GPUs: &eight},
 			LendingLimit: &model.Amount{GPUs: &eight, VCPU: &vcpu, MemoryGiB: &mem}}}}

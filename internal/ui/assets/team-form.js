@@ -38,6 +38,7 @@ function editorHTML(t, isNew) {
     <label for="t-lending">Lending</label><select id="t-lending" data-change="dirty">${options([['LendAndBorrow', 'lend and borrow'], ['Lend', 'lend only'], ['DontLend', 'neither lend nor borrow']], t.lending || 'LendAndBorrow')}</select>
     <label for="t-borrow">Borrow limit (% of quota)</label><input id="t-borrow" type="number" min="0" value="${t.borrowLimitPercent ?? 50}" data-input="dirty">
     <label for="t-preempt">Preempt own lower-priority tasks</label><select id="t-preempt" data-change="dirty">${options([['LowerPriority', 'yes'], ['LowerOrNewerEqualPriority', 'yes, and newer ones of the same class'], ['Never', 'never']], t.preemptTeamTasks || 'LowerPriority')}</select>
+    <label for="t-queueing">Queue order</label><select id="t-queueing" data-change="dirty">${options([['BestEffortFIFO', 'best effort: a task that cannot start lets later ones try'], ['StrictFIFO', 'strict: no later task of its type starts before it']], t.queueingStrategy || 'BestEffortFIFO')}</select>
   </div>
   <h4>Quotas per instance type</h4><p class="muted small">Give whole nodes, or GPUs (vCPU and memory then follow the instance's ratio), or vCPU and memory for CPU-only types.</p>
   <datalist id="instance-types">${types.map(x => `<option value="${esc(x)}">`).join('')}</datalist>
@@ -55,7 +56,7 @@ function editorHTML(t, isNew) {
 // fields (reclaimWithinGroup, borrowWithinGroup, a quota's lendingLimit
 // and borrowCap, ...) as they were, so saving the form loses nothing it
 // does not show.
-const FORM_FIELDS = ['name', 'lending', 'preemptTeamTasks', 'group', 'fairShareWeight', 'borrowLimitPercent', 'quotas'];
+const FORM_FIELDS = ['name', 'lending', 'preemptTeamTasks', 'queueingStrategy', 'group', 'fairShareWeight', 'borrowLimitPercent', 'quotas'];
 const QUOTA_FIELDS = ['instanceType', 'count', 'gpus', 'vcpu', 'memoryGiB'];
 const without = (o, keys) => Object.fromEntries(Object.entries(o || {}).filter(([k]) => !keys.includes(k)));
 
@@ -63,7 +64,7 @@ const without = (o, keys) => Object.fromEntries(Object.entries(o || {}).filter((
 // edited with the form's fields put in.
 function read() {
   const v = id => document.getElementById(id).value.trim();
-  const t = { ...without(editing, FORM_FIELDS), name: v('t-name'), lending: v('t-lending'), preemptTeamTasks: v('t-preempt'), quotas: [] };
+  const t = { ...without(editing, FORM_FIELDS), name: v('t-name'), lending: v('t-lending'), preemptTeamTasks: v('t-preempt'), queueingStrategy: v('t-queueing'), quotas: [] };
   if (v('t-group')) t.group = v('t-group');
   if (v('t-weight')) t.fairShareWeight = parseInt(v('t-weight'), 10);
   if (v('t-borrow')) t.borrowLimitPercent = parseInt(v('t-borrow'), 10);

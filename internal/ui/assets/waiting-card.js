@@ -21,6 +21,7 @@ const meaning = {
   VictimProtected: 'its victims are protected',
   BackingOff: 'retry backoff after a failure',
   NoMatchingNodes: 'too few nodes with its labels',
+  BehindHead: 'behind its team\'s first task (StrictFIFO)',
 };
 
 // idleByType sums the free GPUs of schedulable nodes, and the most free on
