@@ -57,6 +57,8 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakProbe = bug == "probe"
 	inc.settle.broken = bug == "settle"
 	inc.breakStop = bug == "stop"
+	inc.breakStrictStop = bug == "strictstop"
+	inc.settle.brokenStrict = bug == "strictsettle"
 	inc.breakStopWake = bug == "stopwake"
 	inc.breakStopHold = bug == "stophold"
 	inc.settle.brokenFit = bug == "settlefit"

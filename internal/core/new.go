@@ -129,7 +129,6 @@ func (s *Scheduler) SetTeam(spec model.Team) error {
 		t.lendCap[i] = model.LendingLimitVector(q.LendingLimit, s.types[i].spec)
 	}
 	s.attachTeam(t)
-	s.countStrict()
 	s.limitsDirty = true
 	s.touch()
 	return nil
@@ -190,7 +189,6 @@ func (s *Scheduler) DeleteTeam(name string) error {
 		tt.idx = i
 		s.teamIdx[tt.spec.Name] = i
 	}
-	s.countStrict()
 	s.touch()
 	return nil
 }

@@ -24,6 +24,8 @@ import (
 //     settle's (settleRest's interval) both have room; the type is not
 //     stopped; the refusal jump has no team of type i deferred (its log
 //     records each pop);
+//   - t's team is not StrictFIFO (e's try may have blocked the rest, or
+//     t's may: strictfifo.go);
 //   - tryTask's outcome is fixed without running it (the refusal jump's
 //     argument for one task, refusejump.go): t is not backing off, has no
 //     node selector and holds no nodes, the type has nodes, t's quota
@@ -45,7 +47,7 @@ import (
 // the repeats above; changed reports whether e's try changed anything.
 func (s *Scheduler) pushNextPassing(h *heads, e head, changed bool) {
 	tm, i := e.tm, e.i
-	if changed || s.plainWalk() || s.probing || s.rendering || s.stops.stopped[i] || len(s.refusedList(i)) > 0 {
+	if changed || s.fullRescan || tm.strict() || s.probing || s.rendering || s.stops.stopped[i] || len(s.refusedList(i)) > 0 {
 		s.pushNext(h, tm, i)
 		return
 	}

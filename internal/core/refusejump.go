@@ -29,7 +29,8 @@ import (
 //     and protectedWait says nothing (preemption Payback, or X does not
 //     preempt its own lower-priority tasks),
 //   - the cycle walks type i alone (so X's weighted share, its heads' key,
-//     moves only with X's usage of type i).
+//     moves only with X's usage of type i);
+//   - X is not StrictFIFO (its head's try blocks the rest: strictfifo.go).
 // Then a try of X's task t, at any state where X's usage of type i is still
 // u0 (its usage at S) and its smallest request still refused, goes through
 // tryTask's quota refusal and two skipped searches to record v.wait and
@@ -103,7 +104,7 @@ func (s *Scheduler) refusedOut(i int, tm *team) bool {
 // that are refusable (see above).
 func (s *Scheduler) refuseJump(i int) {
 	st, r := &s.stops, &s.refuse
-	if s.plainWalk() || st.heads == nil || st.popped.t != nil || len(s.workList) != 1 || s.workList[0] != i ||
+	if s.fullRescan || st.heads == nil || st.popped.t != nil || len(s.workList) != 1 || s.workList[0] != i ||
 		s.types[i].index.atLeast(0) == 0 {
 		return
 	}
@@ -141,6 +142,9 @@ func (s *Scheduler) refuseJump(i int) {
 // refusable reports whether every try of tm's list of type i is, at the
 // current state, a quota refusal with both searches skipped (see above).
 func (s *Scheduler) refusable(tm *team, i int) bool {
+	if tm.strict() {
+		return false // its head's try may block its tail (strictfifo.go)
+	}
 	a, p, now := tm.agg(i), &s.policy, s.now
 	if a.folded == 0 || a.shape.anySel || now.Before(a.maxNB) {
 		return false

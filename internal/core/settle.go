@@ -44,7 +44,10 @@ type settleState struct {
 	// test only: a team without room passes as inert past its due whether
 	// or not its smallest request fits its quota.
 	brokenFit bool
-	sink      int // what settleTeam read ahead (kept, so the loads are not optimised away)
+	// test only: settleTeam tries a strict team's tasks behind its head
+	// instead of blocking them (strictfifo.go).
+	brokenStrict bool
+	sink         int // what settleTeam read ahead (kept, so the loads are not optimised away)
 }
 
 // minSettleTries is how many tries of a type pass before the first check.
@@ -54,7 +57,7 @@ const minSettleTries = 8
 // bulk, when that type is spent (see above), and removes the type's heads
 // from h. It reports whether it did; if not, nothing changed.
 func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
-	if s.plainWalk() || s.probing {
+	if s.fullRescan || s.probing {
 		return false
 	}
 	st := &s.settle
@@ -105,10 +108,15 @@ func (s *Scheduler) settleRest(h *heads, e head, d *model.Decision) bool {
 }
 
 // settleTeam tries t, then tm's later tasks of type i in queue order,
-// reading ahead (readAhead).
+// reading ahead (readAhead); in a strict team's queue, none after the first
+// that stays pending (blockBehind, as the walk does: strictfifo.go).
 func (s *Scheduler) settleTeam(tm *team, i int, t *task, d *model.Decision) {
 	s.tried++
 	s.tryTask(t, d)
+	if blocksQueue(t) && !s.settle.brokenStrict {
+		s.blockBehind(tm, i, t)
+		return
+	}
 	q := tm.byType[i]
 	for tm.cursors[i] < len(q) {
 		ahead := q[tm.cursors[i]:min(tm.cursors[i]+readAhead, len(q))]
@@ -120,6 +128,10 @@ func (s *Scheduler) settleTeam(tm *team, i int, t *task, d *model.Decision) {
 			}
 			s.tried++
 			s.tryTask(t, d)
+			if blocksQueue(t) && !s.settle.brokenStrict {
+				s.blockBehind(tm, i, t)
+				return
+			}
 		}
 	}
 }

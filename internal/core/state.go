@@ -195,32 +195,34 @@ type Scheduler struct {
 	evictions   []model.Preemption // node losses, reported by the next cycle
 
 	// Incremental cycles (dirty.go).
-	fullRescan  bool                       // evaluate every type in every cycle (reference mode)
-	strictTeams int                        // teams whose queue is StrictFIFO (strictfifo.go)
-	allDirty    bool                       // an input may change any type's outcomes
-	typeDirty   []bool                     // per type: changed since its last evaluation
-	typeAdded   [][]*task                  // per clean type: tasks queued since its last evaluation (blocked.go)
-	probing     bool                       // a queued task is tried alone (blocked.go)
-	probeHit    bool                       // that try would change more than its own wait reason
-	breakProbe  bool                       // test only: a probe ignores victim searches, to prove the differential test sees it
-	probed      uint64                     // cycles whose queued tasks were all settled by probes (a measure)
-	memoLog     map[attemptKey][]memoEntry // victim-search memo writes of each type's last walk (blocked.go)
-	selIDs      map[string]uint32          // node selectors numbered for the memo's keys (memokey.go)
-	typeWake    []time.Time                // per type (and one for all): its earliest time-based rule
-	work        []bool                     // per type: evaluated by the cycle in progress
-	curType     int                        // type of the task being tried, -1 outside tryTask
-	breakMarks  bool                       // test only: drop per-type marks, to prove the differential test sees it
-	shareSnap   []resource.Vector          // what weighted shares read, as of the last check (dirty.go)
-	shareEpoch  uint64                     // the quota memo's epoch when shareSnap was taken (sharemoved.go)
-	workList    []int                      // the types this cycle evaluates, in order (sharemoved.go: workTypes)
-	settle      settleState                // when to settle a spent type in bulk (settle.go)
-	stops       stopState                  // early stops of walks and their deferred tries (stop.go)
-	jump        jumpState                  // walks that go on only for the hold's taker (holdjump.go)
-	deferHigh   []int                      // per type: how far the deferred list's array may hold old pointers (deferkeep.go)
-	rendering   bool                       // deferred tries are made to write their reasons (stop.go)
-	qm          quotaMemo                  // quota answers by request (quotamemo.go)
-	breakStop   bool                       // test only: the stop ignores the no-admission bound, to prove the differential test sees it
+	fullRescan bool                       // evaluate every type in every cycle (reference mode)
+	allDirty   bool                       // an input may change any type's outcomes
+	typeDirty  []bool                     // per type: changed since its last evaluation
+	typeAdded  [][]*task                  // per clean type: tasks queued since its last evaluation (blocked.go)
+	probing    bool                       // a queued task is tried alone (blocked.go)
+	probeHit   bool                       // that try would change more than its own wait reason
+	breakProbe bool                       // test only: a probe ignores victim searches, to prove the differential test sees it
+	probed     uint64                     // cycles whose queued tasks were all settled by probes (a measure)
+	memoLog    map[attemptKey][]memoEntry // victim-search memo writes of each type's last walk (blocked.go)
+	selIDs     map[string]uint32          // node selectors numbered for the memo's keys (memokey.go)
+	typeWake   []time.Time                // per type (and one for all): its earliest time-based rule
+	work       []bool                     // per type: evaluated by the cycle in progress
+	curType    int                        // type of the task being tried, -1 outside tryTask
+	breakMarks bool                       // test only: drop per-type marks, to prove the differential test sees it
+	shareSnap  []resource.Vector          // what weighted shares read, as of the last check (dirty.go)
+	shareEpoch uint64                     // the quota memo's epoch when shareSnap was taken (sharemoved.go)
+	workList   []int                      // the types this cycle evaluates, in order (sharemoved.go: workTypes)
+	settle     settleState                // when to settle a spent type in bulk (settle.go)
+	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
+	jump       jumpState                  // walks that go on only for the hold's taker (holdjump.go)
+	deferHigh  []int                      // per type: how far the deferred list's array may hold old pointers (deferkeep.go)
+	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
+	qm         quotaMemo                  // quota answers by request (quotamemo.go)
+	breakStop  bool                       // test only: the stop ignores the no-admission bound, to prove the differential test sees it
 
+	// Test only: the stop's check passes a strict team that still has a
+	// head (strictfifo.go).
+	breakStrictStop bool
 	// Test only: the stop ignores a within-quota task's victim search.
 	breakStopSearch bool
 	// Test only: the stop leaves out the tail's starvation wake-ups (stopwake.go).

@@ -15,7 +15,7 @@ import (
 // order (every team must pass), and a check that passes has asked every
 // team, so the tail's wake-up covers them all.
 func (s *Scheduler) stoppable(i int) bool {
-	if s.plainWalk() || s.probing {
+	if s.fullRescan || s.probing {
 		return false
 	}
 	if !s.holdStands(i) {
@@ -81,6 +81,9 @@ func (s *Scheduler) blocks(tm *team, c *stopCheck) bool {
 	c.inSearch = false
 	if len(tm.byType) <= i || len(tm.byType[i]) == 0 {
 		return false
+	}
+	if strict, b := s.strictBlocks(tm, i); strict {
+		return b // its next try may block its tail; none left once tried (strictfifo.go)
 	}
 	a := tm.agg(i)
 	if now.Before(a.maxNB) {

@@ -19,20 +19,43 @@ import "github.com/taskgov/taskgov/internal/model"
 // instance types (a team's queue per type is its own: queue.go).
 //
 // The walk's shortcuts (the repeat pass, the bulk settle, the early stop
-// with its trials and hold jumps, the refusal jump) argue from bounds over
-// a team's whole list, which a strict team's tasks behind a blocking one
-// never reach; while any team is strict, the walk makes every try itself
-// (plainWalk), and a task queued into a clean type of a strict team is not
-// tried alone (probeAdded): the type is walked. What stays incremental,
-// the per-type marks and the quota memo, holds as before: a strict queue's
-// outcome, blocked tasks included, is a function of its type's state.
+// with its trials and hold jumps, the refusal jump) stay on for every team;
+// each treats a strict team's list of a type by what the walk does with it:
+//   - While the team has a head of the type in the walk (hasHead: in the
+//     heap, or the one settleRest popped), its next try may block the rest,
+//     which no bound over the whole list says: the early stop's check
+//     counts the team as blocking (strictBlocks: before any trial, so no
+//     try is made ahead of it, and no hold jump runs past it); the refusal
+//     jump never defers it (refusable); the repeat pass never passes its
+//     tasks (pushNextPassing).
+//   - Once it has none, the walk tries none of its tasks of the type again
+//     in this cycle: the head was tried and the rest got BehindHead (or
+//     every task was tried). Its tail is empty, so the check passes it
+//     (its blocked tasks ask for no wake-up and take no hold: the full
+//     walk does not try them either).
+//   - A spent type's bulk settle (settleTeam) tries a strict team's tasks
+//     in queue order and blocks the rest after the first that stays
+//     pending, as the walk does; an inert try's order across teams does
+//     not matter (settle.go).
+// A task queued into a clean type of a strict team is not tried alone
+// (probeAdded): the type is walked. The per-type marks and the quota memo
+// hold as before: a strict queue's outcome, blocked tasks included, is a
+// function of its type's state. breakStrictStop (test only) lets the check
+// pass a strict team that still has a head, the injected bug
+// TestDifferentialCatchesBrokenStrictStop must catch.
 
 // strict reports whether tm's queue is StrictFIFO.
 func (tm *team) strict() bool { return tm.spec.QueueingStrategy.Strict() }
 
-// plainWalk reports whether the walk makes every try itself, as the full
-// rescan does: the reference mode, or a cluster with a strict team (above).
-func (s *Scheduler) plainWalk() bool { return s.fullRescan || s.strictTeams > 0 }
+// strictBlocks reports, for the early stop's check of type i, whether tm
+// is strict and so decided here: blocks is true while tm has a head of the
+// type in the walk, false once it has none (above).
+func (s *Scheduler) strictBlocks(tm *team, i int) (decided, blocks bool) {
+	if !tm.strict() {
+		return false, false
+	}
+	return true, s.hasHead(tm, i) && !s.breakStrictStop
+}
 
 // blocksQueue reports whether t, just tried, keeps its strict team's later
 // tasks of its type from being tried in this cycle.
@@ -53,15 +76,5 @@ func (s *Scheduler) blockBehind(tm *team, i int, head *task) {
 		}
 		s.releaseHold(t)
 		s.setWait(t, model.WaitReason{Code: model.BehindHead, InstanceType: t.typ.spec.Name, Detail: head.spec.Name})
-	}
-}
-
-// countStrict recounts the strict teams (SetTeam, DeleteTeam).
-func (s *Scheduler) countStrict() {
-	s.strictTeams = 0
-	for _, tm := range s.teams {
-		if tm.strict() {
-			s.strictTeams++
-		}
 	}
 }
