@@ -46,9 +46,12 @@ type placeMode struct {
 // on a type with topology labels it tries the tightest level first: among
 // the domains of the bottom level that could hold the gang, the tightest
 // (best fit), then one level up, and so on; a required topology stops at its
-// level, otherwise the search ends with the whole type. Within a domain and
+// level, otherwise the search spreads the gang over the fewest top-level
+// domains (selectAcross), then over any nodes of the type. Within a domain and
 // for single pods, the tightest fitting nodes go first (lowest position among
-// equals). It skips nodes held for another task unless m.ignoreHolds.
+// equals); a single pod with a required level on a labelled type only takes
+// a node inside a domain of that level. It skips nodes held for another task
+// unless m.ignoreHolds.
 //
 // It returns the nodes, or nil and how many nodes could take a pod; it also
 // leaves in s.cc.bestSpread the lowest spread a placement could have had. The
@@ -140,8 +143,19 @@ func (s *Scheduler) place(t *task, m placeMode) ([]int32, int) {
 		if t.reqLevel >= 0 {
 			return nil, ix.atLeast(k0)
 		}
+		// No single top-level domain holds the gang: spread it over the
+		// fewest top-level domains, as inside a domain. Nodes outside the
+		// tree (unlabelled ones) are left to the flat search below.
+		out = out[:0]
+		if out, ok = s.selectAcross(t, k0, need, ignoreHolds, out); ok {
+			return out, need
+		}
 		out = out[:0]
 	}
+	// A required level holds for a single pod too where the type is
+	// labelled: a node outside every domain of that level fits none.
+	inDomain := t.reqLevel >= 0 && it.topo.labeled > 0
+	room := 0
 	for k := k0; k < len(ix.counts) && len(out) < need; k++ {
 		if ix.counts[k] == 0 {
 			continue
@@ -149,20 +163,22 @@ func (s *Scheduler) place(t *task, m placeMode) ([]int32, int) {
 		b := &ix.buckets[k]
 		for p := b.next(0); p >= 0 && len(out) < need; p = b.next(p + 1) {
 			if n := s.nodes[it.nodes[p]]; usable(n, t, ignoreHolds) {
-				out = append(out, n.idx)
+				if room++; !inDomain || n.dom[t.reqLevel] >= 0 {
+					out = append(out, n.idx)
+				}
 			}
 		}
 	}
 	if len(out) < need {
-		return nil, len(out)
+		return nil, room
 	}
 	return out, need
 }
 
 // selectIn appends to out up to need nodes of domain d for t's pods: a child
-// domain that holds them all if one does (the tightest), otherwise the
-// roomiest children first; at the bottom level, the tightest nodes first. It
-// reports whether all need were found.
+// domain that holds them all if one does (the tightest), otherwise spread
+// over the fewest children (spreadOver); at the bottom level, the tightest
+// nodes first. It reports whether all need were found.
 func (s *Scheduler) selectIn(t *task, d *domain, k0, need int, ignoreHolds bool, out []int32) ([]int32, bool) {
 	it := t.typ
 	if d.children == nil {
@@ -203,9 +219,25 @@ func (s *Scheduler) selectIn(t *task, d *domain, k0, need int, ignoreHolds bool,
 		}
 		out = out[:start]
 	}
-	// Otherwise the roomiest children first.
+	return s.spreadOver(t, kids, k0, need, ignoreHolds, out)
+}
+
+// spreadOver appends to out need nodes for t's pods taken from the domains
+// kids, none of which is known to hold them all: the roomiest first, and as
+// soon as one holds the rest, the tightest that does (so a gang spans the
+// fewest domains and leaves the larger ones whole). It reorders kids and
+// reports whether all need were found.
+func (s *Scheduler) spreadOver(t *task, kids []fitDomain, k0, need int, ignoreHolds bool, out []int32) ([]int32, bool) {
 	slices.SortStableFunc(kids, func(a, b fitDomain) int { return cmp.Compare(b.fit, a.fit) })
-	for _, c := range kids {
+	for len(kids) > 0 {
+		i := 0
+		for j, c := range kids {
+			if c.fit >= need && (kids[i].fit < need || c.fit < kids[i].fit) {
+				i = j
+			}
+		}
+		c := kids[i]
+		kids = slices.Delete(kids, i, i+1)
 		before := len(out)
 		out, _ = s.selectIn(t, c.d, k0, min(c.fit, need), ignoreHolds, out)
 		if need -= len(out) - before; need == 0 {
@@ -213,6 +245,21 @@ func (s *Scheduler) selectIn(t *task, d *domain, k0, need int, ignoreHolds bool,
 		}
 	}
 	return out, false
+}
+
+// selectAcross places need pods of t across the type's top-level domains
+// (spreadOver over them all); the last resort of a gang without a required
+// level that no single domain holds.
+func (s *Scheduler) selectAcross(t *task, k0, need int, ignoreHolds bool, out []int32) ([]int32, bool) {
+	it := t.typ
+	kids := s.cc.fits[:0]
+	for _, d := range it.topo.levels[0] {
+		if f := d.fit(k0); f > 0 {
+			kids = append(kids, fitDomain{d, f})
+		}
+	}
+	s.cc.fits = kids
+	return s.spreadOver(t, kids, k0, need, ignoreHolds, out)
 }
 
 // placeKey identifies a placement question within a cycle.
