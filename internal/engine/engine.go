@@ -66,6 +66,7 @@ type Engine struct {
 	retryAt    time.Time // while degraded: when to try writing again
 	retryEvery time.Duration
 	undo       undoLog
+	stale      bool // a rollback could not reread the store: reread before the next step (stale.go)
 
 	// view is the last committed step's state, for readers (view.go).
 	view atomic.Pointer[View]

@@ -28,6 +28,7 @@ type fakeStore struct {
 	fatal   error         // every commit and probe fails with it
 	slow    time.Duration
 	readErr error        // TasksNamed fails with it (an unreadable store)
+	down    error        // commits and the reads a rollback makes fail with it (a database restarting)
 	failed  atomic.Int64 // commits failed on purpose
 	// onApply, if set, runs at the start of every commit, before the
 	// store's lock is taken (a test holds a commit there).
@@ -88,6 +89,10 @@ func (s *fakeStore) Apply(ctx context.Context, ws []model.Write) error {
 	if s.fatal != nil {
 		return s.fatal
 	}
+	if s.down != nil {
+		s.failed.Add(1)
+		return s.down
+	}
 	tx := &fakeTx{st: s.st.clone()}
 	// Fail in the middle of the batch: half the writes are made first.
 	half := len(ws) / 2
@@ -113,6 +118,9 @@ func (s *fakeStore) Apply(ctx context.Context, ws []model.Write) error {
 func (s *fakeStore) Cluster(context.Context) (model.Cluster, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.down != nil {
+		return model.Cluster{}, false, s.down
+	}
 	if s.st.cluster == nil {
 		return model.Cluster{}, false, nil
 	}
@@ -122,6 +130,9 @@ func (s *fakeStore) Cluster(context.Context) (model.Cluster, bool, error) {
 func (s *fakeStore) LiveTasks(context.Context) ([]model.TaskRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.down != nil {
+		return nil, s.down
+	}
 	var out []model.TaskRecord
 	for _, r := range s.st.tasks {
 		if !r.State.Terminal() {

@@ -115,6 +115,15 @@ func (e *Engine) step(batch []*op) error {
 	}
 	batch = append(e.redo, batch...)
 	e.redo = nil
+	if e.stale {
+		if err := e.rereadStale(); err != nil {
+			return err
+		}
+		if e.stale {
+			e.refuseStale(batch)
+			return nil
+		}
+	}
 	// A submission writes three rows (task, event, audit): room for them up
 	// front instead of growing the list (about 800 bytes of garbage a submission).
 	w := &writes{ws: make([]model.Write, 0, 3*len(batch))}
@@ -178,8 +187,12 @@ func (e *Engine) failed(err error, batch []*op) error {
 	}
 	e.mu.Unlock()
 	if rerr != nil {
-		return &model.Fault{Kind: model.FaultFatal, What: "could not reread the state after a failed write", Err: errors.Join(err, rerr),
-			Fix: "check the data directory's disk; restart the server once it is healthy (it recovers from the database)"}
+		if f.Kind != model.FaultTransient || !e.mayRereadLater(rerr) {
+			return &model.Fault{Kind: model.FaultFatal, What: "could not reread the state after a failed write", Err: errors.Join(err, rerr),
+				Fix: "check the database (the data directory's disk, or PostgreSQL); restart the server once it is healthy (it recovers from the database)"}
+		}
+		e.stale = true
+		e.log.Warn("the state could not be reread after a failed write either; writes are refused until it is", "err", rerr)
 	}
 	e.log.Warn("a batch of writes failed; it was undone and the engine goes on", "kind", f.Kind, "err", err)
 	for _, o := range batch {
