@@ -138,7 +138,7 @@ func (s *Server) command(name string, args ...string) *exec.Cmd {
 // startPostgres runs postgres with the settings taskgov relies on:
 // synchronous_commit and fsync on (acknowledged means durable).
 func (s *Server) startPostgres() error {
-	logf, err := os.Create(filepath.Join(s.Dir, "postgres.log"))
+	logf, err := os.OpenFile(filepath.Join(s.Dir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644) // kept over a Restart
 	if err != nil {
 		return err
 	}
@@ -177,6 +177,17 @@ func (s *Server) startPostgres() error {
 	_ = cmd.Process.Kill()
 	<-exited
 	return fmt.Errorf("postgres did not accept connections within 30 s")
+}
+
+// Restart stops postgres at once, as a crash would (SIGQUIT, immediate
+// shutdown: the next start replays the WAL), waits down, and starts it
+// again on the same port and data, as an operator's restart or a
+// supervisor after a crash does. Open connections are cut.
+func (s *Server) Restart(down time.Duration) error {
+	_ = s.cmd.Process.Signal(syscall.SIGQUIT)
+	<-s.done
+	time.Sleep(down)
+	return s.startPostgres()
 }
 
 // PID is the postmaster's process id (its backends are its children).
