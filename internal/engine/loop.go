@@ -34,7 +34,10 @@ func (e *Engine) loop(probeEvery time.Duration) {
 			timer.Reset(e.untilWake()) // a panic listing it sets a retry
 			continue
 		case <-probe.C:
-			if err := e.store.Probe(context.Background()); err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+			err := e.store.Probe(ctx)
+			cancel()
+			if err != nil {
 				f := e.classify(err)
 				e.obs.StoreFault(string(f.Kind))
 				if f.Kind == model.FaultFatal {
@@ -42,6 +45,8 @@ func (e *Engine) loop(probeEvery time.Duration) {
 					return
 				}
 				e.log.Warn("database probe failed", "err", err)
+				e.degrade(&model.Fault{Kind: f.Kind, What: "the database does not answer (" + f.What + ")", Fix: f.Fix, Err: err})
+				timer.Reset(e.untilWake())
 			}
 			continue
 		case <-timer.C:
@@ -177,12 +182,16 @@ func (e *Engine) failed(err error, batch []*op) error {
 		return f
 	}
 	e.mu.Lock()
-	rerr := e.rollback(context.Background())
+	if f.Kind == model.FaultTransient {
+		e.fault.Store(f) // before the reread: health says so while it runs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+	rerr := e.rollback(ctx)
+	cancel()
 	if rerr == nil {
 		e.publishAll() // the rebuilt core drops what the store does not hold (holds)
 	}
 	if f.Kind == model.FaultTransient {
-		e.fault.Store(f)
 		e.retryAt = time.Now().Add(e.retryEvery) // then a heartbeat write tries again
 	}
 	e.mu.Unlock()
@@ -198,7 +207,11 @@ func (e *Engine) failed(err error, batch []*op) error {
 	for _, o := range batch {
 		switch {
 		case o.done != nil && f.Kind == model.FaultTransient:
-			o.done <- result{err: fmt.Errorf("%w: %s; retry later (%s)", ErrUnavailable, f.What, f.Fix)}
+			refused := ErrUnavailable
+			if errors.Is(err, context.DeadlineExceeded) {
+				refused = ErrUnconfirmed
+			}
+			o.done <- result{err: fmt.Errorf("%w: %s; retry later (%s)", refused, f.What, f.Fix)}
 		case o.done != nil:
 			o.done <- result{err: fmt.Errorf("the change could not be stored: %w", err)}
 		case f.Kind == model.FaultTransient:

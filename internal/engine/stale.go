@@ -22,6 +22,32 @@ import (
 // fault. A reread that fails for any other reason (the stored state is
 // refused by the core) is fatal, as before.
 
+// storeReadTimeout bounds the loop's own reads of the store (the probe, the
+// reread that undoes a failed commit): a database that hangs (a paused
+// host, a network that drops packets) makes them fail, as commits do after
+// their own timeout, instead of holding the loop, and every reader waiting
+// on it, while health still says ok.
+var storeReadTimeout = 10 * time.Second // a variable for tests
+
+// readCtx bounds a read of the store that an op makes on the loop (the
+// names an earlier task used, an idempotency key's task), as the probe and
+// the reread are bounded.
+func readCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), storeReadTimeout)
+}
+
+// degrade marks the engine not ready after a failed probe, unless a fault
+// is already marked: writes are refused until the retry, whose heartbeat
+// write clears the fault if the store takes it.
+func (e *Engine) degrade(f *model.Fault) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fault.Load() == nil {
+		e.fault.Store(f)
+		e.retryAt = time.Now()
+	}
+}
+
 // errStaleQueue answers a queue listing while the core is stale.
 var errStaleQueue = fmt.Errorf("%w: the queue cannot be listed until the state is reread from the store; the server tries again by itself", ErrUnavailable)
 
@@ -45,7 +71,9 @@ func (e *Engine) mayRereadLater(err error) bool {
 func (e *Engine) rereadStale() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	err := e.rebuild(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+	defer cancel()
+	err := e.rebuild(ctx)
 	switch {
 	case err == nil:
 		e.stale = false

@@ -190,6 +190,34 @@ func (s *Server) Restart(down time.Duration) error {
 	return s.startPostgres()
 }
 
+// Freeze stops postgres and its backends (SIGSTOP) without closing
+// anything, as a paused host or a stalled disk would: connections stay open
+// and nothing answers. Thaw lets them go on.
+func (s *Server) Freeze() error { return s.signalAll(syscall.SIGSTOP) }
+
+// Thaw ends a Freeze.
+func (s *Server) Thaw() error { return s.signalAll(syscall.SIGCONT) }
+
+// signalAll sends sig to the postmaster and its children (the backends).
+func (s *Server) signalAll(sig syscall.Signal) error {
+	pids := []int{s.PID()}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", s.PID(), s.PID()))
+	if err != nil {
+		return fmt.Errorf("listing postgres's backends: %w", err)
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil && err != syscall.ESRCH {
+			return err
+		}
+	}
+	return nil
+}
+
 // PID is the postmaster's process id (its backends are its children).
 func (s *Server) PID() int { return s.cmd.Process.Pid }
 
