@@ -14,8 +14,9 @@ import (
 
 // TestPostgresThatHangs: one server on PostgreSQL (no standby), and the
 // database stops answering without closing anything (its processes are
-// stopped, as on a paused host). A submission is answered 503 within the
-// commit and reread timeouts, saying it may have been stored (PostgreSQL
+// stopped, as on a paused host). A submission is answered 503 once the
+// loop's probe, the commit and the reread have timed out (10 s each; 40-50 s
+// measured under load), saying it may have been stored (PostgreSQL
 // runs the pipelined COMMIT it already received once it goes on), /healthz says "degraded" and /readyz 503,
 // and reads of live state still answer. Before, the undo of the timed-out
 // commit waited on the database for ever: the submission hung, queue reads
