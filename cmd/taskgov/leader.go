@@ -127,7 +127,9 @@ func proxyTo(id, self string, log *slog.Logger) *httputil.ReverseProxy {
 		return nil
 	}
 	log.Info("following the leader", "leader", id)
-	return httputil.NewSingleHostReverseProxy(u)
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.ErrorHandler = forwardFailed(id, log)
+	return p
 }
 
 // ServeHTTP is the standby's API.

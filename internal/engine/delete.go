@@ -53,7 +53,9 @@ func (e *Engine) DeleteTask(ctx context.Context, actor, name string) (model.Task
 	a := auditTeam(actor, "task."+ActDelete, team, name)
 	v, err := e.do(ctx, a, func(w *writes) (any, error) {
 		now := e.now()
-		earlier, err := e.store.TasksNamed(context.Background(), name)
+		ctx, cancel := readCtx()
+		earlier, err := e.store.TasksNamed(ctx, name)
+		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("reading the tasks named %q: %w: %w", name, ErrUnavailable, err)
 		}
@@ -116,7 +118,9 @@ func (e *Engine) finishedRecord(name string, w *writes) (model.TaskRecord, error
 			return *r, nil
 		}
 	}
-	last, err := e.store.Task(context.Background(), name)
+	ctx, cancel := readCtx()
+	last, err := e.store.Task(ctx, name)
+	cancel()
 	switch {
 	case errors.Is(err, model.ErrNotFound):
 		return last, fmt.Errorf("task %q: %w", name, model.ErrNotFound)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -66,6 +67,7 @@ type Engine struct {
 	retryAt    time.Time // while degraded: when to try writing again
 	retryEvery time.Duration
 	undo       undoLog
+	stale      bool // a rollback could not reread the store: reread before the next step (stale.go)
 
 	// view is the last committed step's state, for readers (view.go).
 	view atomic.Pointer[View]
@@ -156,6 +158,13 @@ var ErrStopped = errors.New("the server is shutting down; retry against the new 
 // ErrUnavailable is wrapped when a write could not be stored (disk full,
 // database busy): nothing changed, and the call may be retried later.
 var ErrUnavailable = errors.New("storage is failing; nothing was changed")
+
+// ErrUnconfirmed is an ErrUnavailable whose commit timed out: the database
+// may still have applied it (PostgreSQL runs a pipelined COMMIT it received
+// before it stalled), so the caller must not be told nothing changed. The
+// engine rereads its state from the store either way, so what it serves
+// next is what was stored.
+var ErrUnconfirmed = fmt.Errorf("%w (unless the database applied it late: the commit timed out)", ErrUnavailable)
 
 // Options configure Open.
 type Options struct {

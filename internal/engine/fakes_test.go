@@ -28,6 +28,8 @@ type fakeStore struct {
 	fatal   error         // every commit and probe fails with it
 	slow    time.Duration
 	readErr error        // TasksNamed fails with it (an unreadable store)
+	down    error        // commits and the reads a rollback makes fail with it (a database restarting)
+	hang    bool         // commits time out, and probes and a rollback's reads block until their context ends
 	failed  atomic.Int64 // commits failed on purpose
 	// onApply, if set, runs at the start of every commit, before the
 	// store's lock is taken (a test holds a commit there).
@@ -88,6 +90,14 @@ func (s *fakeStore) Apply(ctx context.Context, ws []model.Write) error {
 	if s.fatal != nil {
 		return s.fatal
 	}
+	if s.down != nil {
+		s.failed.Add(1)
+		return s.down
+	}
+	if s.hang {
+		s.failed.Add(1)
+		return fmt.Errorf("commit: %w", context.DeadlineExceeded) // as a store's own commit timeout
+	}
 	tx := &fakeTx{st: s.st.clone()}
 	// Fail in the middle of the batch: half the writes are made first.
 	half := len(ws) / 2
@@ -110,9 +120,15 @@ func (s *fakeStore) Apply(ctx context.Context, ws []model.Write) error {
 	return nil
 }
 
-func (s *fakeStore) Cluster(context.Context) (model.Cluster, bool, error) {
+func (s *fakeStore) Cluster(ctx context.Context) (model.Cluster, bool, error) {
+	if err := s.block(ctx); err != nil {
+		return model.Cluster{}, false, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.down != nil {
+		return model.Cluster{}, false, s.down
+	}
 	if s.st.cluster == nil {
 		return model.Cluster{}, false, nil
 	}
@@ -122,6 +138,9 @@ func (s *fakeStore) Cluster(context.Context) (model.Cluster, bool, error) {
 func (s *fakeStore) LiveTasks(context.Context) ([]model.TaskRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.down != nil {
+		return nil, s.down
+	}
 	var out []model.TaskRecord
 	for _, r := range s.st.tasks {
 		if !r.State.Terminal() {
@@ -194,9 +213,27 @@ func (s *fakeStore) TasksNamed(_ context.Context, name string) ([]model.TaskReco
 	return out, nil
 }
 
-func (s *fakeStore) Probe(context.Context) error {
+// block waits for ctx to end while the store hangs.
+func (s *fakeStore) block(ctx context.Context) error {
+	s.mu.Lock()
+	hang := s.hang
+	s.mu.Unlock()
+	if !hang {
+		return nil
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (s *fakeStore) Probe(ctx context.Context) error {
+	if err := s.block(ctx); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.fatal == nil && s.down != nil {
+		return s.down
+	}
 	return s.fatal
 }
 

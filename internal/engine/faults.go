@@ -25,5 +25,6 @@ func (e *Engine) classify(err error) *model.Fault {
 	if errors.As(err, &f) {
 		return f
 	}
-	return &model.Fault{Kind: model.FaultTransient, What: "write failed", Err: err}
+	return &model.Fault{Kind: model.FaultTransient, What: "write failed", Err: err,
+		Fix: "the server log says why; check the database (PostgreSQL, or the data directory's disk)"}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/taskgov/taskgov/internal/model"
@@ -33,14 +32,18 @@ func (e *Engine) keyedTask(spec model.TaskSpec, key string, w *writes) (*model.T
 	if !model.ValidName(spec.Name) {
 		return nil, nil
 	}
-	prior, err := e.store.PriorUse(context.Background(), spec.Name)
+	ctx, cancel := readCtx()
+	prior, err := e.store.PriorUse(ctx, spec.Name)
+	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("reading earlier tasks named %q: %w: %w", spec.Name, ErrUnavailable, err)
 	}
 	if prior == nil || prior.Team != spec.Team {
 		return nil, nil // a name another team holds keeps its 409, whatever the key
 	}
-	all, err := e.store.TasksNamed(context.Background(), spec.Name)
+	ctx, cancel = readCtx()
+	all, err := e.store.TasksNamed(ctx, spec.Name)
+	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("reading the tasks named %q: %w: %w", spec.Name, ErrUnavailable, err)
 	}

@@ -34,7 +34,10 @@ func (e *Engine) loop(probeEvery time.Duration) {
 			timer.Reset(e.untilWake()) // a panic listing it sets a retry
 			continue
 		case <-probe.C:
-			if err := e.store.Probe(context.Background()); err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+			err := e.store.Probe(ctx)
+			cancel()
+			if err != nil {
 				f := e.classify(err)
 				e.obs.StoreFault(string(f.Kind))
 				if f.Kind == model.FaultFatal {
@@ -42,6 +45,8 @@ func (e *Engine) loop(probeEvery time.Duration) {
 					return
 				}
 				e.log.Warn("database probe failed", "err", err)
+				e.degrade(&model.Fault{Kind: f.Kind, What: "the database does not answer (" + f.What + ")", Fix: f.Fix, Err: err})
+				timer.Reset(e.untilWake())
 			}
 			continue
 		case <-timer.C:
@@ -115,6 +120,15 @@ func (e *Engine) step(batch []*op) error {
 	}
 	batch = append(e.redo, batch...)
 	e.redo = nil
+	if e.stale {
+		if err := e.rereadStale(); err != nil {
+			return err
+		}
+		if e.stale {
+			e.refuseStale(batch)
+			return nil
+		}
+	}
 	// A submission writes three rows (task, event, audit): room for them up
 	// front instead of growing the list (about 800 bytes of garbage a submission).
 	w := &writes{ws: make([]model.Write, 0, 3*len(batch))}
@@ -168,24 +182,36 @@ func (e *Engine) failed(err error, batch []*op) error {
 		return f
 	}
 	e.mu.Lock()
-	rerr := e.rollback(context.Background())
+	if f.Kind == model.FaultTransient {
+		e.fault.Store(f) // before the reread: health says so while it runs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+	rerr := e.rollback(ctx)
+	cancel()
 	if rerr == nil {
 		e.publishAll() // the rebuilt core drops what the store does not hold (holds)
 	}
 	if f.Kind == model.FaultTransient {
-		e.fault.Store(f)
 		e.retryAt = time.Now().Add(e.retryEvery) // then a heartbeat write tries again
 	}
 	e.mu.Unlock()
 	if rerr != nil {
-		return &model.Fault{Kind: model.FaultFatal, What: "could not reread the state after a failed write", Err: errors.Join(err, rerr),
-			Fix: "check the data directory's disk; restart the server once it is healthy (it recovers from the database)"}
+		if f.Kind != model.FaultTransient || !e.mayRereadLater(rerr) {
+			return &model.Fault{Kind: model.FaultFatal, What: "could not reread the state after a failed write", Err: errors.Join(err, rerr),
+				Fix: "check the database (the data directory's disk, or PostgreSQL); restart the server once it is healthy (it recovers from the database)"}
+		}
+		e.stale = true
+		e.log.Warn("the state could not be reread after a failed write either; writes are refused until it is", "err", rerr)
 	}
 	e.log.Warn("a batch of writes failed; it was undone and the engine goes on", "kind", f.Kind, "err", err)
 	for _, o := range batch {
 		switch {
 		case o.done != nil && f.Kind == model.FaultTransient:
-			o.done <- result{err: fmt.Errorf("%w: %s; retry later (%s)", ErrUnavailable, f.What, f.Fix)}
+			refused := ErrUnavailable
+			if errors.Is(err, context.DeadlineExceeded) {
+				refused = ErrUnconfirmed
+			}
+			o.done <- result{err: fmt.Errorf("%w: %s; retry later (%s)", refused, f.What, f.Fix)}
 		case o.done != nil:
 			o.done <- result{err: fmt.Errorf("the change could not be stored: %w", err)}
 		case f.Kind == model.FaultTransient:

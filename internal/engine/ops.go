@@ -45,7 +45,9 @@ func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSp
 		}
 		if e.records[spec.Name] == nil && model.ValidName(spec.Name) {
 			// The store's rule for names (the core knows only live tasks).
-			prior, err := e.store.PriorUse(context.Background(), spec.Name)
+			ctx, cancel := readCtx()
+			prior, err := e.store.PriorUse(ctx, spec.Name)
+			cancel()
 			if err != nil {
 				return nil, fmt.Errorf("reading earlier tasks named %q: %w: %w", spec.Name, ErrUnavailable, err)
 			}

@@ -61,7 +61,9 @@ func (e *Engine) compute(batch []*op, w *writes, results []result) (caught *cras
 // server not ready, with the stack in the log, instead of exiting and
 // crashing again at every restart. Only a failed rebuild is fatal.
 func (e *Engine) panicked(c *crash, batch []*op) error {
-	rerr := e.rollback(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+	rerr := e.rollback(ctx)
+	cancel()
 	if rerr == nil {
 		e.publishAll()
 	}
@@ -120,7 +122,9 @@ func (e *Engine) waitingPanicked(c *crash) error {
 	e.waitPanics++
 	e.waitCrash, e.waitCrashUntil = c, time.Now().Add(pause)
 	e.waiting, e.waitFresh = nil, false
-	rerr := e.rebuild(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+	rerr := e.rebuild(ctx)
+	cancel()
 	if rerr == nil {
 		e.publishAll()
 	}

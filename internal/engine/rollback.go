@@ -77,7 +77,7 @@ func (e *Engine) rollback(ctx context.Context) error {
 func (e *Engine) rebuild(ctx context.Context) error {
 	cluster, ok, err := e.store.Cluster(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the stored cluster: %w", err)
+		return storeReadError{fmt.Errorf("reading the stored cluster: %w", err)}
 	}
 	if !ok {
 		return fmt.Errorf("no stored cluster")
@@ -89,11 +89,11 @@ func (e *Engine) rebuild(ctx context.Context) error {
 	sched.SetLazyWaiting(true)
 	live, err := e.store.LiveTasks(ctx)
 	if err != nil {
-		return fmt.Errorf("reading tasks: %w", err)
+		return storeReadError{fmt.Errorf("reading tasks: %w", err)}
 	}
 	seq, err := e.store.MaxSeq(ctx)
 	if err != nil {
-		return err
+		return storeReadError{err}
 	}
 	now := e.now()
 	records := make(map[string]*model.TaskRecord, len(live))

@@ -125,6 +125,14 @@ func (e *Engine) serveWaiting() error {
 		close(v.wait.built)
 		return nil
 	}
+	if e.stale && !e.waitFresh { // the core may hold an undone batch (stale.go)
+		v.wait.err = errStaleQueue
+		v.wait.at = time.Now()
+		e.reasons.Store(nil)
+		e.mu.Unlock()
+		close(v.wait.built)
+		return nil
+	}
 	if !e.waitFresh {
 		list, c := e.listWaiting()
 		if c != nil {

@@ -67,6 +67,11 @@ func toAPIError(log *slog.Logger, err error) *apiError {
 		ae = &apiError{Status: http.StatusConflict, Code: "conflict", Message: err.Error()}
 	case errors.Is(err, engine.ErrStopped):
 		ae = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: err.Error()}
+	case errors.Is(err, engine.ErrUnconfirmed):
+		log.Warn("write not confirmed: the database did not answer in time", "err", err)
+		ae = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable", retryAfter: "5",
+			Message: "the database did not confirm the change in time; it may have been stored",
+			Fix:     "read it back before trying again (a submission retried with the same Idempotency-Key is never stored twice); the operator can see why in /readyz and the server log"}
 	case errors.Is(err, engine.ErrUnavailable):
 		log.Warn("write refused: storage is failing", "err", err)
 		ae = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable", retryAfter: "5",

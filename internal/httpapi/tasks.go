@@ -236,7 +236,12 @@ func (s *Server) taskEvents(w http.ResponseWriter, r *http.Request, p principal)
 	if err != nil {
 		return err
 	}
-	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
+	var after int64
+	if q := r.URL.Query().Get("after"); q != "" {
+		if after, err = strconv.ParseInt(q, 10, 64); err != nil || after < 0 {
+			return &model.FieldError{Field: "after", Problem: "must be an event id, 0 or more", Fix: "pass the id of the last event you have (?after=0 for all)"}
+		}
+	}
 	evs, err := s.st.Events(r.Context(), v.Name, after, 1000)
 	if err != nil {
 		return err

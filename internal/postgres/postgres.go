@@ -106,6 +106,11 @@ func OpenForImport(ctx context.Context, dsn string) (*Store, error) {
 	s := &Store{pool: pool, timeout: CommitTimeout}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
+		var ce *pgconn.ConnectError
+		if errors.As(err, &ce) {
+			return nil, fmt.Errorf("cannot connect to PostgreSQL at %s:%d (database %q): %w; start PostgreSQL, or correct the DSN's host, port, database or user, and try again",
+				cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database, redact(err))
+		}
 		return nil, err
 	}
 	return s, nil

@@ -47,7 +47,7 @@ func Open(path string) (*Store, error) {
 	s := &Store{w: w, r: r, path: path}
 	if err := s.migrate(); err != nil {
 		s.Close()
-		return nil, err
+		return nil, openError(path, err)
 	}
 	if s.id, err = statID(path); err != nil {
 		s.Close()

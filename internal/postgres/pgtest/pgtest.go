@@ -138,7 +138,7 @@ func (s *Server) command(name string, args ...string) *exec.Cmd {
 // startPostgres runs postgres with the settings taskgov relies on:
 // synchronous_commit and fsync on (acknowledged means durable).
 func (s *Server) startPostgres() error {
-	logf, err := os.Create(filepath.Join(s.Dir, "postgres.log"))
+	logf, err := os.OpenFile(filepath.Join(s.Dir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644) // kept over a Restart
 	if err != nil {
 		return err
 	}
@@ -177,6 +177,45 @@ func (s *Server) startPostgres() error {
 	_ = cmd.Process.Kill()
 	<-exited
 	return fmt.Errorf("postgres did not accept connections within 30 s")
+}
+
+// Restart stops postgres at once, as a crash would (SIGQUIT, immediate
+// shutdown: the next start replays the WAL), waits down, and starts it
+// again on the same port and data, as an operator's restart or a
+// supervisor after a crash does. Open connections are cut.
+func (s *Server) Restart(down time.Duration) error {
+	_ = s.cmd.Process.Signal(syscall.SIGQUIT)
+	<-s.done
+	time.Sleep(down)
+	return s.startPostgres()
+}
+
+// Freeze stops postgres and its backends (SIGSTOP) without closing
+// anything, as a paused host or a stalled disk would: connections stay open
+// and nothing answers. Thaw lets them go on.
+func (s *Server) Freeze() error { return s.signalAll(syscall.SIGSTOP) }
+
+// Thaw ends a Freeze.
+func (s *Server) Thaw() error { return s.signalAll(syscall.SIGCONT) }
+
+// signalAll sends sig to the postmaster and its children (the backends).
+func (s *Server) signalAll(sig syscall.Signal) error {
+	pids := []int{s.PID()}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", s.PID(), s.PID()))
+	if err != nil {
+		return fmt.Errorf("listing postgres's backends: %w", err)
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil && err != syscall.ESRCH {
+			return err
+		}
+	}
+	return nil
 }
 
 // PID is the postmaster's process id (its backends are its children).
