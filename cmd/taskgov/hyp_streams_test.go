@@ -53,7 +53,7 @@ func TestHypStreamsAndTasksPerNode(t *testing.T) {
 	}
 	expect(exitInput, "stderr", "job_name: String should match pattern", "hyp", "create", "hyp-pytorch-job",
 		"--job-name", "My_Job", "-n", ns, "--image", "i", "--command", "[true]")
-	expect(exitInput, "stderr", "Error: unknown flag: --bogus", "hyp", "list", "hyp-pytorch-job", "--bogus")
+	expect(exitInput, "stderr", "Error: No such option: --bogus", "hyp", "list", "hyp-pytorch-job", "--bogus")
 	expect(exitFailure, "stderr", "Error: Unsupported schema version: 1.2", "hyp", "create", "hyp-pytorch-job", "--version", "1.2",
 		"--job-name", "x", "--image", "i", "--command", "[true]")
 	// The cluster-context commands log their failures (stderr); v2 hyperpod logs all.
