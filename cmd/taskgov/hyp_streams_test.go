@@ -100,6 +100,8 @@ func TestHypStreamsAndTasksPerNode(t *testing.T) {
 	hypIn(0, "stdout", "config.yaml updated successfully", "configure", "--job-name", "tpn", "--image", "pytorch/pytorch:latest", "--namespace", ns,
 		"--command", "[sh, -c, echo nproc=$NPROC_PER_NODE; sleep 30]", "--node-count", "1", "--tasks-per-node", "gpu")
 	hypIn(0, "stdout", "Successfully submitted HyperPodPytorchJob 'tpn'!", "create")
+	// A failure to submit (here the name is live): hyp's sentence, stdout, exit 1.
+	hypIn(exitFailure, "stdout", "❌  Failed to submit the command: ", "create")
 	if o := expect(0, "stdout", "Processes per Node: gpu\n", "hyp", "describe", "hyp-pytorch-job", "--job-name", "tpn"); o == "" {
 		t.Fatal("no describe output")
 	}

@@ -174,3 +174,44 @@ func TestHyperpodConfigFileTypeErrors(t *testing.T) {
 		t.Errorf("a Go type or YAML tag leaks:\n%s", out)
 	}
 }
+
+// TestHypCreateFromConfigFailure: HyperPod's training walkthrough
+// (01-training-job-submission) configures `--namespace default` and runs
+// `hyp create`. With a token of two teams with a quota of the job's type
+// and no namespace saved, taskgov refuses to pick a team; hyp prints any
+// failure to submit as `❌  Failed to submit the command: ...` on stdout,
+// exit 1, and so does taskgov now (it printed `Error: ...` on stderr, exit
+// 2, unlike the rest of the init experience; TestHypStreamsAndTasksPerNode
+// checks the stream through the link). Nothing is submitted or
+// kept; with the namespace saved by set-cluster-context the same
+// config.yaml is submitted to that team.
+func TestHypCreateFromConfigFailure(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	t.Chdir(t.TempDir())
+	mustCLI(t, "init", "hyp-pytorch-job")
+	mustCLI(t, "configure", "--job-name", "qwen3-4b-thinking-2507-fsdp")
+	mustCLI(t, "configure", "--image", "123456789012.dkr.ecr.us-west-2.amazonaws.com/qwen3-finetuning:pytorch2.8-cu129")
+	mustCLI(t, "configure", "--command", "[sleep, 30]")
+	mustCLI(t, "configure", "--instance-type", "ml.g5.12xlarge")
+	mustCLI(t, "configure", "--namespace", "default")
+	out, errs, code := cli(t, "create")
+	want := "❌  Failed to submit the command: --namespace: no namespace given, and this token may submit to 2 teams with a quota of ml.g5.12xlarge: hyperpod-ns-team-a, hyperpod-ns-team-b"
+	if code != exitFailure || !strings.Contains(errs, want) {
+		t.Fatalf("hyp create with -n default and two teams: exit %d\n%s\n%s", code, out, errs)
+	}
+	if runs, _ := filepath.Glob("run/*"); len(runs) != 0 {
+		t.Fatalf("a refused hyp create kept %v", runs)
+	}
+	if o := mustCLI(t, "list", "hyp-pytorch-job"); strings.TrimSpace(o) != "No jobs found." {
+		t.Fatalf("a refused hyp create submitted:\n%s", o)
+	}
+	mustCLI(t, "set-cluster-context", "--cluster-name", "taskgov", "--namespace", "hyperpod-ns-team-a")
+	if out := mustCLI(t, "create"); !strings.Contains(out, "Successfully submitted HyperPodPytorchJob 'qwen3-4b-thinking-2507-fsdp'!") {
+		t.Fatalf("hyp create after set-cluster-context:\n%s", out)
+	}
+	if s := hypStates(t, mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-a")); s["qwen3-4b-thinking-2507-fsdp"] == "" {
+		t.Fatalf("the job is not in team-a's namespace: %v", s)
+	}
+}
