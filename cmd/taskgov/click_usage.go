@@ -20,6 +20,7 @@ import (
 //	Option '--job-name' requires an argument.
 //	Missing option '--job-name'.
 //	No such command 'lst'. Did you mean 'list'?
+//	Got unexpected extra argument (maybe)
 //
 // Each stays a usage error (exit 2). Under the name taskgov the parser's
 // own words are kept.
@@ -85,16 +86,25 @@ func clickMissingOption(flag string) error {
 
 var cobraUnknownCommand = regexp.MustCompile(`^unknown command "([^"]*)" for "[^"]*"`)
 
-// clickCommandError words cobra's unknown command as click's "No such
-// command 'X'.", keeping cobra's suggestion in click's manner; any other
-// error is returned as it is.
-func clickCommandError(err error) error {
+// clickCommandError words cobra's unknown command as click does: for a
+// command that has subcommands "No such command 'X'." (keeping cobra's
+// suggestion in click's manner), for one that takes no arguments "Got
+// unexpected extra argument (X)"; any other error is returned as it is.
+// cmd is the command cobra found.
+func clickCommandError(cmd *cobra.Command, err error) error {
 	if err == nil || !linkedCLI() {
 		return err
 	}
 	m := cobraUnknownCommand.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
+	}
+	if cmd != nil && !cmd.HasSubCommands() {
+		extra := cmd.Flags().Args()
+		if len(extra) < 2 {
+			return &usageError{fmt.Sprintf("Got unexpected extra argument (%s)", m[1])}
+		}
+		return &usageError{fmt.Sprintf("Got unexpected extra arguments (%s)", strings.Join(extra, " "))}
 	}
 	msg := fmt.Sprintf("No such command '%s'.", m[1])
 	if _, after, ok := strings.Cut(err.Error(), "Did you mean this?\n"); ok {

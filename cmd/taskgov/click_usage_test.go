@@ -11,7 +11,8 @@ import (
 // TestLinkedUsageErrorsInClickWords: command lines of HyperPod's docs that
 // its own CLIs refuse as click usage errors get click's sentences through
 // the links, exit 2, and change nothing; they showed cobra's ("unknown
-// flag: --name", "flag needs an argument", "--job-name: no job named").
+// flag: --name", "flag needs an argument", "--job-name: no job named",
+// and `unknown command "maybe"` for a word after a flag that takes none).
 // The first two are verbatim from HyperPod's training-init-experience
 // notebook, whose `--name` hyp itself refuses (its option is --job-name).
 func TestLinkedUsageErrorsInClickWords(t *testing.T) {
@@ -45,10 +46,13 @@ func TestLinkedUsageErrorsInClickWords(t *testing.T) {
 
 	hypMode, hyperpodMode = false, true
 	mustFail(t, exitInput, "Missing option '--job-name'.", "get-job")
+	mustFail(t, exitInput, "Got unexpected extra argument (maybe)", "get-job", "--job-name", "my-pytorch-job", "--verbose", "maybe")
+	mustFail(t, exitInput, "Got unexpected extra arguments (maybe so)", "get-job", "--job-name", "my-pytorch-job", "--verbose", "maybe", "so")
 	mustFail(t, exitInput, "No such option: --namspace (Possible options: --all-namespaces, --namespace)", "list-jobs", "--namspace", "x")
 	// Under its own name taskgov keeps the parser's words.
 	hyperpodMode = false
 	mustFail(t, exitInput, "unknown flag: --bogus", "list-jobs", "--bogus")
+	mustFail(t, exitInput, `unknown command "maybe" for "taskgov get-job"`, "get-job", "--job-name", "my-pytorch-job", "maybe")
 }
 
 // TestCloseMatchesAgreesWithDifflib: the options suggested for an unknown

@@ -141,14 +141,16 @@ func TestHyperpodConfigFileMissing(t *testing.T) {
 
 // TestHyperpodOutputChoices: an --output HyperPod does not offer was
 // taken as json by list-jobs and get-clusters (exit 0), and start-job
-// submitted the job before refusing its format; each now refuses first.
+// submitted the job before refusing its format; each now refuses first,
+// in click's words, as does an --orchestrator other than eks (taken).
 func TestHyperpodOutputChoices(t *testing.T) {
 	cliServer(t)
 	hyperpodMode = true
 	t.Cleanup(func() { hyperpodMode = false })
-	mustFail(t, exitInput, `--output: unknown format "bogus"; use table, json or yaml`, "list-jobs", "-A", "--output", "bogus")
-	mustFail(t, exitInput, `--output: unknown format "yaml"; use json or table`, "get-clusters", "--output", "yaml")
-	mustFail(t, exitInput, `--output: unknown format "bogus"`, "start-job", "--job-name", "not-submitted", "-n", "hyperpod-ns-ml-engineers",
+	mustFail(t, exitInput, `Invalid value for '--output': 'bogus' is not one of 'table', 'json', 'yaml'.`, "list-jobs", "-A", "--output", "bogus")
+	mustFail(t, exitInput, `Invalid value for '--output': 'yaml' is not one of 'json', 'table'.`, "get-clusters", "--output", "yaml")
+	mustFail(t, exitInput, `Invalid value for '--orchestrator': 'slurm' is not one of 'eks'.`, "get-clusters", "--orchestrator", "slurm")
+	mustFail(t, exitInput, `Invalid value for '--output': 'bogus'`, "start-job", "--job-name", "not-submitted", "-n", "hyperpod-ns-ml-engineers",
 		"--command", "true", "--output", "bogus")
 	mustFail(t, exitFailure, "not found", "get-job", "--job-name", "not-submitted")
 	if out := mustCLI(t, "get-clusters", "--output", "table"); !strings.Contains(out, "ml.p5.48xlarge") {

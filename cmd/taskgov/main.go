@@ -42,7 +42,7 @@ func execute(root *cobra.Command, args []string) error {
 func executeC(root *cobra.Command, args []string) (*cobra.Command, error) {
 	root.SetArgs(normalizeArgs(args))
 	cmd, err := root.ExecuteC()
-	return cmd, clickCommandError(err)
+	return cmd, clickCommandError(cmd, err)
 }
 
 // newRootCmd builds the whole command tree: taskgov's, or through a link
