@@ -33,7 +33,7 @@ func linkedCLI() bool { return hypMode || hyperpodMode }
 func clickFlagMessage(cmd *cobra.Command, err error) (msg string, ok bool) {
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) {
-		if short := ne.GetSpecifiedShortnames(); short != "" {
+		if ne.GetSpecifiedShortnames() != "" {
 			// click names the first unknown letter and suggests nothing.
 			return "No such option: -" + ne.GetSpecifiedName(), true
 		}

@@ -40,6 +40,12 @@ func TestLinkedUsageErrorsInClickWords(t *testing.T) {
 			t.Fatalf("hyp %s: %q, want exactly %q", strings.Join(c.line, " "), errs, c.want)
 		}
 	}
+	// A hostile option name (100 KB) gets the same sentence, without
+	// suggestions, which are not looked for past 200 characters.
+	long := "--" + strings.Repeat("name", 25000)
+	if errs := mustFail(t, exitInput, "No such option: "+long, "describe", "hyp-pytorch-job", long); strings.Contains(errs, "Possible") {
+		t.Fatalf("suggestions for a 100 KB option name: %.200s", errs)
+	}
 	if o := mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-a"); !strings.Contains(o, "my-pytorch-job") {
 		t.Fatalf("a refused delete removed the job:\n%s", o)
 	}

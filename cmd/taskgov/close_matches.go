@@ -2,11 +2,20 @@ package main
 
 import "sort"
 
+// maxSuggestWord is the longest unknown option closeMatches compares.
+const maxSuggestWord = 200
+
 // closeMatches returns up to three of candidates that read like word, best
 // first, as click finds the options it suggests for an unknown one
 // (Python's difflib.get_close_matches: a similarity ratio of at least 0.6,
 // ties broken by the greater name).
+// A word longer than maxSuggestWord gets none without comparing (the cost
+// is the product of the lengths): a ratio of 0.6 needs the word within
+// 2.4 times a candidate's length, and no option has 80 characters.
 func closeMatches(word string, candidates []string) []string {
+	if len(word) > maxSuggestWord {
+		return nil
+	}
 	type scored struct {
 		name  string
 		ratio float64
