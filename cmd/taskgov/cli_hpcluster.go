@@ -17,13 +17,16 @@ import (
 // cluster's capacity per instance type, and with -n a namespace's quota in
 // accelerators. taskgov serves one cluster, the server's.
 func getClustersCmd(use string) *cobra.Command {
-	var region, clusters, output string
+	var region, clusters, output, orchestrator string
 	var namespaces []string
 	var debug bool
 	c := &cobra.Command{Use: use, Short: "The cluster's capacity per instance type, and with -n a team's quota (HyperPod's " + use + ")", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if err := checkOutput(output, "json", "table"); err != nil {
+				return err
+			}
+			if err := checkChoice("orchestrator", orchestrator, "eks"); err != nil { // HyperPod's only choice
 				return err
 			}
 			cl, err := apiClient()
@@ -122,7 +125,7 @@ func getClustersCmd(use string) *cobra.Command {
 	f.StringVar(&clusters, "clusters", "", "cluster names; taskgov serves one")
 	f.StringArrayVarP(&namespaces, "namespace", "n", nil, "a team namespace whose quota to show (repeatable)")
 	f.StringVar(&output, "output", "json", "json or table")
-	f.String("orchestrator", "eks", "accepted: eks")
+	f.StringVar(&orchestrator, "orchestrator", "eks", "accepted: eks (the only choice)")
 	f.BoolVar(&debug, "debug", false, "accepted")
 	return c
 }

@@ -26,6 +26,9 @@ func (j *jobFlags) add(c *cobra.Command) {
 }
 
 func (j *jobFlags) required() error {
+	if j.name == "" && linkedCLI() {
+		return clickMissingOption("--job-name")
+	}
 	if j.name == "" {
 		return &model.FieldError{Field: "--job-name", Problem: "no job named", Fix: "pass --job-name NAME"}
 	}

@@ -46,8 +46,12 @@ func printOut(w io.Writer, format string, v any, table func(tw *tabwriter.Writer
 
 // checkOutput refuses an --output value that is not one of allowed, as
 // HyperPod's choice options do, before anything is asked of the server (a
-// job is not submitted only for its answer to be refused).
+// job is not submitted only for its answer to be refused); through the
+// links in click's words (checkChoice).
 func checkOutput(format string, allowed ...string) error {
+	if linkedCLI() {
+		return checkChoice("output", format, allowed...)
+	}
 	for _, a := range allowed {
 		if format == a {
 			return nil

@@ -105,12 +105,12 @@ func hypList(s string) []string {
 func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 	set, errw := cmd.Flags().Changed, cmd.ErrOrStderr()
 	if h.name == "" {
-		return model.TaskSpec{}, &usageError{"Missing option '--job-name'"}
+		return model.TaskSpec{}, clickMissingOption("--job-name")
 	}
 	// hyp requires an image (the local executor runs the command on the
 	// host and does not use it), and a count it is given of at least one.
 	if h.image == "" {
-		return model.TaskSpec{}, &usageError{"Missing option '--image'"}
+		return model.TaskSpec{}, clickMissingOption("--image")
 	}
 	var problems []string
 	for _, f := range hypFields {
@@ -362,7 +362,7 @@ func hypOperatorLogsCmd() *cobra.Command {
 	c := &cobra.Command{Short: "The scheduler's decisions (task events) of the last --since-hours", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("since-hours") {
-				return &usageError{"Missing option '--since-hours'"}
+				return clickMissingOption("--since-hours")
 			}
 			ctx := cmd.Context()
 			cl, err := apiClient()

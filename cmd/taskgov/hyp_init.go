@@ -259,7 +259,9 @@ func hypCreateFromConfig(cmd *cobra.Command) error {
 	}
 	h.fromConfig = true // hyp prints no "Using version" here
 	if err := h.run(create); err != nil {
-		return err // nothing kept: the job was not submitted
+		// hyp's create prints any failure to submit this way (stdout, exit
+		// 1), a refused value too; nothing is kept: the job was not submitted.
+		return &echoedError{"❌  Failed to submit the command: " + err.Error()}
 	}
 	run, err := keepRunDir(time.Now())
 	if err != nil {

@@ -70,7 +70,7 @@ func TestHypOtherResources(t *testing.T) {
 	}
 	// The verbs' own options still parse: hyp create's, and its errors.
 	mustFail(t, exitFailure, "only for the cluster-stack template", "create", "--region", "us-west-2")
-	mustFail(t, exitInput, "unknown flag: --no-such-option", "create", "--no-such-option")
+	mustFail(t, exitInput, "No such option: --no-such-option", "create", "--no-such-option")
 	if o := mustCLI(t, "list", "--help"); !strings.Contains(o, "hyp-pytorch-job") {
 		t.Fatalf("hyp list --help:\n%s", o)
 	}
@@ -169,7 +169,7 @@ func TestHypClusterAndVersionLines(t *testing.T) {
 	mustFail(t, exitInput, "Missing argument 'COMMAND...'", "exec", "hyp-pytorch-job", "--job-name", "v11", "--pod", "v11-pod-0")
 	mustFail(t, exitInput, "kubectl exec -n hyperpod-ns-team-a $p -- nvidia-smi", "exec", "hyp-pytorch-job", "--job-name", "v11", "--pod", "v11-pod-0", "--", "nvidia-smi")
 
-	mustFail(t, exitInput, "unknown shorthand flag: 'o'", "list", "hyp-pytorch-job", "-o", "json")
+	mustFail(t, exitInput, "No such option: -o", "list", "hyp-pytorch-job", "-o", "json")
 	mustFail(t, exitInput, "Invalid value for '--node-count': 'two' is not a valid integer.", "create", "hyp-pytorch-job", "--job-name", "x", "--node-count", "two")
-	mustFail(t, exitInput, "flag needs an argument", "describe", "hyp-pytorch-job", "--job-name")
+	mustFail(t, exitInput, "Option '--job-name' requires an argument.", "describe", "hyp-pytorch-job", "--job-name")
 }

@@ -230,7 +230,7 @@ func hypGetLogsCmd() *cobra.Command {
 	c := &cobra.Command{Short: "Get a pod's logs", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if pod == "" {
-				return &usageError{"Missing option '--pod-name'"}
+				return clickMissingOption("--pod-name")
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintln(out, "Listing logs for pod: "+pod)

@@ -53,7 +53,7 @@ func TestHypStreamsAndTasksPerNode(t *testing.T) {
 	}
 	expect(exitInput, "stderr", "job_name: String should match pattern", "hyp", "create", "hyp-pytorch-job",
 		"--job-name", "My_Job", "-n", ns, "--image", "i", "--command", "[true]")
-	expect(exitInput, "stderr", "Error: unknown flag: --bogus", "hyp", "list", "hyp-pytorch-job", "--bogus")
+	expect(exitInput, "stderr", "Error: No such option: --bogus", "hyp", "list", "hyp-pytorch-job", "--bogus")
 	expect(exitFailure, "stderr", "Error: Unsupported schema version: 1.2", "hyp", "create", "hyp-pytorch-job", "--version", "1.2",
 		"--job-name", "x", "--image", "i", "--command", "[true]")
 	// The cluster-context commands log their failures (stderr); v2 hyperpod logs all.
@@ -100,6 +100,8 @@ func TestHypStreamsAndTasksPerNode(t *testing.T) {
 	hypIn(0, "stdout", "config.yaml updated successfully", "configure", "--job-name", "tpn", "--image", "pytorch/pytorch:latest", "--namespace", ns,
 		"--command", "[sh, -c, echo nproc=$NPROC_PER_NODE; sleep 30]", "--node-count", "1", "--tasks-per-node", "gpu")
 	hypIn(0, "stdout", "Successfully submitted HyperPodPytorchJob 'tpn'!", "create")
+	// A failure to submit (here the name is live): hyp's sentence, stdout, exit 1.
+	hypIn(exitFailure, "stdout", "❌  Failed to submit the command: ", "create")
 	if o := expect(0, "stdout", "Processes per Node: gpu\n", "hyp", "describe", "hyp-pytorch-job", "--job-name", "tpn"); o == "" {
 		t.Fatal("no describe output")
 	}

@@ -141,14 +141,16 @@ func TestHyperpodConfigFileMissing(t *testing.T) {
 
 // TestHyperpodOutputChoices: an --output HyperPod does not offer was
 // taken as json by list-jobs and get-clusters (exit 0), and start-job
-// submitted the job before refusing its format; each now refuses first.
+// submitted the job before refusing its format; each now refuses first,
+// in click's words, as does an --orchestrator other than eks (taken).
 func TestHyperpodOutputChoices(t *testing.T) {
 	cliServer(t)
 	hyperpodMode = true
 	t.Cleanup(func() { hyperpodMode = false })
-	mustFail(t, exitInput, `--output: unknown format "bogus"; use table, json or yaml`, "list-jobs", "-A", "--output", "bogus")
-	mustFail(t, exitInput, `--output: unknown format "yaml"; use json or table`, "get-clusters", "--output", "yaml")
-	mustFail(t, exitInput, `--output: unknown format "bogus"`, "start-job", "--job-name", "not-submitted", "-n", "hyperpod-ns-ml-engineers",
+	mustFail(t, exitInput, `Invalid value for '--output': 'bogus' is not one of 'table', 'json', 'yaml'.`, "list-jobs", "-A", "--output", "bogus")
+	mustFail(t, exitInput, `Invalid value for '--output': 'yaml' is not one of 'json', 'table'.`, "get-clusters", "--output", "yaml")
+	mustFail(t, exitInput, `Invalid value for '--orchestrator': 'slurm' is not one of 'eks'.`, "get-clusters", "--orchestrator", "slurm")
+	mustFail(t, exitInput, `Invalid value for '--output': 'bogus'`, "start-job", "--job-name", "not-submitted", "-n", "hyperpod-ns-ml-engineers",
 		"--command", "true", "--output", "bogus")
 	mustFail(t, exitFailure, "not found", "get-job", "--job-name", "not-submitted")
 	if out := mustCLI(t, "get-clusters", "--output", "table"); !strings.Contains(out, "ml.p5.48xlarge") {
@@ -172,5 +174,46 @@ func TestHyperpodConfigFileTypeErrors(t *testing.T) {
 	out += mustFail(t, exitInput, `line 3: nodes must be a whole number, not a list`, "start-job", "--config-file", plain)
 	if strings.Contains(out, "cannot unmarshal") || strings.Contains(out, "!!") {
 		t.Errorf("a Go type or YAML tag leaks:\n%s", out)
+	}
+}
+
+// TestHypCreateFromConfigFailure: HyperPod's training walkthrough
+// (01-training-job-submission) configures `--namespace default` and runs
+// `hyp create`. With a token of two teams with a quota of the job's type
+// and no namespace saved, taskgov refuses to pick a team; hyp prints any
+// failure to submit as `❌  Failed to submit the command: ...` on stdout,
+// exit 1, and so does taskgov now (it printed `Error: ...` on stderr, exit
+// 2, unlike the rest of the init experience; TestHypStreamsAndTasksPerNode
+// checks the stream through the link). Nothing is submitted or
+// kept; with the namespace saved by set-cluster-context the same
+// config.yaml is submitted to that team.
+func TestHypCreateFromConfigFailure(t *testing.T) {
+	cliServerWith(t, walkthroughCluster)
+	hypMode = true
+	t.Cleanup(func() { hypMode = false })
+	t.Chdir(t.TempDir())
+	mustCLI(t, "init", "hyp-pytorch-job")
+	mustCLI(t, "configure", "--job-name", "qwen3-4b-thinking-2507-fsdp")
+	mustCLI(t, "configure", "--image", "123456789012.dkr.ecr.us-west-2.amazonaws.com/qwen3-finetuning:pytorch2.8-cu129")
+	mustCLI(t, "configure", "--command", "[sleep, 30]")
+	mustCLI(t, "configure", "--instance-type", "ml.g5.12xlarge")
+	mustCLI(t, "configure", "--namespace", "default")
+	out, errs, code := cli(t, "create")
+	want := "❌  Failed to submit the command: --namespace: no namespace given, and this token may submit to 2 teams with a quota of ml.g5.12xlarge: hyperpod-ns-team-a, hyperpod-ns-team-b"
+	if code != exitFailure || !strings.Contains(errs, want) {
+		t.Fatalf("hyp create with -n default and two teams: exit %d\n%s\n%s", code, out, errs)
+	}
+	if runs, _ := filepath.Glob("run/*"); len(runs) != 0 {
+		t.Fatalf("a refused hyp create kept %v", runs)
+	}
+	if o := mustCLI(t, "list", "hyp-pytorch-job"); strings.TrimSpace(o) != "No jobs found." {
+		t.Fatalf("a refused hyp create submitted:\n%s", o)
+	}
+	mustCLI(t, "set-cluster-context", "--cluster-name", "taskgov", "--namespace", "hyperpod-ns-team-a")
+	if out := mustCLI(t, "create"); !strings.Contains(out, "Successfully submitted HyperPodPytorchJob 'qwen3-4b-thinking-2507-fsdp'!") {
+		t.Fatalf("hyp create after set-cluster-context:\n%s", out)
+	}
+	if s := hypStates(t, mustCLI(t, "list", "hyp-pytorch-job", "-n", "hyperpod-ns-team-a")); s["qwen3-4b-thinking-2507-fsdp"] == "" {
+		t.Fatalf("the job is not in team-a's namespace: %v", s)
 	}
 }

@@ -48,7 +48,7 @@ func TestLinksAsHyperPodScripts(t *testing.T) {
 	expect(exitFailure, "Unsupported schema version: 1.2", "hyp", "create", "hyp-pytorch-job", "--version", "1.2",
 		"--job-name", "x", "--image", "i", "--command", "[true]")
 	expect(exitInput, "--command", "hyp", "create", "hyp-pytorch-job", "--job-name", "x", "--image", "i")
-	expect(exitInput, "unknown flag", "hyp", "list", "hyp-pytorch-job", "--bogus")
+	expect(exitInput, "No such option: --bogus", "hyp", "list", "hyp-pytorch-job", "--bogus")
 	expect(exitFailure, "not found", "hyperpod", "get-job", "--job-name", "nosuch")
 	expect(exitFailure, "Namespace nosuch does not exist!", "hyperpod", "list-jobs", "-n", "nosuch")
 	expect(exitNotFound, "not found", "taskgov", "get-job", "--job-name", "nosuch")

@@ -41,7 +41,8 @@ func execute(root *cobra.Command, args []string) error {
 // executeC is execute, also returning the command that ran.
 func executeC(root *cobra.Command, args []string) (*cobra.Command, error) {
 	root.SetArgs(normalizeArgs(args))
-	return root.ExecuteC()
+	cmd, err := root.ExecuteC()
+	return cmd, clickCommandError(cmd, err)
 }
 
 // newRootCmd builds the whole command tree: taskgov's, or through a link
@@ -78,8 +79,12 @@ func newRootCmd() *cobra.Command {
 // unknown flag or shorthand, a value of the wrong type, a missing value)
 // a refused input, exit 2, as HyperPod's CLIs (click) exit on a usage
 // error; some of them exited 1. A bad number, boolean or duration is
-// worded as click words it (flagValueMessage).
-func flagError(_ *cobra.Command, err error) error {
+// worded as click words it (flagValueMessage); through the links an unknown
+// option or a missing value is too (clickFlagMessage).
+func flagError(cmd *cobra.Command, err error) error {
+	if msg, ok := clickFlagMessage(cmd, err); ok && linkedCLI() {
+		return &usageError{msg}
+	}
 	if msg, ok := flagValueMessage(err); ok {
 		return &usageError{msg}
 	}
