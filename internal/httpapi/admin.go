@@ -217,8 +217,10 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, p principal) e
 	}
 	q := r.URL.Query()
 	f := model.AuditFilter{Team: q.Get("team"), Target: q.Get("task"), Actor: q.Get("actor")}
-	f.AfterID, _ = strconv.ParseInt(q.Get("after"), 10, 64)
 	var err error
+	if f.AfterID, err = afterID(q.Get("after"), "audit entry"); err != nil {
+		return err
+	}
 	if v := q.Get("from"); v != "" {
 		if f.From, err = parseTime("from", v); err != nil {
 			return err

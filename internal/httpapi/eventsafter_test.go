@@ -25,3 +25,17 @@ func TestTaskEventsAfterMustBeAnID(t *testing.T) {
 	}
 	e.mustDo("GET", "/api/v1/tasks/hist/events?after="+strconv.FormatInt(got.Events[0].ID, 10), e.admin, nil, 200, nil)
 }
+
+// TestAuditAfterMustBeAnID: the audit log's ?after= cursor is refused the
+// same way when it is not an entry id (before, read as 0: the whole log).
+func TestAuditAfterMustBeAnID(t *testing.T) {
+	e := newEnv(t, testCluster)
+	e.mustDo("POST", "/api/v1/tasks", e.admin, spec("audited", "alpha", "true"), 201, nil)
+	for _, q := range []string{"yesterday", "-1", "1.5"} {
+		code, body := e.do("GET", "/api/v1/audit?after="+q, e.admin, nil)
+		if code != 400 || !strings.Contains(string(body), `"field":"after"`) {
+			t.Errorf("after=%s: %d %s", q, code, body)
+		}
+	}
+	e.mustDo("GET", "/api/v1/audit?after=0", e.admin, nil, 200, nil)
+}

@@ -236,11 +236,9 @@ func (s *Server) taskEvents(w http.ResponseWriter, r *http.Request, p principal)
 	if err != nil {
 		return err
 	}
-	var after int64
-	if q := r.URL.Query().Get("after"); q != "" {
-		if after, err = strconv.ParseInt(q, 10, 64); err != nil || after < 0 {
-			return &model.FieldError{Field: "after", Problem: "must be an event id, 0 or more", Fix: "pass the id of the last event you have (?after=0 for all)"}
-		}
+	after, err := afterID(r.URL.Query().Get("after"), "event")
+	if err != nil {
+		return err
 	}
 	evs, err := s.st.Events(r.Context(), v.Name, after, 1000)
 	if err != nil {
