@@ -61,9 +61,11 @@ type taskName struct{ names, teams []string }
 
 // nameError says which task the name rule refused, after the rollback.
 func (t *Tx) nameError() error {
+	ctx, cancel := context.WithTimeout(context.Background(), RollbackTimeout)
+	defer cancel()
 	for _, in := range t.inserted {
 		for i, name := range in.names {
-			prior, err := priorUse(t.tx.QueryRow(context.Background(), priorUseQuery, name))
+			prior, err := priorUse(t.tx.QueryRow(ctx, priorUseQuery, name))
 			if err != nil {
 				return err
 			}

@@ -34,3 +34,7 @@ func MigrateTo(ctx context.Context, dsn string, n int) error {
 	defer pool.Close()
 	return (&Store{pool: pool}).migrateTo(ctx, n)
 }
+
+// Flush sends what the transaction has queued, for a test that needs the
+// database to have seen part of a commit before it fails.
+func (t *Tx) Flush() error { return t.flush() }

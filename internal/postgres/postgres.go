@@ -251,6 +251,24 @@ func (t *Tx) explain(err error) error {
 
 var errNameRefused = errors.New("a task's name is refused by the name rule")
 
+// RollbackTimeout bounds the ROLLBACK of a failed Commit and the reads that
+// explain a refused name: a database that stopped answering (a paused host)
+// must not hold the engine's loop, which waits for Commit, for ever.
+const RollbackTimeout = 5 * time.Second
+
+// undo rolls back the transaction c is in, if any, within RollbackTimeout.
+// A connection that never sent BEGIN (its batch failed before it was sent)
+// is idle and needs nothing.
+func undo(c *pgx.Conn) error {
+	if c.IsClosed() || c.PgConn().TxStatus() == 'I' {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), RollbackTimeout)
+	defer cancel()
+	_, err := c.Exec(ctx, `ROLLBACK`)
+	return err
+}
+
 // Commit runs fn in one transaction and commits it durably: when Commit
 // returns nil, the server has flushed the commit (synchronous_commit on).
 // Callers batch many writes into one Commit to share the flush. A fenced
@@ -275,7 +293,11 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 			FROM leader_term WHERE id = 1 FOR SHARE`, term)
 	}
 	rollback := func(err error) error {
-		_, _ = conn.Exec(context.Background(), `ROLLBACK`)
+		if rerr := undo(conn.Conn()); rerr != nil {
+			// The pool closes the connection on release (still in a
+			// transaction, or already closed by a timeout).
+			return fmt.Errorf("%w (and the rollback failed: %v)", err, rerr)
+		}
 		if errors.Is(err, errNameRefused) {
 			return t.nameError()
 		}
