@@ -41,6 +41,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"GET", "/api/v1/teams", nil, [6]int{200, 200, 200, 200, 401, 401}},
 		{"PUT", "/api/v1/teams/gamma", func() any { return team }, [6]int{200, 403, 403, 403, 401, 401}},
 		{"GET", "/api/v1/usage", nil, [6]int{200, 200, 200, 200, 401, 401}},
+		{"GET", "/api/v1/usage/report?from=2026-01-01&to=2262-01-01&team=alpha", nil, [6]int{200, 200, 403, 200, 401, 401}},
+		{"GET", "/api/v1/preemptions?team=alpha", nil, [6]int{200, 200, 403, 200, 401, 401}},
 		{"GET", "/api/v1/policy", nil, [6]int{200, 200, 200, 200, 401, 401}},
 		{"PUT", "/api/v1/policy", func() any {
 			return map[string]any{"taskPrioritization": "TaskRanking",

@@ -32,10 +32,16 @@ var (
 	latestTime   = time.Unix(0, math.MaxInt64).UTC().Truncate(time.Second)
 )
 
-// usageReport serves GET /api/v1/usage/report?from=&to=&type=summary|detailed.
-// Members and team viewers see their team's rows only.
+// usageReport serves GET /api/v1/usage/report?from=&to=&type=summary|detailed&team=T.
+// Members and team viewers see their team's rows only; with team (repeatable),
+// only those teams' rows, and a team they may not read is a 403, as for
+// preemptions and tasks.
 func (s *Server) usageReport(w http.ResponseWriter, r *http.Request, p principal) error {
 	q := r.URL.Query()
+	teams, err := reportTeams(q["team"], p)
+	if err != nil {
+		return err
+	}
 	from, err := parseTime("from", q.Get("from"))
 	if err != nil {
 		return err
@@ -57,10 +63,30 @@ func (s *Server) usageReport(w http.ResponseWriter, r *http.Request, p principal
 		return err
 	}
 	v := s.eng.View()
-	rep, err := usage.Build(kind, v.ClusterName(), v.Catalog(), runs, sessions, from, to, time.Now().UTC(), p.readableTeams())
+	rep, err := usage.Build(kind, v.ClusterName(), v.Catalog(), runs, sessions, from, to, time.Now().UTC(), teams)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, rep)
 	return nil
+}
+
+// reportTeams is the set of teams a usage report covers (nil: all): the
+// named ones, each of which p must be able to read, else those p may read.
+func reportTeams(named []string, p principal) (map[string]bool, error) {
+	allowed := p.readableTeams()
+	if len(named) == 0 {
+		return allowed, nil
+	}
+	teams := make(map[string]bool, len(named))
+	for _, t := range named {
+		if t == "" {
+			return nil, &model.FieldError{Field: "team", Problem: "is empty", Fix: "name a team, or leave team out for every team you may read"}
+		}
+		if allowed != nil && !allowed[t] {
+			return nil, errForbidden
+		}
+		teams[t] = true
+	}
+	return teams, nil
 }
