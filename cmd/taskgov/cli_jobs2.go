@@ -312,15 +312,26 @@ func getLogCmd() *cobra.Command {
 						Fix: fmt.Sprintf("the job has %d pods: ranks 0 to %d", t.Spec.Nodes, t.Spec.Nodes-1)}
 				}
 			}
-			printed := 0
-			for {
-				b, err := cl.TaskLogs(ctx, j.name, rank)
-				if err != nil {
-					return err
+			// Each read asks for what follows the bytes printed so far: the
+			// server sends a large log in capped parts.
+			var printed int64
+			printAll := func() error {
+				for {
+					part, err := cl.TaskLogPart(ctx, j.name, rank, printed)
+					if err != nil {
+						return err
+					}
+					_, _ = cmd.OutOrStdout().Write(part.Data)
+					if part.End <= printed || !part.More {
+						printed = max(printed, part.End)
+						return nil
+					}
+					printed = part.End
 				}
-				if len(b) > printed {
-					_, _ = cmd.OutOrStdout().Write(b[printed:])
-					printed = len(b)
+			}
+			for {
+				if err := printAll(); err != nil {
+					return err
 				}
 				if !follow {
 					return nil
@@ -330,9 +341,7 @@ func getLogCmd() *cobra.Command {
 					return err
 				}
 				if t.Terminal() {
-					if b, err := cl.TaskLogs(ctx, j.name, rank); err == nil && len(b) > printed {
-						_, _ = cmd.OutOrStdout().Write(b[printed:])
-					}
+					_ = printAll()
 					return nil
 				}
 				select {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"io"
 	"strconv"
 	"time"
 
@@ -111,13 +112,52 @@ func (c *Client) SetPriority(ctx context.Context, name, class string) (apitypes.
 	return t, err
 }
 
-// TaskLogs reads the output of one pod (rank) of a task, every run.
+// TaskLogs reads the output of one pod (rank) of a task, every run: the
+// parts the server sends (each at most its cap), read on until the end.
 func (c *Client) TaskLogs(ctx context.Context, name string, rank int) ([]byte, error) {
+	var all []byte
+	for offset := int64(0); ; {
+		part, err := c.TaskLogPart(ctx, name, rank, offset)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, part.Data...)
+		if !part.More || part.End <= offset {
+			return all, nil
+		}
+		offset = part.End
+	}
+}
+
+// LogPart is one response of a task's logs: Data is the log's bytes from
+// Start to End; More says the log held more after End when it was read.
+type LogPart struct {
+	Data       []byte
+	Start, End int64
+	More       bool
+}
+
+// TaskLogPart reads one pod's output from the byte offset on, as much as
+// the server sends in one response.
+func (c *Client) TaskLogPart(ctx context.Context, name string, rank int, offset int64) (LogPart, error) {
 	p, err := path("tasks", name, "logs")
 	if err != nil {
-		return nil, err
+		return LogPart{}, err
 	}
-	return c.raw(ctx, "GET", withQuery(p, "rank", strconv.Itoa(rank)), nil)
+	resp, err := c.open(ctx, "GET", withQuery(p, "rank", strconv.Itoa(rank), "offset", strconv.FormatInt(offset, 10)), nil)
+	if err != nil {
+		return LogPart{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return LogPart{}, err
+	}
+	part := LogPart{Data: b, Start: offset, End: offset + int64(len(b)), More: resp.Header.Get("Taskgov-Log-Truncated") == "true"}
+	if end, err := strconv.ParseInt(resp.Header.Get("Taskgov-Log-End"), 10, 64); err == nil {
+		part.End = end
+	}
+	return part, nil
 }
 
 // Queue reads the pending tasks in queue order with why each waits; team ""

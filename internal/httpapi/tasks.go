@@ -1,8 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
-	"io"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -270,19 +271,25 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p principal) e
 			return &model.FieldError{Field: "rank", Problem: "no such pod", Fix: "pass a pod rank from 0 to nodes-1"}
 		}
 	}
+	lq, err := parseLogQuery(r.URL.Query())
+	if err != nil {
+		return err
+	}
 	rc, err := s.eng.Logs(v.Name, rank)
 	if err != nil {
 		if v.StartedAt.IsZero() || !v.State.Terminal() {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			return nil // the pod has not started, or has only just: no output so far
+			// The pod has not started, or has only just: no output so far.
+			return serveLog(w, bytes.NewReader(nil), lq)
 		}
 		return &apiError{Status: http.StatusGone, Code: "logs_gone", Message: "the task ran, but its logs are gone: " + err.Error(),
 			Fix: "read logs before they are removed (on Kubernetes, raise the server's --pod-retention)"}
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	defer rc.Close()
-	_, _ = io.Copy(w, rc)
-	return nil
+	src, err := openLogSource(rc)
+	if err != nil {
+		return fmt.Errorf("reading the logs of %s: %w", v.Name, err)
+	}
+	return serveLog(w, src, lq)
 }
 
 func (s *Server) queue(w http.ResponseWriter, r *http.Request, p principal) error {
