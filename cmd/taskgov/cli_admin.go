@@ -86,6 +86,7 @@ func policyTable(tw *tabwriter.Writer, p model.Policy) {
 	row(tw, "Preemption delay:", fmt.Sprintf("%gs", p.PreemptionDelaySeconds))
 	row(tw, "Victim order:", p.VictimOrder)
 	row(tw, "Fair-share preemption:", fairShareStrategiesText(p))
+	row(tw, "Max pending per team:", strconv.Itoa(p.PendingCap()))
 	for _, c := range p.PriorityClasses {
 		row(tw, "Priority class:", fmt.Sprintf("%s (weight %d)", c.Name, c.Weight))
 	}
@@ -286,10 +287,12 @@ type policyKnobs struct {
 	preemptionDelay, starvationBound, restartCost, minRuntime time.Duration
 	rebalance, borrowUnallocated                              bool
 	victimOrder, fairSharePreemption                          string
+	maxPending                                                int
 }
 
 func (k *policyKnobs) add(c *cobra.Command) {
 	f := c.Flags()
+	f.IntVar(&k.maxPending, "max-pending-per-team", 0, fmt.Sprintf("the most pending tasks one team may have; a submission past it is refused (default %d)", model.DefaultMaxPendingPerTeam))
 	f.DurationVar(&k.preemptionDelay, "preemption-delay", 0, "how long a task waits for room before it may preempt (e.g. 10m; see sim compare)")
 	f.DurationVar(&k.starvationBound, "starvation-bound", 0, "how long a within-quota task waits before it may hold nodes")
 	f.DurationVar(&k.restartCost, "restart-cost", 0, "restart time charged per preemption when choosing victims")
@@ -343,6 +346,13 @@ func (k *policyKnobs) apply(cmd *cobra.Command, p *model.Policy) error {
 	}
 	if set("fair-share-preemption") {
 		p.FairSharePreemption = parseFairShareStrategies(k.fairSharePreemption)
+	}
+	if set("max-pending-per-team") {
+		if k.maxPending < 1 || k.maxPending > model.MaxMaxPendingPerTeam {
+			return &model.FieldError{Field: "--max-pending-per-team", Problem: fmt.Sprintf("%d is out of range", k.maxPending),
+				Fix: fmt.Sprintf("use 1 to %d", model.MaxMaxPendingPerTeam)}
+		}
+		p.MaxPendingPerTeam = &k.maxPending
 	}
 	return nil
 }

@@ -292,4 +292,13 @@ func TestPolicySetKnobs(t *testing.T) {
 	if _, errs, code := cli(t, "policy", "set", "--victim-order", "Random"); code == 0 || !strings.Contains(errs, "victimOrder") {
 		t.Fatalf("an unknown victim order: %d %s", code, errs)
 	}
+	if out := mustCLI(t, "policy", "set", "--max-pending-per-team", "5000"); !strings.Contains(out, "maxPendingPerTeam: 100000 -> 5000") {
+		t.Fatalf("set the pending cap:\n%s", out)
+	}
+	if out := mustCLI(t, "policy", "get"); !strings.Contains(out, "Max pending per team:        5000\n") {
+		t.Fatalf("get after the pending cap:\n%s", out)
+	}
+	if _, errs, code := cli(t, "policy", "set", "--max-pending-per-team", "0"); code == 0 || !strings.Contains(errs, "--max-pending-per-team") {
+		t.Fatalf("a pending cap of 0: %d %s", code, errs)
+	}
 }

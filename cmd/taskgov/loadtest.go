@@ -108,8 +108,17 @@ func loadtest(out io.Writer, clients, tasks, stored, pending, prefill int, run s
 	}
 	// One node and a team with no quota: every task stays pending, so the
 	// figures measure the API, the scheduler cycle and storage, not processes.
-	srv, err := startChildServer("taskgov-loadtest-", []byte("nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n"+
-		"teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}]\n"), serverArgs...)
+	cluster := "nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 1}]\n" +
+		"teams: [{name: load, lending: DontLend, quotas: [{instanceType: ml.p5.48xlarge, count: 0}]}]\n"
+	// The one team holds every task the run queues: past the default
+	// pending cap, the run raises it, as an admin would for such a team.
+	if queued := prefill + max(tasks, stored); queued > model.DefaultMaxPendingPerTeam {
+		if queued > model.MaxMaxPendingPerTeam {
+			return fmt.Errorf("--prefill plus --tasks (or --stored) queue %d tasks in one team, more than maxPendingPerTeam allows (%d)", queued, model.MaxMaxPendingPerTeam)
+		}
+		cluster += fmt.Sprintf("policy: {maxPendingPerTeam: %d}\n", queued)
+	}
+	srv, err := startChildServer("taskgov-loadtest-", []byte(cluster), serverArgs...)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,10 @@ func (e *Engine) View() *View { return e.view.Load() }
 // same engine has a larger Step.
 func (v *View) Step() uint64 { return v.step }
 
+// Pending is how many of team's tasks are pending in this View (exact,
+// kept by publishStep; O(1)).
+func (v *View) Pending(team string) int { return v.pending[team] }
+
 // LiveTasks is how many tasks are live (pending, running or suspended).
 func (v *View) LiveTasks() int { return v.tasks.Len() }
 

@@ -35,6 +35,10 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	if err := model.ValidateRun(spec); err != nil {
 		return err
 	}
+	if err := checkPendingCap(s.eng.View(), spec, key); err != nil {
+		s.eng.Audit(r.Context(), p.ID, "task.submit", spec.Team+"/"+spec.Name, "refused: pending_cap")
+		return audited{err}
+	}
 	rec, replayed, err := s.eng.SubmitOnce(r.Context(), p.ID, spec, key)
 	if errors.Is(err, model.ErrConflict) && !s.redactor(r.Context(), p).visible(spec.Name) {
 		// Say neither whose the name is nor what state its task is in.

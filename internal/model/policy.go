@@ -70,6 +70,11 @@ type Policy struct {
 	// [LessThanOrEqualToFinalShare], the behaviour before the setting;
 	// FairShareStrategySets lists the lists allowed.
 	FairSharePreemption []FairShareStrategy `yaml:"fairSharePreemption,omitempty" json:"fairSharePreemption,omitempty"`
+	// MaxPendingPerTeam caps the pending tasks one team may have: the API
+	// refuses a submission past it (429), so that one team's runaway
+	// script cannot fill the server's memory and disk for every team. The
+	// scheduling core does not read it.
+	MaxPendingPerTeam *int `yaml:"maxPendingPerTeam,omitempty" json:"maxPendingPerTeam,omitempty"`
 }
 
 // FairShareStrategy is one share condition of a fair-share rebalance
@@ -127,6 +132,11 @@ const (
 	DefaultFairShareMinRuntimeSeconds = 300
 	DefaultStarvationBoundSeconds     = 1800
 	DefaultRestartCostSeconds         = 60
+	// DefaultMaxPendingPerTeam fits the server's measured target, 100,000
+	// pending tasks (docs/BENCHMARKS.md), in one team.
+	DefaultMaxPendingPerTeam = 100000
+	// MaxMaxPendingPerTeam bounds the setting: ten times the measured scale.
+	MaxMaxPendingPerTeam = 1000000
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -160,7 +170,19 @@ func (p Policy) WithDefaults() Policy {
 	if p.Preemption == "" {
 		p.Preemption = PreemptPayback
 	}
+	if p.MaxPendingPerTeam == nil {
+		p.MaxPendingPerTeam = ptr(DefaultMaxPendingPerTeam)
+	}
 	return p
+}
+
+// PendingCap is the most pending tasks one team may have (the default
+// when unset).
+func (p Policy) PendingCap() int {
+	if p.MaxPendingPerTeam == nil {
+		return DefaultMaxPendingPerTeam
+	}
+	return *p.MaxPendingPerTeam
 }
 
 // ClassWeight returns the weight of the named class and whether it exists.

@@ -150,6 +150,10 @@ func (p Policy) validate(f string) Errors {
 		errs = append(errs, fieldErr(f+".victimOrder", "use LeastLostWork or MostRecentlyStarted", "unknown value %q", p.VictimOrder))
 	}
 	errs = append(errs, checkFairShareStrategies(f+".fairSharePreemption", p.FairSharePreemption)...)
+	if v := p.MaxPendingPerTeam; v != nil && (*v < 1 || *v > MaxMaxPendingPerTeam) {
+		errs = append(errs, fieldErr(f+".maxPendingPerTeam", fmt.Sprintf("use 1 to %d pending tasks per team (default %d)", MaxMaxPendingPerTeam, DefaultMaxPendingPerTeam),
+			"is %d", *v))
+	}
 	seen := map[string]bool{}
 	for i, pc := range p.PriorityClasses {
 		pf := fmt.Sprintf("%s.priorityClasses[%d]", f, i)
