@@ -131,9 +131,13 @@ func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request, p principal)
 }
 
 func (s *Server) topology(w http.ResponseWriter, r *http.Request, p principal) error {
+	format := r.URL.Query().Get("format")
+	if format != "" && format != "json" && format != "text" {
+		return &model.FieldError{Field: "format", Problem: "unknown format " + strconv.Quote(format), Fix: "use text, or json (the default)"}
+	}
 	view := s.eng.View().Topology() // built for this call: redaction may change it
 	s.redactor(r.Context(), p).topology(view.Roots)
-	if r.URL.Query().Get("format") == "text" {
+	if format == "text" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte(view.Text(100)))
 		return nil

@@ -31,6 +31,9 @@ func (s *Server) listPreemptions(w http.ResponseWriter, r *http.Request, p princ
 		}
 		f.BeforeID = n
 	}
+	if err := checkQueryTeams(f.Teams); err != nil {
+		return err
+	}
 	for _, t := range f.Teams {
 		if t == "" {
 			return &model.FieldError{Field: "team", Problem: "is empty", Fix: "name a team, or leave team out for every team you may read"}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"cmp"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -54,7 +55,21 @@ type taskPageQuery struct {
 
 func parseTaskPage(q url.Values) (taskPageQuery, error) {
 	pq := taskPageQuery{teams: q["team"], states: q["state"], search: strings.ToLower(strings.TrimSpace(q.Get("q"))),
-		sort: cmp.Or(q.Get("sort"), "submittedAt"), limit: 50, summary: q.Get("summary") == "1" || q.Get("summary") == "true"}
+		sort: cmp.Or(q.Get("sort"), "submittedAt"), limit: 50}
+	switch q.Get("summary") {
+	case "", "0", "false":
+	case "1", "true":
+		pq.summary = true
+	default:
+		return pq, &model.FieldError{Field: "summary", Problem: "must be 1 or true (or 0, false)", Fix: "pass ?summary=1 for the figures over the chosen teams, or leave it out"}
+	}
+	if len(pq.search) > maxSearchLen {
+		return pq, &model.FieldError{Field: "q", Problem: fmt.Sprintf("is %d characters long; task names have at most %d", len(pq.search), maxSearchLen),
+			Fix: "search for part of a task's name"}
+	}
+	if err := checkQueryTeams(pq.teams); err != nil {
+		return pq, err
+	}
 	var err error
 	if pq.deleted, err = deletedParam(q); err != nil {
 		return pq, err

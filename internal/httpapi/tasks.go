@@ -84,6 +84,9 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 	if err := checkStates(f.States); err != nil {
 		return err
 	}
+	if err := checkQueryTeams(f.Teams); err != nil {
+		return err
+	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {

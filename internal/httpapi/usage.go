@@ -78,6 +78,9 @@ func reportTeams(named []string, p principal) (map[string]bool, error) {
 	if len(named) == 0 {
 		return allowed, nil
 	}
+	if err := checkQueryTeams(named); err != nil {
+		return nil, err
+	}
 	teams := make(map[string]bool, len(named))
 	for _, t := range named {
 		if t == "" {
