@@ -16,6 +16,7 @@ import (
 func usageCmd() *cobra.Command {
 	c := &cobra.Command{Use: "usage", Short: "Usage and cost reports"}
 	var from, to, kind, format string
+	var teams []string
 	report := &cobra.Command{Use: "report", Short: "GPU-hours, borrowed GPU-hours, vCPU-hours and cost, by day, team and instance type (or per run)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || to == "" {
@@ -30,7 +31,7 @@ func usageCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := cl.UsageReport(cmd.Context(), from, to, kind)
+			rep, err := cl.UsageReport(cmd.Context(), from, to, kind, teams...)
 			if err != nil {
 				return err
 			}
@@ -86,6 +87,7 @@ func usageCmd() *cobra.Command {
 	f.StringVar(&to, "to", "", "end (exclusive)")
 	f.StringVar(&kind, "type", "summary", "summary or detailed")
 	f.StringVar(&format, "format", "table", "table, csv, json or yaml")
+	f.StringSliceVar(&teams, "team", nil, "only these teams' rows (repeatable; a member may name only its own team)")
 	c.AddCommand(report)
 	return c
 }

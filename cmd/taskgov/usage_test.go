@@ -60,4 +60,14 @@ func TestUsageReportAddsUp(t *testing.T) {
 	if code != 0 || strings.Contains(out, `"team": "ml-engineers"`) {
 		t.Fatalf("a product member sees ml-engineers' usage: %d\n%s", code, out)
 	}
+	// --team: an admin's selects; a member naming another team is refused.
+	if out := mustCLI(t, "usage", "report", "--from", from, "--to", to, "--type", "detailed", "--format", "json", "--team", "ml-engineers"); !strings.Contains(out, `"team": "ml-engineers"`) {
+		t.Fatalf("--team ml-engineers:\n%s", out)
+	}
+	if out := mustCLI(t, "usage", "report", "--from", from, "--to", to, "--type", "detailed", "--format", "json", "--team", "product"); strings.Contains(out, `"team": "ml-engineers"`) {
+		t.Fatalf("--team product shows ml-engineers:\n%s", out)
+	}
+	if out, errs, code := cli(t, "--token", member, "usage", "report", "--from", from, "--to", to, "--team", "ml-engineers"); code == 0 || !strings.Contains(errs, "may not") {
+		t.Fatalf("a product member asking for ml-engineers: exit %d\n%s%s", code, out, errs)
+	}
 }

@@ -21,10 +21,15 @@ func (c *Client) Usage(ctx context.Context) ([]apitypes.Usage, error) {
 }
 
 // UsageReport reads a usage and cost report; from and to are dates or RFC
-// 3339 times as the server takes them, kind is summary or detailed.
-func (c *Client) UsageReport(ctx context.Context, from, to, kind string) (usage.Report, error) {
+// 3339 times as the server takes them, kind is summary or detailed; teams,
+// if any, keep those teams' rows (a member may name only its own).
+func (c *Client) UsageReport(ctx context.Context, from, to, kind string, teams ...string) (usage.Report, error) {
 	var rep usage.Report
-	err := c.doPath(ctx, "GET", withQuery(prefix+"/usage/report", "from", from, "to", to, "type", kind), nil, &rep)
+	kv := []string{"from", from, "to", to, "type", kind}
+	for _, t := range teams {
+		kv = append(kv, "team", t)
+	}
+	err := c.doPath(ctx, "GET", withQuery(prefix+"/usage/report", kv...), nil, &rep)
 	return rep, err
 }
 
