@@ -34,6 +34,11 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	if err := model.ValidateRun(spec); err != nil {
 		return err
 	}
+	if s.canRun != nil {
+		if err := s.canRun(spec); err != nil {
+			return err
+		}
+	}
 	rec, replayed, err := s.eng.SubmitOnce(r.Context(), p.ID, spec, key)
 	if errors.Is(err, model.ErrConflict) && !s.redactor(r.Context(), p).visible(spec.Name) {
 		// Say neither whose the name is nor what state its task is in.
