@@ -53,6 +53,9 @@ func applyCmd() *cobra.Command {
 				if err := applyCluster(cmd.Context(), cl, out, want); err != nil {
 					return err
 				}
+				if len(want.Images) > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s: images: is the local executor's, read from the server's --config file when it starts; apply does not change it\n", y)
+				}
 			}
 			if len(docs.quotas)+len(docs.scheduler) > 0 {
 				return applySageMaker(cmd.Context(), cl, out, docs)

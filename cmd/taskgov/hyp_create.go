@@ -48,10 +48,10 @@ func newHypCreate() (*cobra.Command, *hypCreate) {
 	f.StringVar(&h.version, "version", "1.1", "schema version: 1.1, or 1.0 (without the 1.1 options)")
 	f.BoolVar(&h.debug, "debug", false, "accepted")
 	f.StringVar(&h.name, "job-name", "", "job name (required)")
-	f.StringVar(&h.image, "image", "", "container image (the Kubernetes executor runs it)")
+	f.StringVar(&h.image, "image", "", "container image (the Kubernetes executor runs it; without --command, the local executor runs the program its cluster file's images: maps it to)")
 	f.StringVarP(&h.namespace, "namespace", "n", "", "the team's namespace (default: the login's, or the token's only team)")
-	f.StringVar(&h.command, "command", "", "command as a list, e.g. '[python, train.py]'")
-	f.StringVar(&h.args, "args", "", "arguments as a list, e.g. '[--epochs=10]'")
+	f.StringVar(&h.command, "command", "", "command as a list, e.g. '[python, train.py]'; without it the image's entrypoint runs (a local-executor server runs it only for an image its cluster file maps)")
+	f.StringVar(&h.args, "args", "", "arguments as a list, e.g. '[--epochs=10]', after the command or the image's entrypoint")
 	f.StringVar(&h.env, "environment", "", `environment as a JSON object, e.g. '{"VAR": "x"}'`)
 	f.StringVar(&h.pullPolicy, "pull-policy", "", "Always, IfNotPresent or Never (Kubernetes executor)")
 	f.StringVar(&h.instanceType, "instance-type", "", "instance type (default: the team's only quota type)")
@@ -108,7 +108,8 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 		return model.TaskSpec{}, clickMissingOption("--job-name")
 	}
 	// hyp requires an image (the local executor runs the command on the
-	// host and does not use it), and a count it is given of at least one.
+	// host, or without one the program its cluster file maps the image
+	// to), and a count it is given of at least one.
 	if h.image == "" {
 		return model.TaskSpec{}, clickMissingOption("--image")
 	}
@@ -173,13 +174,16 @@ func (h *hypCreate) spec(cmd *cobra.Command) (model.TaskSpec, error) {
 		RequiredTopology: h.required, PreferredTopology: h.preferred, MaxRetry: h.maxRetry, AutoResume: h.maxRetry > 0,
 		PerNode: model.Request{GPUs: int64(h.accelerators), VCPU: h.vcpu, MemoryGiB: h.memory}}
 	s.Nodes = max(h.nodeCount, h.replicaCount, 1)
-	cmdline := append(hypList(h.command), hypList(h.args)...)
-	if len(hypList(h.command)) == 0 {
-		return model.TaskSpec{}, &model.FieldError{Field: "--command", Problem: "the job has nothing to run",
-			Fix: "pass --command '[python, train.py]' (taskgov runs the command; it does not read the image's entrypoint)"}
+	// Without --command the pod runs the image's entrypoint with --args
+	// (a container's command and args); whether this server can is the
+	// server's to say (a local executor runs only images its cluster file
+	// maps, and refuses others at submission).
+	if command := hypList(h.command); len(command) > 0 {
+		s.Command = append(command, hypList(h.args)...)
+	} else {
+		s.Args = hypList(h.args)
 	}
-	s.Command = cmdline
-	relativePathNote(errw, cmdline)
+	relativePathNote(errw, append(append([]string{}, s.Command...), s.Args...))
 	if h.env != "" {
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(h.env), &obj); err != nil {
@@ -248,7 +252,7 @@ func (h *hypCreate) run(cmd *cobra.Command) error {
 		fmt.Fprintf(out, "Using version: %s\n", h.version)
 	}
 	if _, err := cl.SubmitKeyed(ctx, s, client.NewIdempotencyKey()); err != nil { // one key per command; its retries reuse it
-		return err
+		return hypSubmitFailure(cmd.ErrOrStderr(), s.Name, err)
 	}
 	fmt.Fprintf(out, "Successfully submitted HyperPodPytorchJob '%s'!\n", s.Name)
 	return nil

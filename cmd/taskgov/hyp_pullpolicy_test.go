@@ -48,8 +48,10 @@ func TestHypPullPolicyIsKept(t *testing.T) {
 	if p := policy("np"); p != "N/A" {
 		t.Errorf("describe np: Image Pull Policy %q, want N/A", p)
 	}
+	// hyp sends any --pull-policy (its schema takes a string); the
+	// cluster's refusal is a failed create: exit 1 (hypSubmitFailure).
 	_, errs, code := create("bad", "--pull-policy", "Sometimes")
-	if code != exitInput || !strings.Contains(errs, `imagePullPolicy: "Sometimes" is not an image pull policy; use Always, IfNotPresent or Never`) {
+	if code != exitFailure || !strings.Contains(errs, `imagePullPolicy: "Sometimes" is not an image pull policy; use Always, IfNotPresent or Never`) {
 		t.Errorf("hyp create --pull-policy Sometimes: exit %d: %s", code, errs)
 	}
 	if _, _, code := cli(t, "describe", "hyp-pytorch-job", "--job-name", "bad", "-n", ns); code == 0 {

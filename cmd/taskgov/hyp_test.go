@@ -181,7 +181,10 @@ func testHypReadme(t *testing.T, bin string) {
 	mustFail(t, exitInput, "No such option: --accelerators", readme...)
 	mustFail(t, exitInput, "GPU partitions", "create", "hyp-pytorch-job", "--version", "1.1", "--job-name", "test-pytorch-job", "--image", "pytorch/pytorch:latest",
 		"--command", "[python, train.py]", "--accelerator-partition-type", "mig-1g.5gb", "--accelerator-partition-count", "2")
-	mustFail(t, exitInput, "--command", "create", "hyp-pytorch-job", "--job-name", "test-pytorch-job", "--image", "pytorch/pytorch:latest")
+	// Without --command the server decides: this cluster file maps no
+	// image, so the job is refused, naming the fixes (mapped, it runs:
+	// hyp_image_test.go).
+	mustFail(t, exitFailure, `it cannot run image "pytorch/pytorch:latest"'s entrypoint`, "create", "hyp-pytorch-job", "--job-name", "test-pytorch-job", "--image", "pytorch/pytorch:latest")
 	// The training guide's lines, with a command taskgov can run.
 	mustCLI(t, "create", "hyp-pytorch-job", "--job-name", "test-pytorch-job-cli", "--image", "pytorch/pytorch:latest",
 		"--command", "[hyperpodrun, --steps, 3]", "--environment", `{"PATH": "`+bin+`:/usr/bin:/bin"}`, "--node-count", "1")

@@ -16,7 +16,13 @@ import (
 // code apart, as a script sees them.
 func linkRunner(t *testing.T) func(cwd, name string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cliServerWith(t, walkthroughCluster)
+	return linkRunnerWith(t, walkthroughCluster)
+}
+
+// linkRunnerWith is linkRunner against a server on another cluster file.
+func linkRunnerWith(t *testing.T, cluster string) func(cwd, name string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cliServerWith(t, cluster)
 	bin := buildBinary(t)
 	dir := filepath.Dir(bin)
 	for _, link := range []string{"hyp", "hyperpod"} {

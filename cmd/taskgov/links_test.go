@@ -47,7 +47,7 @@ func TestLinksAsHyperPodScripts(t *testing.T) {
 	expect(exitFailure, "❌ Namespace 'nosuch' does not exist", "hyp", "list", "hyp-pytorch-job", "-n", "nosuch")
 	expect(exitFailure, "Unsupported schema version: 1.2", "hyp", "create", "hyp-pytorch-job", "--version", "1.2",
 		"--job-name", "x", "--image", "i", "--command", "[true]")
-	expect(exitInput, "--command", "hyp", "create", "hyp-pytorch-job", "--job-name", "x", "--image", "i")
+	expect(exitFailure, `it cannot run image "i"'s entrypoint`, "hyp", "create", "hyp-pytorch-job", "--job-name", "x", "--image", "i", "-n", "hyperpod-ns-team-a") // the server's refusal
 	expect(exitInput, "No such option: --bogus", "hyp", "list", "hyp-pytorch-job", "--bogus")
 	expect(exitFailure, "not found", "hyperpod", "get-job", "--job-name", "nosuch")
 	expect(exitFailure, "Namespace nosuch does not exist!", "hyperpod", "list-jobs", "-n", "nosuch")

@@ -372,14 +372,25 @@ func startControlPlane(ctx context.Context, o serverOptions, sc storeChoice, st 
 	var killStrays func() int
 	var closeExec func()
 	abandon := func() int { return 0 } // Kubernetes pods outlive a deposed leader; the new one adopts them
+	// runCheck is the executor's say, at submission, on whether it can run
+	// a task's command or image (executor.RunChecker); nil: any.
+	var runCheck func(model.TaskSpec) error
 	if kb == nil {
-		l, err := newLocalExecutor(o)
+		var images map[string][]string
+		if cluster != nil {
+			images = cluster.Images
+		}
+		l, err := newLocalExecutor(o, images)
 		if err != nil {
 			return fail(err)
 		}
 		exec, killStrays, closeExec = l, l.Recover, l.Close
+		runCheck = l.CheckRun
 		abandon = l.KillStrays
 	} else {
+		if len(cluster.Images) > 0 {
+			log.Warn("the cluster file's images section is not used on Kubernetes: a task without a command runs its image's own entrypoint", "images", len(cluster.Images))
+		}
 		cluster.NodeGroups, cluster.Nodes = nil, nil
 		for _, n := range kb.statuses() {
 			cluster.Nodes = append(cluster.Nodes, n.Spec)
@@ -428,7 +439,7 @@ func startControlPlane(ctx context.Context, o serverOptions, sc storeChoice, st 
 	go (&trends.Sampler{Store: st, Read: eng.UtilisationSample, Interval: o.sampleInterval, Log: log}).Run(ctx)
 	isReady := &atomic.Bool{}
 	api := httpapi.New(eng, log, isReady.Load).WithMetrics(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{})).
-		WithLimits(o.limits.apiLimits()).WithPrometheus(o.prometheusURL)
+		WithLimits(o.limits.apiLimits()).WithPrometheus(o.prometheusURL).WithRunCheck(runCheck)
 	failed := make(chan struct{})
 	go func() {
 		<-eng.Done()

@@ -12,7 +12,7 @@ import (
 // newLocalExecutor builds the local executor from the server's flags: who
 // tasks run as (--task-user) and where their directories live
 // (--task-dir), checking that tasks can reach them.
-func newLocalExecutor(o serverOptions) (*local.Executor, error) {
+func newLocalExecutor(o serverOptions, images map[string][]string) (*local.Executor, error) {
 	users, err := local.ParseUsers(o.taskUser)
 	if err != nil {
 		return nil, &model.FieldError{Field: "--task-user", Problem: err.Error(), Fix: "use auto, per-team, server, or an unprivileged user's name"}
@@ -25,7 +25,7 @@ func newLocalExecutor(o serverOptions) (*local.Executor, error) {
 		}
 		dir = abs + "-tasks"
 	}
-	l := local.NewWith(local.Options{StateDir: o.dataDir, TaskDir: dir, Users: users, Now: time.Now})
+	l := local.NewWith(local.Options{StateDir: o.dataDir, TaskDir: dir, Users: users, Images: images, Now: time.Now})
 	if err := l.CheckReachable(); err != nil {
 		l.Close()
 		return nil, &model.FieldError{Field: "--task-dir", Problem: err.Error(), Fix: "see docs/SERVER.md, Local executor"}

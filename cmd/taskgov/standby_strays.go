@@ -13,7 +13,7 @@ import (
 // restarted replica may stand by for a long time. The crash records stay
 // for that recovery (the crash-loop guard counts them).
 func sweepStandbyStrays(o serverOptions, log *slog.Logger) error {
-	l, err := newLocalExecutor(o)
+	l, err := newLocalExecutor(o, nil)
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,7 @@ func TestUnknownFieldNamesSectionNotGoType(t *testing.T) {
 		t.Errorf("error leaks a Go type name:\n%v", err)
 	}
 	_, err = LoadCluster(writeFile(t, "bogus: 1\n"))
-	if err == nil || !strings.Contains(err.Error(), `yaml: line 1: unknown field "bogus" at the top level; allowed there: instanceTypes, name, nodeGroups, nodes, policy, teams, topologyLevels;`) {
+	if err == nil || !strings.Contains(err.Error(), `yaml: line 1: unknown field "bogus" at the top level; allowed there: images, instanceTypes, name, nodeGroups, nodes, policy, teams, topologyLevels;`) {
 		t.Errorf("top-level unknown field: %v", err)
 	}
 }

@@ -107,7 +107,7 @@ func (e *Engine) startReady(w *writes) {
 			keep = append(keep, a)
 			continue
 		}
-		spec := executor.StartSpec{Task: a.Task, Team: a.Team, Command: r.Spec.Command, Env: r.Spec.Env, Image: r.Spec.Image, ImagePullPolicy: r.Spec.ImagePullPolicy, Resumes: r.Resumes,
+		spec := executor.StartSpec{Task: a.Task, Team: a.Team, Command: r.Spec.Command, Args: r.Spec.Args, Env: r.Spec.Env, Image: r.Spec.Image, ImagePullPolicy: r.Spec.ImagePullPolicy, Resumes: r.Resumes,
 			Seq: r.Seq, KeepCheckpoints: r.Spec.ResumeCheckpoints, Key: r.IdempotencyKey}
 		rn := &run{resumes: r.Resumes, alive: len(a.Pods)}
 		for _, p := range a.Pods {

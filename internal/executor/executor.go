@@ -12,6 +12,8 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/taskgov/taskgov/internal/model"
 )
 
 // Pod is one pod of a task, on one node.
@@ -23,12 +25,16 @@ type Pod struct {
 
 // StartSpec is everything an executor needs to start a task's pods.
 type StartSpec struct {
-	Task    string
-	Team    string
-	Pods    []Pod
+	Task string
+	Team string
+	Pods []Pod
+	// Command is the program and its arguments; empty: the image's
+	// entrypoint (RunChecker).
 	Command []string
-	Env     map[string]string
-	Image   string // container image (Kubernetes only)
+	// Args follow the command or the entrypoint (a container's args).
+	Args  []string
+	Env   map[string]string
+	Image string // container image
 	// ImagePullPolicy is the container's imagePullPolicy (Kubernetes
 	// only; empty: the cluster's default).
 	ImagePullPolicy string
@@ -83,6 +89,17 @@ type Executor interface {
 	Handles(task string) []int
 	// Events delivers pod events; the engine reads it.
 	Events() <-chan Event
+}
+
+// RunChecker is an executor that cannot run every task the API accepts:
+// the local executor runs a task without a command only when the cluster
+// file maps its image to an entrypoint. The API asks it at submission, so
+// that such a task is refused there, with the fix, and never stored.
+type RunChecker interface {
+	// CheckRun returns nil when the executor can run spec's command (or
+	// its image's entrypoint), else a *model.FieldError naming the fix.
+	// It must not block: it reads the executor's configuration only.
+	CheckRun(spec model.TaskSpec) error
 }
 
 // Adopter is an executor whose pods outlive the server (Kubernetes). On

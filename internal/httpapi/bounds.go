@@ -8,8 +8,8 @@ import (
 
 // listBudget bounds the bytes of task records in one list response: a page
 // stops early (with nextAfter) rather than grow past it. Submit limits each
-// record's command and env to 32 KiB apiece, so a page of 1000 could
-// otherwise reach about 70 MB.
+// record's command (with its args) and env to 32 KiB apiece, so a page of
+// 1000 could otherwise reach about 70 MB.
 const listBudget = 4 << 20
 
 // withinBudget returns how many of recs fit in listBudget (at least one).
@@ -28,6 +28,9 @@ func withinBudget(recs []model.TaskRecord) int {
 func recordSize(r model.TaskRecord) int {
 	n := 512 + len(r.Name) + len(r.Message) + len(r.Spec.Image)
 	for _, a := range r.Spec.Command {
+		n += len(a) + 8
+	}
+	for _, a := range r.Spec.Args {
 		n += len(a) + 8
 	}
 	for k, v := range r.Spec.Env {

@@ -71,7 +71,7 @@ func newEnvWith(t *testing.T, clusterYAML string, opts envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := local.New(dir, time.Now)
+	exec := local.NewWith(local.Options{StateDir: dir, Images: c.Images, Now: time.Now})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var est engine.Store = st
 	if opts.store != nil {
@@ -81,7 +81,7 @@ func newEnvWith(t *testing.T, clusterYAML string, opts envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := New(eng, log, func() bool { return true })
+	api := New(eng, log, func() bool { return true }).WithRunCheck(exec.CheckRun) // as taskgov server wires it
 	if opts.server != nil {
 		opts.server(api)
 	}

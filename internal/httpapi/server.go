@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskgov/taskgov/internal/devices"
 	"github.com/taskgov/taskgov/internal/engine"
+	"github.com/taskgov/taskgov/internal/model"
 	"github.com/taskgov/taskgov/internal/ui"
 )
 
@@ -34,6 +35,10 @@ type Server struct {
 	taskList  taskCache
 	summaries summaryCache
 
+	// canRun is the executor's answer to whether it can run a task's
+	// command or image (executor.RunChecker); nil: every valid one.
+	canRun func(model.TaskSpec) error
+
 	limits  Limits
 	rate    rateLimiter
 	streams streamCounter
@@ -43,6 +48,14 @@ type Server struct {
 	// how long one write round of a stream may take (sseWriteTimeout).
 	// Tests shorten them.
 	keepalive, streamWrite time.Duration
+}
+
+// WithRunCheck makes submissions ask check whether this server's executor
+// can run the task (executor.RunChecker's CheckRun); a refusal is the
+// submission's 400, and nothing is stored.
+func (s *Server) WithRunCheck(check func(model.TaskSpec) error) *Server {
+	s.canRun = check
+	return s
 }
 
 // WithMetrics serves h at GET /metrics to admins and cluster-wide viewers.

@@ -35,6 +35,11 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	if err := model.ValidateRun(spec); err != nil {
 		return err
 	}
+	if s.canRun != nil {
+		if err := s.canRun(spec); err != nil {
+			return err
+		}
+	}
 	if err := checkPendingCap(s.eng.View(), spec, key); err != nil {
 		s.eng.Audit(r.Context(), p.ID, "task.submit", spec.Team+"/"+spec.Name, "refused: pending_cap")
 		return audited{err}

@@ -237,7 +237,9 @@ func (e *Executor) createService(ctx context.Context, spec executor.StartSpec, r
 }
 
 // podFor builds one pod: taskgov's scheduler name, the local executor's
-// environment, and a GPU request of the GPUs the core assigned.
+// environment, and a GPU request of the GPUs the core assigned. A task
+// without a command leaves the container's command unset: the image's
+// entrypoint runs, with the task's args.
 func (e *Executor) podFor(spec executor.StartSpec, pod executor.Pod, ns string) *corev1.Pod {
 	image := spec.Image
 	if image == "" {
@@ -258,7 +260,7 @@ func (e *Executor) podFor(spec executor.StartSpec, pod executor.Pod, ns string) 
 	for _, k := range sortedNames(spec.Env) {
 		env = append(env, corev1.EnvVar{Name: k, Value: spec.Env[k]})
 	}
-	c := corev1.Container{Name: "task", Image: image, Command: spec.Command, Env: env, ImagePullPolicy: corev1.PullPolicy(spec.ImagePullPolicy)}
+	c := corev1.Container{Name: "task", Image: image, Command: spec.Command, Args: spec.Args, Env: env, ImagePullPolicy: corev1.PullPolicy(spec.ImagePullPolicy)}
 	if n := len(pod.GPUs); n > 0 {
 		q := *apiresource.NewQuantity(int64(n), apiresource.DecimalSI)
 		c.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{ResourceGPU: q}, Limits: corev1.ResourceList{ResourceGPU: q}}

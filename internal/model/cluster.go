@@ -88,4 +88,9 @@ type Cluster struct {
 	Nodes          []Node         `yaml:"nodes,omitempty" json:"nodes,omitempty"`
 	Policy         Policy         `yaml:"policy" json:"policy"`
 	Teams          []Team         `yaml:"teams" json:"teams"`
+	// Images maps a container image to the argv the local executor runs
+	// for a task that gives that image and no command (images.go). It is
+	// the server's own configuration, read from its --config file at
+	// start: never stored with the cluster nor served (json "-").
+	Images map[string][]string `yaml:"images,omitempty" json:"-"`
 }

@@ -57,10 +57,16 @@ type TaskSpec struct {
 	NodeSelector map[string]string `yaml:"nodeSelector,omitempty" json:"nodeSelector,omitempty"`
 
 	// What runs (the executor's business; the core ignores these).
-	Command []string          `yaml:"command,omitempty" json:"command,omitempty"`
-	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
-	// Image is the container image on Kubernetes; the local executor
-	// ignores it.
+	// Command is the program and its arguments. Empty with an Image: the
+	// image's entrypoint runs (a Kubernetes pod's; on the local executor,
+	// the argv the cluster file's images section maps the image to).
+	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
+	// Args follow the command, or the image's entrypoint when Command is
+	// empty, as a Kubernetes container's args do.
+	Args []string          `yaml:"args,omitempty" json:"args,omitempty"`
+	Env  map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Image is the container image on Kubernetes; on the local executor it
+	// matters only without a Command (Cluster.Images).
 	Image string `yaml:"image,omitempty" json:"image,omitempty"`
 	// ImagePullPolicy is the pod's imagePullPolicy on Kubernetes (Always,
 	// IfNotPresent or Never; empty: Kubernetes' default), as hyp's

@@ -84,6 +84,7 @@ func (c *Cluster) Validate() error {
 		}
 		seenTeam[t.Name] = true
 	}
+	errs = append(errs, validateImages(c.Images)...)
 	if len(errs) == 0 {
 		seen := map[string]bool{}
 		for _, n := range c.ExpandNodes() {

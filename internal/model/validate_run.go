@@ -39,10 +39,11 @@ func ReservedEnv(name string) bool {
 	return strings.HasPrefix(name, "TASKGOV_") || reservedEnv[name]
 }
 
-// ValidateRun checks what a task runs: its command, environment and image.
-// The core ignores these fields (the simulator's tasks have none), so the
-// API calls this beside ValidateTask. A command is required unless an image
-// is given (a Kubernetes pod then runs the image's entrypoint).
+// ValidateRun checks what a task runs: its command, args, environment and
+// image. The core ignores these fields (the simulator's tasks have none), so
+// the API calls this beside ValidateTask. A command is required unless an
+// image is given (its entrypoint then runs; whether this server's executor
+// can run it is the executor's to say, executor.RunChecker).
 func ValidateRun(s TaskSpec) error {
 	var errs Errors
 	switch {
@@ -51,24 +52,11 @@ func ValidateRun(s TaskSpec) error {
 	case len(s.Command) > 0 && s.Command[0] == "":
 		errs = append(errs, fieldErr("command", `start with the program to run, e.g. ["python3", "train.py"]`, "its first element (the program) is empty"))
 	}
-	if len(s.Command) > MaxCommandArgs {
-		errs = append(errs, fieldErr("command", fmt.Sprintf("use at most %d arguments; pass long inputs in a file", MaxCommandArgs), "has %d arguments", len(s.Command)))
-	}
-	total := 0
-	for i, a := range s.Command {
-		total += len(a)
-		if strings.IndexByte(a, 0) >= 0 {
-			errs = append(errs, fieldErr("command", "remove the NUL byte; a process argument cannot hold one", "argument %d contains a NUL byte", i))
-			break
-		}
-	}
-	if total > MaxCommandBytes {
-		errs = append(errs, fieldErr("command", fmt.Sprintf("keep the command within %d KiB; pass long inputs in a file", MaxCommandBytes>>10), "is %d bytes", total))
-	}
+	errs = append(errs, checkArgv(s.Command, s.Args)...)
 	if len(s.Env) > MaxEnvVars {
 		errs = append(errs, fieldErr("env", fmt.Sprintf("set at most %d variables", MaxEnvVars), "has %d variables", len(s.Env)))
 	}
-	total = 0
+	total := 0
 	for _, k := range sortedKeys(s.Env) {
 		v := s.Env[k]
 		total += len(k) + len(v)
@@ -95,6 +83,31 @@ func ValidateRun(s TaskSpec) error {
 		errs = append(errs, fieldErr("imagePullPolicy", "use Always, IfNotPresent or Never (Kubernetes' image pull policies), or leave it out", "%q is not an image pull policy", s.ImagePullPolicy))
 	}
 	return errs.orNil()
+}
+
+// checkArgv bounds the command and args together: they are one argv.
+func checkArgv(command, args []string) Errors {
+	var errs Errors
+	if n := len(command) + len(args); n > MaxCommandArgs {
+		errs = append(errs, fieldErr("command", fmt.Sprintf("use at most %d arguments in command and args together; pass long inputs in a file", MaxCommandArgs), "has %d arguments", n))
+	}
+	total := 0
+	for _, part := range []struct {
+		field string
+		argv  []string
+	}{{"command", command}, {"args", args}} {
+		for i, a := range part.argv {
+			total += len(a)
+			if strings.IndexByte(a, 0) >= 0 {
+				errs = append(errs, fieldErr(part.field, "remove the NUL byte; a process argument cannot hold one", "argument %d contains a NUL byte", i))
+				break
+			}
+		}
+	}
+	if total > MaxCommandBytes {
+		errs = append(errs, fieldErr("command", fmt.Sprintf("keep the command and args within %d KiB together; pass long inputs in a file", MaxCommandBytes>>10), "is %d bytes", total))
+	}
+	return errs
 }
 
 // checkFloors refuses a per-pod request that is positive but rounds to

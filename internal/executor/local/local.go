@@ -42,6 +42,7 @@ const CheckpointFile = ".taskgov-checkpoint"
 type Executor struct {
 	stateDir, taskDir string
 	users             Users
+	images            map[string][]string // model.Cluster.Images; read only
 	crashLimit        int
 	events            chan executor.Event
 	now               func() time.Time
@@ -71,6 +72,10 @@ type Options struct {
 	TaskDir string
 	// Users says which uid pods run as; the zero value is the server's.
 	Users Users
+	// Images maps an image to the argv a task with that image and no
+	// command runs (the cluster file's images section); CheckRun refuses
+	// such a task with an image it does not map.
+	Images map[string][]string
 	// CrashLimit is how many server deaths in a row a task may be running
 	// at before it is refused (default DefaultCrashLimit).
 	CrashLimit int
@@ -103,7 +108,7 @@ func NewWith(o Options) *Executor {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	e := &Executor{stateDir: abs(o.StateDir), taskDir: abs(o.TaskDir), users: o.Users, crashLimit: o.CrashLimit,
+	e := &Executor{stateDir: abs(o.StateDir), taskDir: abs(o.TaskDir), users: o.Users, images: o.Images, crashLimit: o.CrashLimit,
 		events: make(chan executor.Event, 1024), now: o.Now,
 		tasks: map[string]*taskProcs{}, uidTeam: map[uint32]string{}, done: make(chan struct{})}
 	go e.watchCheckpoints()
@@ -115,9 +120,11 @@ func (e *Executor) Events() <-chan executor.Event { return e.events }
 
 // Start implements executor.Executor.
 func (e *Executor) Start(spec executor.StartSpec) error {
-	if len(spec.Command) == 0 || spec.Command[0] == "" {
-		return fmt.Errorf("task %s has no command to run", spec.Task)
+	argv, err := e.argv(spec)
+	if err != nil {
+		return err
 	}
+	spec.Command, spec.Args = argv, nil
 	if !model.ValidName(spec.Task) || !model.ValidName(spec.Team) {
 		return fmt.Errorf("task %q of team %q: not a valid name for a directory", spec.Task, spec.Team)
 	}
