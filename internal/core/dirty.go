@@ -68,10 +68,12 @@ func (s *Scheduler) touchUsage(i int) { s.touchType(i) }
 // borrowers) changed since the last call, under FairShare with more than one
 // type: all when a type's unallocated capacity moved (every team's share),
 // else the teams whose borrowing moved. It keeps what it saw for the next
-// call. O(teams × types).
+// call. O(teams × types), or O(types + listed teams × types) while the
+// team list stands (sharemoved.go).
 func (s *Scheduler) shareMoved() (all bool, teams []*team) {
 	if s.policy.IdleComputeAllocation != model.FairShare || len(s.types) < 2 {
 		s.shareSnap = s.shareSnap[:0]
+		s.clearShareTeams()
 		return false, nil
 	}
 	n := len(s.types)
@@ -79,33 +81,49 @@ func (s *Scheduler) shareMoved() (all bool, teams []*team) {
 	if s.shareUnmoved(want) {
 		return false, nil // nothing it reads moved since the last call (sharemoved.go)
 	}
+	listed := !s.fullRescan && !s.shareAll && len(s.shareSnap) == want
 	if len(s.shareSnap) != want {
 		s.shareSnap = make([]resource.Vector, want)
 		all = true
 	}
-	k := 0
 	for i := 0; i < n; i++ {
-		if v := s.unallocatedAllowed(i); s.shareSnap[k] != v {
-			s.shareSnap[k] = v
+		if v := s.unallocatedAllowed(i); s.shareSnap[i] != v {
+			s.shareSnap[i] = v
 			all = true
 		}
-		k++
 	}
-	for _, tm := range s.teams {
-		moved := false
-		for i := 0; i < n; i++ {
-			if s.shareSnap[k] != tm.borC[i] {
-				s.shareSnap[k] = tm.borC[i]
-				moved = true
+	if listed {
+		// Only the teams whose borrowing was written since the last
+		// pass may differ from their snapshot (sharemoved.go).
+		for _, tm := range s.shareTeams {
+			if !s.breakShareList && s.shareRowMoved(tm, tm.idx, n) {
+				teams = append(teams, tm)
 			}
-			k++
 		}
-		if moved {
-			teams = append(teams, tm)
+	} else {
+		for k, tm := range s.teams {
+			if s.shareRowMoved(tm, k, n) {
+				teams = append(teams, tm)
+			}
 		}
 	}
+	s.clearShareTeams()
 	s.shareEpoch = s.qm.epoch
 	return all, teams
+}
+
+// shareRowMoved compares tm's borrowing per type with row k of the
+// snapshot (after the n types' unallocated capacities), and records it.
+func (s *Scheduler) shareRowMoved(tm *team, k, n int) bool {
+	row := s.shareSnap[(k+1)*n : (k+2)*n]
+	moved := false
+	for i := range row {
+		if row[i] != tm.borC[i] {
+			row[i] = tm.borC[i]
+			moved = true
+		}
+	}
+	return moved
 }
 
 // markShares marks what a moved share can change: every type if all, else,

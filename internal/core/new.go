@@ -137,6 +137,7 @@ func (s *Scheduler) SetTeam(spec model.Team) error {
 // detachTeam removes t's quota and contributions from its group and the sums.
 func (s *Scheduler) detachTeam(t *team) {
 	s.qm.bump()
+	s.shareAll = true // sharemoved.go
 	g := t.group
 	for i := range s.types {
 		s.quotaSum[i] = s.quotaSum[i].Sub(t.quota[i])
@@ -158,6 +159,7 @@ func (s *Scheduler) detachTeam(t *team) {
 // attachTeam adds t's quota and contributions to its (possibly new) group.
 func (s *Scheduler) attachTeam(t *team) {
 	defer s.qm.bump()
+	s.shareAll = true // sharemoved.go
 	t.group = s.groupOf(t.spec.Group)
 	for i := range s.types {
 		s.quotaSum[i] = s.quotaSum[i].Add(t.quota[i])

@@ -58,6 +58,7 @@ func (s *Scheduler) refreshTeamType(t *team, i int) {
 	g.lend[i] = g.lend[i].Sub(t.lendC[i]).Add(lend)
 	g.borrowed[i] = g.borrowed[i].Sub(t.borC[i]).Add(bor)
 	t.lendC[i], t.borC[i] = lend, bor
+	s.listShareTeam(t)
 	s.qm.bumpUsage()
 	ov := g.borrowed[i].SubClamped(g.lend[i])
 	s.overflowTotal[i] = s.overflowTotal[i].Sub(g.overflow[i]).Add(ov)

@@ -16,19 +16,27 @@ import (
 // borrowed one, in the full rescan and in the incremental core. With
 // shareMoved's pass skipped whatever moved (breakShareEpoch, sharemoved.go)
 // B is not evaluated again and the cores differ: the proof that the test
-// sees the bug. The random differential run does not reach this case.
+// sees the bug. So do they with the pass leaving out the teams whose
+// borrowing was written since the last one (breakShareList: x is one).
+// The random differential run does not reach this case.
 func TestShareMovedMarksOtherTypes(t *testing.T) {
-	if err := shareMovedRun(t, false); err != nil {
+	if err := shareMovedRun(t, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := shareMovedRun(t, true); err == nil {
-		t.Fatal("with shareMoved's pass skipped, the cores still agree")
-	} else {
-		t.Logf("with the bug injected, as it must: %v", err)
+	bugs := map[string]func(s *Scheduler){
+		"the pass skipped":          func(s *Scheduler) { s.breakShareEpoch = true },
+		"the listed teams left out": func(s *Scheduler) { s.breakShareList = true },
+	}
+	for _, name := range []string{"the pass skipped", "the listed teams left out"} {
+		if err := shareMovedRun(t, bugs[name]); err == nil {
+			t.Fatalf("with %s, the cores still agree", name)
+		} else {
+			t.Logf("with %s, as it must: %v", name, err)
+		}
 	}
 }
 
-func shareMovedRun(t *testing.T, bug bool) error {
+func shareMovedRun(t *testing.T, bug func(s *Scheduler)) error {
 	const a, b = "ml.p5.48xlarge", "ml.g5.48xlarge"
 	var c model.Cluster
 	c.NodeGroups = []model.NodeGroup{{Name: "a", InstanceType: a, Count: 9}, {Name: "b", InstanceType: b, Count: 6}}
@@ -45,7 +53,9 @@ func shareMovedRun(t *testing.T, bug bool) error {
 	rebalance := true
 	c.Policy.FairShareRebalance = &rebalance
 	p := newDiffPair(t, c)
-	p.inc.breakShareEpoch = bug
+	if bug != nil {
+		bug(p.inc)
+	}
 	sub := func(name, team, typ string, nodes int, at time.Time) {
 		spec := model.TaskSpec{Name: name, Team: team, InstanceType: typ, Nodes: nodes}
 		if err := p.both(func(s *Scheduler) error { return s.Submit(spec, at) }); err != nil {

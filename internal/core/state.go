@@ -116,7 +116,9 @@ type team struct {
 	usage     []resource.Vector
 	lendC     []resource.Vector // what it contributes to its group's lend pool
 	borC      []resource.Vector // what it borrows from its group
-	run       [][]*task         // running tasks per instance type
+	// shareListed: in Scheduler.shareTeams (sharemoved.go).
+	shareListed bool
+	run         [][]*task // running tasks per instance type
 	// fresh is, per type, the usage of tasks admitted in cycle freshCycle.
 	fresh      []resource.Vector
 	freshCycle uint64
@@ -211,6 +213,8 @@ type Scheduler struct {
 	breakMarks bool                       // test only: drop per-type marks, to prove the differential test sees it
 	shareSnap  []resource.Vector          // what weighted shares read, as of the last check (dirty.go)
 	shareEpoch uint64                     // the quota memo's epoch when shareSnap was taken (sharemoved.go)
+	shareTeams []*team                    // teams whose borrowing was written since shareMoved's last pass (sharemoved.go)
+	shareAll   bool                       // the team list or a team's record changed: the next pass reads every team (sharemoved.go)
 	workList   []int                      // the types this cycle evaluates, in order (sharemoved.go: workTypes)
 	settle     settleState                // when to settle a spent type in bulk (settle.go)
 	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
@@ -238,6 +242,8 @@ type Scheduler struct {
 	breakStopHold bool
 	// Test only: shareMoved skips its pass whatever moved (sharemoved.go).
 	breakShareEpoch bool
+	// Test only: shareMoved's pass leaves out the teams it lists (sharemoved.go).
+	breakShareList bool
 	// Test only: the stop ignores own cheap lower-priority victims (stoprank.go).
 	breakStopRank bool
 	// Test only: the stop leaves out the tick its tail's searches ask for (stoprank.go).
