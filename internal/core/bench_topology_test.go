@@ -93,3 +93,45 @@ func BenchmarkTopologyPreempt(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTopologyPlaceOne: one single-node task of 8 GPUs on the cluster
+// of BenchmarkTopologyPlace (10,000 nodes, 70% running a 1-8 GPU task),
+// without a topology request, and requiring or preferring a level: the
+// placement step alone. A task that names a level takes, among the tightest
+// nodes, the one in the tightest domains from that level down (placeone.go):
+// one pass over that level's domains (313 layer-3, 40 layer-2, 5 layer-1).
+func BenchmarkTopologyPlaceOne(b *testing.B) {
+	s, err := New(topoCluster(10000, 32, 8, 8, false), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(3))
+	it := s.types[s.typeIdx[benchType]]
+	for k, p := range r.Perm(len(it.nodes))[:7000] {
+		name := fmt.Sprintf("fill%d", k)
+		if err := s.Submit(model.TaskSpec{Name: name, Team: "a", InstanceType: benchType,
+			PerNode: model.Request{GPUs: int64(1 + r.Intn(8))}}, epoch); err != nil {
+			b.Fatal(err)
+		}
+		s.assign(s.tasks[name], []int32{it.nodes[p]})
+	}
+	for _, c := range []struct{ name, req, pref string }{
+		{"none", "", ""},
+		{"required-layer-1", model.LabelLayer1, ""},
+		{"required-layer-3", model.LabelLayer3, ""},
+		{"preferred-layer-3", "", model.LabelLayer3},
+	} {
+		if err := s.Submit(model.TaskSpec{Name: c.name, Team: "a", InstanceType: benchType,
+			RequiredTopology: c.req, PreferredTopology: c.pref}, epoch); err != nil {
+			b.Fatal(err)
+		}
+		t := s.tasks[c.name]
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if nodes, _ := s.place(t, placeMode{}); nodes == nil {
+					b.Fatal("the task did not place")
+				}
+			}
+		})
+	}
+}

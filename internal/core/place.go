@@ -152,6 +152,12 @@ func (s *Scheduler) place(t *task, m placeMode) ([]int32, int) {
 		}
 		out = out[:0]
 	}
+	if need == 1 && !m.quick && it.topo.labeled > 0 && treePlacesOne(t) {
+		if ni := s.tightestInTree(t, k0, ignoreHolds); ni >= 0 {
+			out = append(out, ni) // among the tightest nodes, the tightest domains (placeone.go)
+			return out, need
+		}
+	}
 	// A required level holds for a single pod too where the type is
 	// labelled: a node outside every domain of that level fits none.
 	inDomain := t.reqLevel >= 0 && it.topo.labeled > 0

@@ -486,8 +486,11 @@ func (s *Scheduler) enforceLimits(d *model.Decision) {
 
 // chooseInDomain is victim choice for a required-topology task: for every
 // domain of the required level, the cheapest victims inside it that let the
-// gang land there; the domain whose victims lose the least work wins (lowest
-// id among equals). Victims stay concentrated in one domain, and nothing is
+// gang land there; the domain whose victims lose the least work wins; among
+// equals, the one whose last victim in the victim order (category, then
+// priority: topVictim) comes first, so a tie takes lower-priority work as
+// Kueue does; then the lowest domain id (a total order: ids follow the
+// node list). Victims stay concentrated in one domain, and nothing is
 // chosen unless the gang then places. On success the winning victims are
 // removed and pm.only confines the final placement to their domain (feasible
 // places with pm).
@@ -505,7 +508,7 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 			}
 		}
 	}
-	best, bestCost := -1, 0.0
+	best, bestCost, bestTop := -1, 0.0, victimKey{}
 	for id, vs := range inDom {
 		if len(vs) == 0 || len(doms[id].nodes) < t.spec.Nodes || !s.roomBound(t, vs, doms[id]) {
 			continue
@@ -520,8 +523,9 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 			cost += v.lost
 			s.reassign(v.t)
 		}
-		if best < 0 || cost < bestCost {
-			best, bestCost = id, cost
+		top := topVictim(chosen)
+		if best < 0 || cost < bestCost || (cost == bestCost && top.before(bestTop)) {
+			best, bestCost, bestTop = id, cost, top
 		}
 	}
 	if best < 0 {
@@ -531,4 +535,26 @@ func (s *Scheduler) chooseInDomain(t *task, cands []victim, allowed func(victim)
 	pm.only = doms[best]
 	vs := inDom[best]
 	return s.cheaperByNodes(t, doms[best], vs, s.chooseVictims(vs, allowed, feasible, fair), allowed, feasible, fair)
+}
+
+// victimKey is where a victim comes in the victim order: its category,
+// then its priority; lower comes first.
+type victimKey struct{ cat, rank int }
+
+func (k victimKey) before(o victimKey) bool {
+	if k.cat != o.cat {
+		return k.cat < o.cat
+	}
+	return k.rank < o.rank
+}
+
+// topVictim is the key of the victim among vs that the order takes last.
+func topVictim(vs []victim) victimKey {
+	var top victimKey
+	for n, v := range vs {
+		if k := (victimKey{v.cat, v.t.rank}); n == 0 || top.before(k) {
+			top = k
+		}
+	}
+	return top
 }

@@ -15,13 +15,18 @@ import (
 // last of them may be taken again (At, the end of its starvation bound,
 // where priorityVictim asked for a wake-up). It is empty otherwise.
 //
-// It reads only the state, not the cycle's victim-search memo, and changes
-// nothing: the search's victims are given back, it wakes nothing (the
-// failed search woke the type at each spared task's time, or an earlier
-// task of the team, whose candidates include t's, did), and its candidates
-// are of t's team, so no candidate is refused (no unpaid mark). So a skipped
-// search, a probe, a bulk settle and a deferred try (stop.go) record the
-// same reason as a full walk at the same state; decisions are unchanged.
+// It reads only the state and the cost clock, not the cycle's victim-search
+// memo, and changes nothing but the type's wake-up: the search's victims
+// are given back; the failed search woke the type at each spared task's
+// time (or an earlier task of the team, whose candidates include t's, did);
+// a search that finds victims chose them by their lost work at the cost
+// clock, so it wakes the type at the clock's next tick, where the choice
+// may differ with nothing else changed (a tie between domains broken by
+// priority at one tick is decided by lost work at the next); its
+// candidates are of t's team, so no candidate is refused (no unpaid mark).
+// So a skipped search, a probe, a bulk settle and a deferred try (stop.go)
+// record the same reason as a full walk at the same state and clock;
+// decisions are unchanged.
 func (s *Scheduler) protectedWait(t *task, v quotaVerdict) *model.WaitReason {
 	tm, i := t.team, t.typ.idx
 	if s.policy.Preemption != model.PreemptImmediate || !s.rankPreemption(tm) || i >= len(tm.run) {
@@ -55,6 +60,12 @@ func (s *Scheduler) protectedWait(t *task, v quotaVerdict) *model.WaitReason {
 		if victims == nil {
 			continue
 		}
+		// Which victims the search chose, spared or not, follows their
+		// lost work at the cost clock (the victim order, the domain whose
+		// victims lose the least): the reason may name others once the
+		// clock ticks, with nothing else changed, so the type is tried
+		// again then.
+		s.wakeAt(s.nextTick())
 		var names []string
 		var at time.Time
 		for k := len(victims) - 1; k >= 0; k-- {

@@ -112,10 +112,14 @@ func refLendingLimit(s *Scheduler, t *team, i int) resource.Vector {
 	return resource.Infinite
 }
 
-// refPlace is placement by brute force: every schedulable node of the type
+// refPlace is placement by brute force: a single pod that names a level as
+// refTreeOne places it; otherwise every schedulable node of the type
 // not held for another task that can take the pod, sorted by free primary
 // units (tightest first) then position; the first N.
 func refPlace(s *Scheduler, t *task) []int32 {
+	if ni, ok := refTreeOne(s, t); ok {
+		return []int32{ni}
+	}
 	var fit []*node
 	for _, ni := range t.typ.nodes {
 		n := s.nodes[ni]
@@ -182,4 +186,84 @@ func refBestSpread(s *Scheduler, t *task) (int, bool) {
 		}
 	}
 	return m + 1, len(usableNodes) >= t.spec.Nodes
+}
+
+// refTreeOne is placeone.go's rule by brute force, for a single-node task
+// that names a level on a labelled type: of the schedulable nodes in the
+// tightest bucket at or above the pod's key, those whose domains from the
+// named level down are least by (nodes with room for the pod, id), level by
+// level (a missing label after the named level comes last); the first of
+// them by position that can take the pod. ok is false where the rule does
+// not apply or no such node can (placement then takes the first of the
+// tightest nodes).
+func refTreeOne(s *Scheduler, t *task) (int32, bool) {
+	it := t.typ
+	if t.spec.Nodes != 1 || it.topo.labeled == 0 || (t.reqLevel < 0 && t.spec.PreferredTopology == "") {
+		return -1, false
+	}
+	l0 := s.levelOf(t.spec.PreferredTopology)
+	if l0 < 0 {
+		l0 = t.reqLevel
+	}
+	k0 := keyFor(t)
+	key := func(n *node) int { return it.primary(n.free) }
+	k := -1
+	for _, ni := range it.nodes {
+		if n := s.nodes[ni]; n.schedulable && key(n) >= k0 && (k < 0 || key(n) < k) {
+			k = key(n)
+		}
+	}
+	fitOf := func(m int, id int32) int {
+		c := 0
+		for _, ni := range it.nodes {
+			if n := s.nodes[ni]; n.schedulable && n.dom[m] == id && key(n) >= k0 {
+				c++
+			}
+		}
+		return c
+	}
+	const missing = 1 << 30
+	var best []int
+	var cands []*node
+	for _, ni := range it.nodes {
+		n := s.nodes[ni]
+		if !n.schedulable || key(n) != k || n.dom[l0] < 0 {
+			continue
+		}
+		var path []int
+		for m := l0; m < len(n.dom); m++ {
+			if n.dom[m] < 0 {
+				path = append(path, missing, missing)
+				break
+			}
+			path = append(path, fitOf(m, n.dom[m]), int(n.dom[m]))
+		}
+		switch c := comparePaths(path, best); {
+		case best == nil || c < 0:
+			best, cands = path, []*node{n}
+		case c == 0:
+			cands = append(cands, n)
+		}
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].pos < cands[b].pos })
+	for _, n := range cands {
+		if usable(n, t, false) && (t.reqLevel < 0 || n.dom[t.reqLevel] >= 0) {
+			return n.idx, true
+		}
+	}
+	return -1, false
+}
+
+// comparePaths orders two paths of refTreeOne lexicographically, a prefix
+// first.
+func comparePaths(a, b []int) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return len(a) - len(b)
 }

@@ -69,7 +69,7 @@ func stopHoldRun(t *testing.T, bug bool, seed int64) error {
 // inert past its starvation due even when its smallest request fits its
 // quota (its try would take a hold). The differential test must see it.
 func TestDifferentialCatchesBrokenSettleFit(t *testing.T) {
-	for seed := int64(1); seed <= 10; seed++ {
+	for seed := int64(1); seed <= 20; seed++ {
 		if err := differentialRun(seed, 2000, "settlefit"); err != nil {
 			t.Logf("caught, as it must be: %v", err)
 			return
