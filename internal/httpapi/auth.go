@@ -47,6 +47,25 @@ func (p principal) readableTeams() map[string]bool {
 	return map[string]bool{p.Team: true}
 }
 
+// teamFilter is the ?team= list a list endpoint reads for p: unchanged for
+// a principal who may read every team; for one limited to its team, its
+// team when the list is empty, and errForbidden (403) when it names another.
+func (p principal) teamFilter(named []string) ([]string, error) {
+	allowed := p.readableTeams()
+	if allowed == nil {
+		return named, nil
+	}
+	if len(named) == 0 {
+		return []string{p.Team}, nil
+	}
+	for _, t := range named {
+		if !allowed[t] {
+			return nil, errForbidden
+		}
+	}
+	return named, nil
+}
+
 // NewSecret returns a fresh token secret and its storage hash.
 func NewSecret() (secret, hash string) {
 	b := make([]byte, 32)

@@ -40,16 +40,11 @@ func (s *Server) listPreemptions(w http.ResponseWriter, r *http.Request, p princ
 		}
 	}
 	allowed := p.readableTeams()
-	if allowed != nil {
-		if len(f.Teams) == 0 {
-			f.Teams = []string{p.Team}
-		}
-		for _, t := range f.Teams {
-			if !allowed[t] {
-				return errForbidden
-			}
-		}
+	teams, ferr := p.teamFilter(f.Teams)
+	if ferr != nil {
+		return ferr
 	}
+	f.Teams = teams
 	recs, err := s.st.Preemptions(r.Context(), f)
 	if err != nil {
 		return err

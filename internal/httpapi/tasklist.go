@@ -121,15 +121,8 @@ func (s *Server) listTaskPage(w http.ResponseWriter, r *http.Request, p principa
 	if err != nil {
 		return err
 	}
-	if allowed := p.readableTeams(); allowed != nil {
-		if len(pq.teams) == 0 {
-			pq.teams = []string{p.Team}
-		}
-		for _, t := range pq.teams {
-			if !allowed[t] {
-				return errForbidden
-			}
-		}
+	if pq.teams, err = p.teamFilter(pq.teams); err != nil {
+		return err
 	}
 	now := time.Now().UTC()
 	v := s.eng.View()

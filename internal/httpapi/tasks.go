@@ -113,16 +113,11 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request, p principal) 
 		}
 		f.Since = since
 	}
-	if allowed := p.readableTeams(); allowed != nil {
-		if len(f.Teams) == 0 {
-			f.Teams = []string{p.Team}
-		}
-		for _, t := range f.Teams {
-			if !allowed[t] {
-				return errForbidden
-			}
-		}
+	teams, ferr := p.teamFilter(f.Teams)
+	if ferr != nil {
+		return ferr
 	}
+	f.Teams = teams
 	withDeleted, err := deletedParam(q)
 	if err != nil {
 		return err

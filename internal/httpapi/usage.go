@@ -74,21 +74,20 @@ func (s *Server) usageReport(w http.ResponseWriter, r *http.Request, p principal
 // reportTeams is the set of teams a usage report covers (nil: all): the
 // named ones, each of which p must be able to read, else those p may read.
 func reportTeams(named []string, p principal) (map[string]bool, error) {
-	allowed := p.readableTeams()
-	if len(named) == 0 {
-		return allowed, nil
-	}
 	if err := checkQueryTeams(named); err != nil {
 		return nil, err
 	}
-	teams := make(map[string]bool, len(named))
 	for _, t := range named {
 		if t == "" {
 			return nil, &model.FieldError{Field: "team", Problem: "is empty", Fix: "name a team, or leave team out for every team you may read"}
 		}
-		if allowed != nil && !allowed[t] {
-			return nil, errForbidden
-		}
+	}
+	named, err := p.teamFilter(named)
+	if err != nil || len(named) == 0 {
+		return nil, err
+	}
+	teams := make(map[string]bool, len(named))
+	for _, t := range named {
 		teams[t] = true
 	}
 	return teams, nil
