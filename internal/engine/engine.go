@@ -245,12 +245,22 @@ func (e *Engine) do(ctx context.Context, audit *model.AuditEntry, fn func(w *wri
 	return e.doOp(ctx, &op{fn: fn, audit: audit, done: make(chan result, 1)})
 }
 
+// doOp hands o to the loop and waits for its answer. If ctx ends first,
+// before the loop took o, nothing changed (ErrUnavailable on a deadline);
+// after, o is queued and may still be stored, so the caller gets
+// ErrUnconfirmed: an HTTP request is answered before its connection's write
+// deadline closes it unanswered (httpapi.Harden); Shutdown's op is waited
+// for to its end. o.done is buffered, so
+// the loop never waits on a caller that left.
 func (e *Engine) doOp(ctx context.Context, o *op) (any, error) {
 	select {
 	case e.inbox <- o:
 	case <-e.stopped:
 		return nil, e.stoppedErr()
 	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: the server was too busy to take the change before the request's deadline; nothing was changed", ErrUnavailable)
+		}
 		return nil, ctx.Err()
 	}
 	select {
@@ -258,7 +268,18 @@ func (e *Engine) doOp(ctx context.Context, o *op) (any, error) {
 		return r.v, r.err
 	case <-e.stopped:
 		return nil, e.stoppedErr()
+	case <-answerBy(ctx, o):
+		return nil, fmt.Errorf("%w: no answer before the request's deadline (%v); the change is queued and may still be stored", ErrUnconfirmed, ctx.Err())
 	}
+}
+
+// answerBy is when doOp stops waiting for o's answer: when ctx ends, but
+// never for an op that must run to its end (Shutdown's).
+func answerBy(ctx context.Context, o *op) <-chan struct{} {
+	if o.always {
+		return nil
+	}
+	return ctx.Done()
 }
 
 func (e *Engine) stoppedErr() error {

@@ -145,3 +145,46 @@ func TestHungStoreDoesNotHangTheEngine(t *testing.T) {
 	}
 	h.checkRecoveryEqualsLive("after the store answered again")
 }
+
+// TestCallerDeadlineWhileStoreHangs: the store hangs and its own deadlines
+// are long (a real database's 10 s each, four in a row). A caller whose
+// context ends first, as an HTTP change request's does before its
+// connection's write deadline, is answered then with ErrUnconfirmed (queued,
+// may still be stored), not left waiting; a caller whose deadline passes
+// before the loop takes its change gets ErrUnavailable (nothing changed).
+func TestCallerDeadlineWhileStoreHangs(t *testing.T) {
+	old := storeReadTimeout
+	storeReadTimeout = 3 * time.Second
+	t.Cleanup(func() { storeReadTimeout = old })
+	h := newHarness(t)
+	if err := h.submit("before", "a", 1); err != nil {
+		t.Fatal(err)
+	}
+	h.quiesce()
+	h.st.mu.Lock()
+	h.st.hang = true
+	h.st.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := h.e.Submit(ctx, "test", model.TaskSpec{Name: "hung", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 1, Command: []string{"true"}})
+	if took := time.Since(start); !errors.Is(err, ErrUnconfirmed) || took > 2*time.Second {
+		t.Fatalf("a submission whose caller's deadline passed while the store hangs: %v after %s, want ErrUnconfirmed at once", err, took)
+	}
+	gone, cancel2 := context.WithTimeout(context.Background(), 0)
+	defer cancel2()
+	<-gone.Done()
+	_, err = h.e.Submit(gone, "test", model.TaskSpec{Name: "late", Team: "a", InstanceType: "ml.p5.48xlarge", Nodes: 1, Command: []string{"true"}})
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("a submission whose deadline had passed: %v, want ErrUnavailable or ErrUnconfirmed", err)
+	}
+	h.st.mu.Lock()
+	h.st.hang = false
+	h.st.mu.Unlock()
+	h.waitReady()
+	if err := h.submit("after", "b", 1); err != nil {
+		t.Fatalf("a submission once the store answers: %v", err)
+	}
+	h.quiesce()
+	h.checkRecoveryEqualsLive("after the store answered again")
+}

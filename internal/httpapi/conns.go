@@ -29,9 +29,16 @@ type ConnLimits struct {
 var DefaultConnLimits = ConnLimits{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Write: 60 * time.Second,
 	Idle: 30 * time.Second, MaxConns: 10000}
 
-// Harden sets srv's timeouts and connection cap from l.
+// Harden sets srv's timeouts and connection cap from l. A change (any
+// method but GET and HEAD) has until three quarters of Write to be answered:
+// its context ends then, and a change the engine has queued but not
+// confirmed is answered 503 "may have been stored" (engine.ErrUnconfirmed)
+// rather than cut off unanswered by the write deadline.
 func Harden(srv *http.Server, l ConnLimits) {
 	srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout = l.ReadHeader, l.Read, l.Write, l.Idle
+	if l.Write > 0 && srv.Handler != nil {
+		srv.Handler = answerChangesWithin(srv.Handler, l.Write*3/4)
+	}
 	srv.MaxHeaderBytes = 64 << 10
 	max := l.MaxConns
 	var rl syscall.Rlimit
@@ -179,4 +186,17 @@ func (t *connTracker) victim(fresh net.Conn) net.Conn {
 		}
 	}
 	return fresh
+}
+
+// answerChangesWithin gives each change request a context that ends after d.
+func answerChangesWithin(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			h.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }

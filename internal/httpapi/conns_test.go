@@ -107,3 +107,40 @@ func TestConnectionLimits(t *testing.T) {
 		t.Error("the oldest silent connection was not closed for the new one")
 	}
 }
+
+// TestChangeAnsweredBeforeWriteDeadline: a change whose handler waits on its
+// context (the engine waiting for a hung database) is answered before the
+// write deadline would close the connection unanswered; a read is left to
+// the write deadline alone.
+func TestChangeAnsweredBeforeWriteDeadline(t *testing.T) {
+	waits := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "may have been stored")
+	})
+	l := ConnLimits{ReadHeader: time.Second, Read: time.Second, Write: 800 * time.Millisecond, Idle: time.Second, MaxConns: 20}
+	addr := hardenedServer(t, l, waits)
+	hc := &http.Client{Timeout: 5 * time.Second}
+	start := time.Now()
+	resp, err := hc.Post("http://"+addr+"/api/v1/tasks", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatalf("a change whose answer waits: %v after %s (cut off by the write deadline?)", err, time.Since(start))
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || string(body) != "may have been stored" {
+		t.Fatalf("a change whose answer waits: %d %q", resp.StatusCode, body)
+	}
+	if took := time.Since(start); took < 550*time.Millisecond {
+		t.Errorf("answered after %s, before three quarters of the 800 ms write deadline", took)
+	}
+	noDeadline := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := r.Context().Deadline(); ok {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	})
+	addr = hardenedServer(t, l, noDeadline)
+	if resp, err := hc.Get("http://" + addr + "/api/v1/tasks"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("a read got a request deadline: %v %v", resp, err)
+	}
+}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"log/slog"
@@ -200,11 +201,23 @@ func (s *Server) handle(pattern string, h handler) {
 		if mutating && !errors.As(err, new(audited)) {
 			// Every refused mutating call is audited, the 404 of another
 			// team's task and a 429 included.
-			s.eng.Audit(r.Context(), p.ID, auditAction(pattern, r), auditTarget(r), "refused: "+ae.Code)
+			// Its own deadline: the request's may be what ended it, and
+			// then the answer is due (Harden), so the wait is short.
+			within := refusalAuditWithin
+			if r.Context().Err() != nil {
+				within = lateRefusalAuditWithin
+			}
+			actx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), within)
+			s.eng.Audit(actx, p.ID, auditAction(pattern, r), auditTarget(r), "refused: "+ae.Code)
+			cancel()
 		}
 		writeAPIError(w, ae)
 	})
 }
+
+// refusalAuditWithin bounds the wait to audit a refused change;
+// lateRefusalAuditWithin, once the request's own deadline has passed.
+const refusalAuditWithin, lateRefusalAuditWithin = 5 * time.Second, time.Second
 
 // audited marks an error whose call is already in the audit log.
 type audited struct{ error }
