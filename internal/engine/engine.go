@@ -137,6 +137,9 @@ type writes struct {
 	events []model.Event
 	acts   []act
 	after  []func() // metrics, once committed
+	// queued counts the batch's accepted submissions by team, which the
+	// View's pending counts do not hold yet (checkPendingCap).
+	queued map[string]int
 }
 
 // act is an executor call for a task, run by the actors after the batch is

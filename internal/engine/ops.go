@@ -23,8 +23,18 @@ func (e *Engine) Submit(ctx context.Context, actor string, spec model.TaskSpec) 
 // that a client that lost the answer and retries makes no second task;
 // a retry whose spec differs from that submission's is refused
 // (model.ErrKeyReused). A key no task of the name holds, or none, gets the
-// name rules as ever (409 while the name's task is live).
+// name rules as ever (409 while the name's task is live), and the pending
+// cap (checkPendingCap).
 func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSpec, key string) (model.TaskRecord, bool, error) {
+	return e.SubmitChecked(ctx, actor, spec, key, nil)
+}
+
+// SubmitChecked is SubmitOnce that also asks check (the executor's say on
+// whether it can run spec, executor.RunChecker), in the op, after the
+// replay: a retry of a stored submission gets its task even when check
+// would now refuse it (the server's images changed since). check must be
+// cheap and must not block: it runs on the loop. nil checks nothing.
+func (e *Engine) SubmitChecked(ctx context.Context, actor string, spec model.TaskSpec, key string, check func(model.TaskSpec) error) (model.TaskRecord, bool, error) {
 	spec.SubmitTime = time.Time{} // the server's clock orders the queue
 	digest := ""
 	if key != "" {
@@ -43,6 +53,14 @@ func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSp
 			replayed = true
 			return *prior, nil
 		}
+		if check != nil {
+			if err := check(spec); err != nil {
+				return nil, err
+			}
+		}
+		if err := e.checkPendingCap(spec.Team, w); err != nil {
+			return nil, err
+		}
 		if e.records[spec.Name] == nil && model.ValidName(spec.Name) {
 			// The store's rule for names (the core knows only live tasks).
 			ctx, cancel := readCtx()
@@ -58,6 +76,7 @@ func (e *Engine) SubmitOnce(ctx context.Context, actor string, spec model.TaskSp
 		if err := e.sched.Submit(spec, e.now()); err != nil {
 			return nil, err
 		}
+		w.submitted(spec.Team)
 		info, _ := e.sched.Task(spec.Name)
 		e.seq++
 		r := &model.TaskRecord{Name: spec.Name, Team: spec.Team, Seq: e.seq, Spec: info.Spec, State: model.StatePending,

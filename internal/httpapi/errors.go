@@ -23,9 +23,13 @@ type apiError struct {
 	Fix     string `json:"fix,omitempty"`
 	// retryAfter, when set, is sent as the Retry-After header (seconds).
 	retryAfter string
+	// cause is the error the answer stands for, if any (never sent).
+	cause error
 }
 
 func (e *apiError) Error() string { return e.Message }
+
+func (e *apiError) Unwrap() error { return e.cause }
 
 var (
 	errUnauthenticated = &apiError{Status: http.StatusUnauthorized, Code: "unauthenticated",
@@ -47,8 +51,11 @@ func toAPIError(log *slog.Logger, err error) *apiError {
 	var fe *model.FieldError
 	var fes model.Errors
 	var mbe *http.MaxBytesError
+	var pce *model.PendingCapError
 	switch {
 	case errors.As(err, &ae):
+	case errors.As(err, &pce):
+		ae = &apiError{Status: http.StatusTooManyRequests, Code: "pending_cap", Message: pce.Error(), Fix: model.PendingCapFix}
 	case errors.As(err, &fe):
 		ae = &apiError{Status: http.StatusBadRequest, Code: "invalid", Message: fe.Error(), Field: fe.Field, Fix: fe.Fix}
 	case errors.As(err, &fes) && len(fes) > 0:

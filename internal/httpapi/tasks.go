@@ -35,23 +35,21 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	if err := model.ValidateRun(spec); err != nil {
 		return err
 	}
-	if s.canRun != nil {
-		if err := s.canRun(spec); err != nil {
-			return err
-		}
-	}
-	if err := checkPendingCap(s.eng.View(), spec, key); err != nil {
-		s.eng.Audit(r.Context(), p.ID, "task.submit", spec.Team+"/"+spec.Name, "refused: pending_cap")
-		return audited{err}
-	}
-	rec, replayed, err := s.eng.SubmitOnce(r.Context(), p.ID, spec, key)
+	// The executor's run check and the pending cap are decided in the
+	// engine's op, after the replay: a retry of a stored submission gets
+	// its task whatever they would say now, and submissions in flight
+	// together cannot pass the cap (engine.checkPendingCap).
+	rec, replayed, err := s.eng.SubmitChecked(r.Context(), p.ID, spec, key, s.canRun)
 	if errors.Is(err, model.ErrConflict) && !s.redactor(r.Context(), p).visible(spec.Name) {
 		// Say neither whose the name is nor what state its task is in.
-		return &apiError{Status: http.StatusConflict, Code: "conflict",
+		err = &apiError{Status: http.StatusConflict, Code: "conflict",
 			Message: "task name " + strconv.Quote(spec.Name) + " is not available (names are cluster-wide and stay with the team that used them)",
-			Fix:     "choose another name"}
+			Fix:     "choose another name", cause: err}
 	}
 	if err != nil {
+		if refusedInOp(err) {
+			return audited{err} // the op's audit entry holds the refusal
+		}
 		return err
 	}
 	if replayed {
@@ -59,6 +57,14 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 	}
 	writeJSON(w, http.StatusCreated, rec)
 	return nil
+}
+
+// refusedInOp says err is a submission op's refusal (the request's fault:
+// invalid, a name in use, a reused key, the pending cap), which the engine
+// audited with the op, rather than the engine's failure to decide.
+func refusedInOp(err error) bool {
+	return errors.Is(err, model.ErrInvalid) || errors.Is(err, model.ErrConflict) || errors.Is(err, model.ErrKeyReused) ||
+		errors.As(err, new(*model.PendingCapError))
 }
 
 // teamRequired refuses a submission without a team (a 403 would tell a

@@ -70,8 +70,9 @@ type Policy struct {
 	// [LessThanOrEqualToFinalShare], the behaviour before the setting;
 	// FairShareStrategySets lists the lists allowed.
 	FairSharePreemption []FairShareStrategy `yaml:"fairSharePreemption,omitempty" json:"fairSharePreemption,omitempty"`
-	// MaxPendingPerTeam caps the pending tasks one team may have: the API
-	// refuses a submission past it (429), so that one team's runaway
+	// MaxPendingPerTeam caps the pending tasks one team may have: the
+	// engine refuses a submission past it (PendingCapError: the API's 429, a
+	// Kubernetes workload left un-admitted), so that one team's runaway
 	// script cannot fill the server's memory and disk for every team. The
 	// scheduling core does not read it.
 	MaxPendingPerTeam *int `yaml:"maxPendingPerTeam,omitempty" json:"maxPendingPerTeam,omitempty"`
