@@ -74,8 +74,8 @@ func parseLogQuery(q url.Values) (logQuery, error) {
 	return lq, nil
 }
 
-// logSource is an open log whose size is known: a file, or what an
-// executor read into memory (Kubernetes).
+// logSource is an open log whose size is known: a file, or a reader read
+// into memory.
 type logSource interface {
 	io.ReaderAt
 	Size() int64
@@ -90,8 +90,8 @@ func (f fileSource) Size() int64 { return f.size }
 
 // openLogSource makes rc readable at any offset. A file is read in place
 // (its size when opened bounds what is sent, though the task goes on
-// writing); another reader is read whole, which only an executor that has
-// already read it into memory returns.
+// writing); another reader is read whole, so an executor whose logs cannot
+// be read at any offset returns a windowedLog instead.
 func openLogSource(rc io.Reader) (logSource, error) {
 	if f, ok := rc.(interface {
 		io.ReaderAt
@@ -121,12 +121,17 @@ func (lq logQuery) window(src logSource) (start, end int64, short bool, err erro
 			return 0, 0, false, err
 		}
 	case lq.offset > size:
-		return 0, 0, false, &model.FieldError{Field: "offset", Problem: fmt.Sprintf("is past the log's end (%d bytes)", size),
-			Fix: "pass an offset up to the log's size (the " + headerLogEnd + " header of the previous response)"}
+		return 0, 0, false, offsetPastEnd(size)
 	default:
 		start = lq.offset
 	}
 	return start, min(size, start+lq.limit), short, nil
+}
+
+// offsetPastEnd refuses an ?offset= past a log of size bytes.
+func offsetPastEnd(size int64) error {
+	return &model.FieldError{Field: "offset", Problem: fmt.Sprintf("is past the log's end (%d bytes)", size),
+		Fix: "pass an offset up to the log's size (the " + headerLogEnd + " header of the previous response)"}
 }
 
 // tailStart finds where the last n lines of a log of size begin, reading
@@ -183,5 +188,39 @@ func serveLog(w http.ResponseWriter, src logSource, lq logQuery) error {
 	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.Copy(w, io.NewSectionReader(src, start, end-start))
+	return nil
+}
+
+// windowedLog is a log that cannot be read at any offset but reads only
+// the part asked for (Kubernetes: a pod's log through the API server).
+type windowedLog interface {
+	Window(model.LogWindow) (model.LogPart, error)
+}
+
+// serveLogPart sends the part of wl that lq asks for. The placing headers
+// are sent only when the log could tell them (model.LogPart: a tail from
+// the Kubernetes API server says neither where it starts nor the log's
+// size); Taskgov-Log-Truncated means what it means for a file.
+func serveLogPart(w http.ResponseWriter, wl windowedLog, lq logQuery) error {
+	part, err := wl.Window(model.LogWindow{Offset: lq.offset, Tail: lq.tail, Limit: lq.limit})
+	if err != nil {
+		return err
+	}
+	if lq.tail == 0 && part.Size >= 0 && lq.offset > part.Size {
+		return offsetPastEnd(part.Size)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(part.Data)))
+	for name, v := range map[string]int64{headerLogStart: part.Start, headerLogEnd: part.End, headerLogSize: part.Size} {
+		if v >= 0 {
+			h.Set(name, strconv.FormatInt(v, 10))
+		}
+	}
+	if part.More {
+		h.Set(headerLogCut, "true")
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(part.Data)
 	return nil
 }

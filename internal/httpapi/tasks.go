@@ -298,6 +298,9 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p principal) e
 			Fix: "read logs before they are removed (on Kubernetes, raise the server's --pod-retention)"}
 	}
 	defer rc.Close()
+	if wl, ok := rc.(windowedLog); ok {
+		return serveLogPart(w, wl, lq)
+	}
 	src, err := openLogSource(rc)
 	if err != nil {
 		return fmt.Errorf("reading the logs of %s: %w", v.Name, err)

@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -323,31 +322,23 @@ func (e *Executor) Stop(task string, grace time.Duration) {
 	}
 }
 
-// Logs returns one rank's logs across runs, read through the API server.
+// Logs returns one rank's logs across runs, read through the API server
+// as they are read (podLogs: a reader asks only for the part it sends).
 func (e *Executor) Logs(task string, rank int) (io.ReadCloser, error) {
-	var buf bytes.Buffer
-	found := false
+	var pods []*corev1.Pod
 	for _, p := range e.taskPods(task) {
-		if p.Labels[LabelRank] != strconv.Itoa(rank) {
-			continue
+		if p.Labels[LabelRank] == strconv.Itoa(rank) {
+			pods = append(pods, p)
 		}
-		found = true
-		fmt.Fprintf(&buf, "=== taskgov: pod %s on node %s ===\n", p.Name, p.Spec.NodeName)
-		b, err := e.client.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(context.Background())
-		if err != nil {
-			fmt.Fprintf(&buf, "(logs unavailable: %v)\n", err)
-			continue
-		}
-		buf.Write(b)
 	}
-	if !found {
+	if len(pods) == 0 {
 		if e.Retention > 0 {
 			return nil, fmt.Errorf("kubernetes: no pods of task %s rank %d (finished pods are deleted, with their logs, %v after they end: --pod-retention)",
 				task, rank, e.Retention)
 		}
 		return nil, fmt.Errorf("kubernetes: no pods of task %s rank %d", task, rank)
 	}
-	return io.NopCloser(&buf), nil
+	return newPodLogs(e.client, pods), nil
 }
 
 // Handles returns nothing: Kubernetes pods are found again by label.

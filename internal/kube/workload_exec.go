@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -168,29 +167,23 @@ func (w *Workloads) RemoveOthers(keep map[string]int) int {
 	return n
 }
 
-// Logs reads a workload's placed pods of that rank, or an API task's pods.
+// Logs reads a workload's placed pods of that rank, or an API task's pods
+// (podLogs).
 func (w *Workloads) Logs(task string, rank int) (io.ReadCloser, error) {
 	k, ok := w.workload(task)
 	if !ok {
 		return w.Executor.Logs(task, rank)
 	}
-	var buf bytes.Buffer
+	var pods []*corev1.Pod
 	for _, p := range w.podsOf(k) {
-		if p.Labels[LabelRank] != strconv.Itoa(rank) {
-			continue
+		if p.Labels[LabelRank] == strconv.Itoa(rank) {
+			pods = append(pods, p)
 		}
-		fmt.Fprintf(&buf, "=== taskgov: pod %s on node %s ===\n", p.Name, p.Spec.NodeName)
-		b, err := w.client.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(context.Background())
-		if err != nil {
-			fmt.Fprintf(&buf, "(logs unavailable: %v)\n", err)
-			continue
-		}
-		buf.Write(b)
 	}
-	if buf.Len() == 0 {
+	if len(pods) == 0 {
 		return nil, fmt.Errorf("kubernetes: no placed pods of %s rank %d", k, rank)
 	}
-	return io.NopCloser(&buf), nil
+	return newPodLogs(w.client, pods), nil
 }
 
 // live lists the workload's pods that hold a node: bound and not finished.
