@@ -26,6 +26,8 @@ func (g engineGovernor) Submit(ctx context.Context, spec model.TaskSpec, key str
 	return err
 }
 
+func (g engineGovernor) AtPendingCap(team string) error { return g.eng.View().AtPendingCap(team) }
+
 func (g engineGovernor) WorkloadTasks() map[string]string {
 	out := map[string]string{}
 	g.eng.View().EachLive(func(r model.TaskRecord) bool {

@@ -13,12 +13,23 @@ import "github.com/taskgov/taskgov/internal/model"
 // early, never let one too many in. A task requeued after preemption or a
 // pod failure is not a submission and is never refused.
 func (e *Engine) checkPendingCap(team string, w *writes) error {
-	limit := e.sched.Policy().PendingCap()
-	n := e.view.Load().Pending(team) + w.queued[team]
-	if n < limit {
-		return nil
+	return pendingCap(team, e.view.Load().Pending(team)+w.queued[team], e.sched.Policy())
+}
+
+// AtPendingCap is the refusal a submission to team would get for the
+// pending cap in this View, or nil. It writes nothing (no audit entry): a
+// caller that would otherwise retry a refused submission again and again
+// (the Kubernetes workload controller) asks it first; the submission's op
+// still decides.
+func (v *View) AtPendingCap(team string) error {
+	return pendingCap(team, v.Pending(team), v.Policy())
+}
+
+func pendingCap(team string, pending int, p model.Policy) error {
+	if limit := p.PendingCap(); pending >= limit {
+		return &model.PendingCapError{Team: team, Pending: pending, Cap: limit}
 	}
-	return &model.PendingCapError{Team: team, Pending: n, Cap: limit}
+	return nil
 }
 
 // submitted counts an accepted submission of team in the batch.

@@ -33,6 +33,10 @@ type Governor interface {
 	// Submit queues a workload's task with its idempotency key
 	// (WorkloadKey), which names the object's UID in the task's record.
 	Submit(ctx context.Context, spec model.TaskSpec, key string) error
+	// AtPendingCap is the *model.PendingCapError a submission to team
+	// would get now, or nil; it writes nothing (Submit decides, and audits
+	// a refusal).
+	AtPendingCap(team string) error
 	// WorkloadTasks maps each live workload task (IsWorkloadTask) to its
 	// key: a WorkloadKey, or "" for a task submitted before those.
 	WorkloadTasks() map[string]string

@@ -70,6 +70,7 @@ func (g *fakeGov) set(task, state string) {
 }
 
 func (g *fakeGov) WorkloadTasks() map[string]string                  { return nil }
+func (g *fakeGov) AtPendingCap(string) error                         { return nil }
 func (g *fakeGov) Classes() []string                                 { return nil }
 func (g *fakeGov) SetPriority(context.Context, string, string) error { return nil }
 func (g *fakeGov) TeamNamespaces() map[string]string                 { return nil }

@@ -70,7 +70,13 @@ func (w *Workloads) reconcile(ctx context.Context, k wkey) error {
 		}
 		spec, err := w.Mapping.TaskSpec(k.kind, u)
 		if err == nil {
-			err = w.gov.Submit(ctx, spec, WorkloadKey(u))
+			if err = w.gov.AtPendingCap(spec.Team); err == nil {
+				err = w.gov.Submit(ctx, spec, WorkloadKey(u))
+			}
+		}
+		var capped *model.PendingCapError
+		if errors.As(err, &capped) {
+			return w.overPendingCap(ctx, k, u, capped)
 		}
 		w.mu.Lock()
 		if err != nil && isInvalid(err) {
