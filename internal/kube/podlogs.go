@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
 
@@ -115,7 +116,12 @@ func (l *podLogs) from(ctx context.Context, offset, limit int64) (model.LogPart,
 		if c.feed([]byte(header(p))) {
 			break
 		}
-		need := max(0, offset-c.pos) + c.want - int64(len(c.out))
+		need := c.want - int64(len(c.out))
+		if skip := offset - c.pos; skip > math.MaxInt64-need {
+			need = math.MaxInt64 // a hostile offset: read the pod's whole log, no more
+		} else if skip > 0 {
+			need += skip
+		}
 		rc := l.open(ctx, p, &corev1.PodLogOptions{LimitBytes: &need})
 		_, err := io.Copy(c, rc)
 		_ = rc.Close()

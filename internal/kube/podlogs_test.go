@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -95,8 +96,10 @@ func TestPodLogsReadOnlyThePartAsked(t *testing.T) {
 	check("a MiB across the runs", window(model.LogWindow{Offset: mid, Limit: limit}), mid, true, -1, mid+limit+1)
 	end := int64(len(whole)) - 1000
 	check("the last 1000 bytes", window(model.LogWindow{Offset: end, Limit: limit}), end, false, int64(len(whole)), int64(len(whole)))
-	if part := window(model.LogWindow{Offset: int64(len(whole)) + 1, Limit: limit}); part.Size != int64(len(whole)) || len(part.Data) != 0 {
-		t.Errorf("an offset past the end: %d bytes, size %d; want none and the size %d", len(part.Data), part.Size, len(whole))
+	for _, past := range []int64{int64(len(whole)) + 1, math.MaxInt64} {
+		if part := window(model.LogWindow{Offset: past, Limit: limit}); part.Size != int64(len(whole)) || len(part.Data) != 0 {
+			t.Errorf("offset %d, past the end: %d bytes, size %d; want none and the size %d", past, len(part.Data), part.Size, len(whole))
+		}
 	}
 	kl.Took()
 
