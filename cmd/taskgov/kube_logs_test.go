@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -64,6 +65,9 @@ func TestKubernetesLogsInParts(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, resp.Header, b
 	}
+	// The server's pod informer sees the binding in its own time: until
+	// then the pod has no node to read a log from.
+	waitFor(t, 30*time.Second, func() bool { _, _, b := get("?tail=1"); return bytes.HasSuffix(whole, b) && len(b) > 0 })
 	kl.Took()
 	code, h, first := get("")
 	sent, _ := kl.Took()

@@ -56,6 +56,10 @@ func TestKubernetesWorkloadPendingCap(t *testing.T) {
 		!strings.Contains(ev, "--max-pending-per-team") {
 		t.Errorf("the PendingCap Event says %q; want the team, its count, the cap and the fix", ev)
 	}
+	// The annotation is written after the Event.
+	waitFor(t, 30*time.Second, func() bool {
+		return strings.HasPrefix(getObj(t, dyn, second).GetAnnotations()[kube.AnnStatus], "Held: ")
+	})
 	cur := getObj(t, dyn, second)
 	if st := cur.GetAnnotations()[kube.AnnStatus]; !strings.HasPrefix(st, "Held: team research has the most pending tasks") || !strings.Contains(st, "maxPendingPerTeam 1") {
 		t.Errorf("the held Job's status annotation is %q", st)

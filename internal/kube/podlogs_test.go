@@ -13,6 +13,7 @@ import (
 	"github.com/taskgov/taskgov/internal/executor"
 	"github.com/taskgov/taskgov/internal/kube/kubetest"
 	"github.com/taskgov/taskgov/internal/model"
+	"github.com/taskgov/taskgov/internal/testwait"
 )
 
 // lines is a log of n numbered lines of width bytes each.
@@ -58,24 +59,17 @@ func TestPodLogsReadOnlyThePartAsked(t *testing.T) {
 	}
 	window := func(w model.LogWindow) model.LogPart {
 		t.Helper()
-		var rc io.ReadCloser
-		var err error
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-			if rc, err = ex.Logs("big", 0); err == nil && len(ex.taskPods("big")) == 2 || time.Now().After(deadline) {
-				break
-			}
+		if err := testwait.Until(30*time.Second, 100*time.Millisecond, func() bool {
+			ps := ex.taskPods("big")
+			return len(ps) == 2 && ps[0].Spec.NodeName != "" && ps[1].Spec.NodeName != "" // both runs bound
+		}); err != nil {
+			t.Fatal(err)
 		}
+		rc, err := ex.Logs("big", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer rc.Close()
-		part, err := rc.(interface {
-			Window(model.LogWindow) (model.LogPart, error)
-		}).Window(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return part
+		return mustWindow(t, rc, w)
 	}
 	const limit = 1 << 20
 	check := func(what string, part model.LogPart, from int64, more bool, size int64, maxSent int64) {
@@ -129,6 +123,26 @@ func TestPodLogsReadOnlyThePartAsked(t *testing.T) {
 		t.Errorf("a tail of the whole log: %d bytes more %v [%d, %d) size %d; want all %d, placed", len(part.Data), part.More, part.Start, part.End, part.Size, len(whole))
 	}
 
+	// A pod whose kubelet cannot give its log (it knows no such
+	// container) reads as a line saying so, placed like any log.
+	if err := ex.Start(executor.StartSpec{Task: "mute", Team: "research", Command: []string{"true"}, Pods: []executor.Pod{{Rank: 0, Node: "p5-0"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := testwait.Until(30*time.Second, 100*time.Millisecond, func() bool {
+		ps := ex.taskPods("mute")
+		return len(ps) == 1 && ps[0].Spec.NodeName != "" // bound
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mute, err := ex.Logs("mute", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part = mustWindow(t, mute, model.LogWindow{Limit: limit})
+	if s := string(part.Data); !strings.HasPrefix(s, "=== taskgov: pod mute-0-run0 on node p5-0 ===\n(logs unavailable: ") || part.More || part.Size != int64(len(s)) {
+		t.Errorf("a log the kubelet cannot give: %q more %v size %d", s, part.More, part.Size)
+	}
+
 	// Read streams the whole log, pod after pod.
 	rc, err := ex.Logs("big", 0)
 	if err != nil {
@@ -139,4 +153,17 @@ func TestPodLogsReadOnlyThePartAsked(t *testing.T) {
 	if err != nil || !bytes.Equal(all, whole) {
 		t.Errorf("reading the whole log: %d bytes, %v; want %d", len(all), err, len(whole))
 	}
+}
+
+// mustWindow reads w from rc, a log Logs returned, and closes it.
+func mustWindow(t *testing.T, rc io.ReadCloser, w model.LogWindow) model.LogPart {
+	t.Helper()
+	defer rc.Close()
+	part, err := rc.(interface {
+		Window(model.LogWindow) (model.LogPart, error)
+	}).Window(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return part
 }
