@@ -82,11 +82,11 @@ func TestKubernetesWorkloadPendingCap(t *testing.T) {
 	// (each refused submission would: a team's thousand Jobs over the cap
 	// would fill the audit log every few seconds).
 	var audit struct{ Entries []model.AuditEntry }
-	if code, _ := s.call("GET", "/api/v1/audit?action=task.submit", nil, &audit); code != 200 {
+	if code, _ := s.call("GET", "/api/v1/audit", nil, &audit); code != 200 {
 		t.Fatalf("audit: %d", code)
 	}
 	for _, a := range audit.Entries {
-		if a.Result != "ok" {
+		if a.Action == "task.submit" && a.Result != "ok" {
 			t.Errorf("a look at the held Job wrote an audit entry: %+v", a)
 		}
 	}
