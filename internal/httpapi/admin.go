@@ -220,7 +220,7 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, p principal) e
 		return errForbidden
 	}
 	q := r.URL.Query()
-	f := model.AuditFilter{Team: q.Get("team"), Target: q.Get("task"), Actor: q.Get("actor")}
+	f := model.AuditFilter{Team: q.Get("team"), Target: q.Get("task"), Actor: q.Get("actor"), Action: q.Get("action")}
 	var err error
 	if f.AfterID, err = afterID(q.Get("after"), "audit entry"); err != nil {
 		return err

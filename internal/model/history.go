@@ -49,6 +49,7 @@ type AuditEntry struct {
 // AuditFilter selects audit entries; empty fields match everything.
 type AuditFilter struct {
 	Team, Target, Actor string
+	Action              string // exact, as task.submit or policy.set
 	From, To            time.Time
 	AfterID             int64
 	Limit               int

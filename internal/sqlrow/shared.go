@@ -36,6 +36,9 @@ func AuditQuery(f model.AuditFilter, ph Placeholder) (string, []any) {
 	if f.Actor != "" {
 		add("actor =", f.Actor)
 	}
+	if f.Action != "" {
+		add("action =", f.Action)
+	}
 	if !f.From.IsZero() {
 		add("at >=", Nanos(f.From))
 	}

@@ -326,6 +326,8 @@ func tokensAndAudit[S Store[T], T Tx](t *testing.T, open func() S) {
 	check(model.AuditFilter{From: t0.Add(time.Minute), To: t0.Add(3 * time.Minute)}, "job1", "job2")
 	check(model.AuditFilter{AfterID: all[1].ID, Limit: 2}, "job2", "job3")
 	check(model.AuditFilter{Team: "y", Actor: "u0"}, "job3")
+	check(model.AuditFilter{Action: "task.submit", Actor: "u2"}, "job2")
+	check(model.AuditFilter{Action: "task"}) // exact, not a prefix
 }
 
 // teamTokensRevoked: revoking a team's tokens (as deleting the team does)
