@@ -276,6 +276,17 @@ func (e *Engine) doOp(ctx context.Context, o *op) (any, error) {
 	}
 }
 
+// auditedRefusal is an op's error that the op's own audit entry records,
+// committed with it: the caller must not audit the refusal again.
+type auditedRefusal struct{ error }
+
+func (a auditedRefusal) Unwrap() error { return a.error }
+
+// Audited says err is an op's refusal already in the audit log (an op
+// with an audit entry refused, and its batch committed). errors.Is and
+// errors.As see through the mark.
+func Audited(err error) bool { return errors.As(err, new(auditedRefusal)) }
+
 // answerBy is when doOp stops waiting for o's answer: when ctx ends, but
 // never for an op that must run to its end (Shutdown's).
 func answerBy(ctx context.Context, o *op) <-chan struct{} {

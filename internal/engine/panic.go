@@ -34,6 +34,7 @@ func (e *Engine) compute(batch []*op, w *writes, results []result) (caught *cras
 			a.Result = "ok"
 			if err != nil {
 				a.Result = "refused: " + err.Error()
+				results[i].err = auditedRefusal{err}
 			}
 			w.put(model.Write{Audit: &a})
 		}

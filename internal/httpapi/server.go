@@ -198,7 +198,7 @@ func (s *Server) handle(pattern string, h handler) {
 			return
 		}
 		ae := toAPIError(s.log, err)
-		if mutating && !errors.As(err, new(audited)) {
+		if mutating && !errors.As(err, new(audited)) && !engine.Audited(err) {
 			// Every refused mutating call is audited, the 404 of another
 			// team's task and a 429 included.
 			// Its own deadline: the request's may be what ended it, and

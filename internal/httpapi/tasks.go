@@ -47,24 +47,13 @@ func (s *Server) submitTask(w http.ResponseWriter, r *http.Request, p principal)
 			Fix:     "choose another name", cause: err}
 	}
 	if err != nil {
-		if refusedInOp(err) {
-			return audited{err} // the op's audit entry holds the refusal
-		}
-		return err
+		return err // an op's refusal is in the audit log already (engine.Audited)
 	}
 	if replayed {
 		w.Header().Set(ReplayedHeader, "true")
 	}
 	writeJSON(w, http.StatusCreated, rec)
 	return nil
-}
-
-// refusedInOp says err is a submission op's refusal (the request's fault:
-// invalid, a name in use, a reused key, the pending cap), which the engine
-// audited with the op, rather than the engine's failure to decide.
-func refusedInOp(err error) bool {
-	return errors.Is(err, model.ErrInvalid) || errors.Is(err, model.ErrConflict) || errors.Is(err, model.ErrKeyReused) ||
-		errors.As(err, new(*model.PendingCapError))
 }
 
 // teamRequired refuses a submission without a team (a 403 would tell a
