@@ -10,7 +10,8 @@ import (
 // paidBack is the payback rule (policy preemption: Payback, the default):
 // a task may preempt only once the GPU time it has spent waiting is at least
 // what its victims would lose, each weighted by how often it was already
-// preempted (victimCost). It is the rent-or-buy rule of online algorithms:
+// preempted (victimCost), but for a guaranteed task's reclaim victims,
+// priced unweighted (paybackPrice). It is the rent-or-buy rule of online algorithms:
 // waiting costs the task its GPUs for every second; preempting costs the
 // victims' lost work once; one buys when the rent paid reaches the price. A
 // preemption made after room would have freed on its own is one the wait
@@ -41,22 +42,32 @@ func (s *Scheduler) paidBack(t *task, victims []victim, guaranteed bool) bool {
 
 // paybackPrice is what t's wait must pay before it preempts victims (see
 // paidBack): their costs, each as it was when t's wait began if t is
-// guaranteed.
+// guaranteed. A guaranteed task's reclaim victims (other teams' borrowed
+// tasks) are priced at the work they would lose, without victimCost's
+// weight for their earlier preemptions: that weight keeps priority and fair
+// share from bouncing the same task, and still orders the victims and
+// decides which are cheap, but it does not make an owner wait longer for
+// its own quota (rule 10, "A reclaim pays the victims' loss").
 func (s *Scheduler) paybackPrice(t *task, victims []victim, guaranteed bool) float64 {
 	cost := 0.0
 	for _, v := range victims {
-		c := v.cost
-		if guaranteed {
-			// Its quota is its due: the price is fixed when its wait began
-			// (work a victim does meanwhile is rent paid, not a dearer
-			// price), so it waits at most that price ÷ its GPUs.
-			at := t.pendingSince
-			if at.Before(v.t.startedAt) {
-				at = v.t.startedAt
-			}
-			c = math.Min(c, victimCost(v.t, s.riskedWork(v.t, at)))
+		if !guaranteed {
+			cost += v.cost
+			continue
 		}
-		cost += c
+		// Its quota is its due: the price is fixed when its wait began
+		// (work a victim does meanwhile is rent paid, not a dearer
+		// price), so it waits at most that price ÷ its GPUs.
+		at := t.pendingSince
+		if at.Before(v.t.startedAt) {
+			at = v.t.startedAt
+		}
+		then := s.riskedWork(v.t, at)
+		if v.t.team != t.team {
+			cost += math.Min(v.lost, then)
+		} else {
+			cost += math.Min(v.cost, victimCost(v.t, then))
+		}
 	}
 	return cost
 }

@@ -83,8 +83,8 @@ type victim struct {
 }
 
 // victimCost is what the victim search minimises and the payback rule
-// charges: the work v would lose now, times one plus the times it was
-// already preempted. A task just restarted loses only its restart cost, so
+// charges (but for a guaranteed task's reclaim victims: paybackPrice): the
+// work v would lose now, times one plus the times it was already preempted. A task just restarted loses only its restart cost, so
 // without the factor the same cheap victims were taken again and again; with
 // it, each preemption makes the next one of the same task dearer (like a
 // backoff), and the search turns to tasks that were not yet disturbed.
