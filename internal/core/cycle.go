@@ -88,7 +88,6 @@ func (s *Scheduler) Schedule(now time.Time) model.Decision {
 	// 4. Report every pending task's place and reason.
 	s.cc.heads = h
 	s.cc.noRoom = nil // the memo holds within this cycle only
-	s.trimDeferred()
 	s.endWaiting(&d)
 	// A cycle that changed nothing is a fixed point: until an input arrives or
 	// nextWake passes, another would decide the same. A type it changed is

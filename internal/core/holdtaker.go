@@ -117,9 +117,9 @@ func (s *Scheduler) takerAlone(c *stopCheck) {
 			s.blindSearches(t)
 		}
 	}
-	p.from = len(st.deferred[i])
-	st.deferred[i] = append(st.deferred[i], q[from:k]...)
-	p.to = len(st.deferred[i])
+	p.from = st.deferredN[i]
+	s.deferView(i, y, q[from:k])
+	p.to = st.deferredN[i]
 	s.jump.alone++
 	s.jump.aloneTasks += uint64(k - from)
 	// Y's head leaves the heap; T (if any) becomes its head.

@@ -76,6 +76,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakRefuseLog = bug == "refuselog"
 	inc.breakDropJump = bug == "dropjump"
 	inc.breakTakerAlone = bug == "takeralone"
+	inc.breakViews = bug == "views"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {

@@ -119,6 +119,10 @@ func splitByType(tm *team) {
 		tm.byType, tm.cursors = make([][]*task, n), make([]int, n)
 	}
 	for i := range tm.byType {
+		if tm.isViewed(i) { // a deferred view keeps the old array (deferview.go)
+			tm.byType[i], tm.viewed[i] = make([]*task, 0, cap(tm.byType[i])), false
+			continue
+		}
 		clear(tm.byType[i])
 		tm.byType[i] = tm.byType[i][:0]
 	}

@@ -74,6 +74,7 @@ func insertTail(tm *team) bool {
 	}
 	for _, t := range buf[:m] {
 		i := t.typ.idx
+		tm.ownList(i, 1) // a deferred view keeps the old array (deferview.go)
 		l := tm.byType[i]
 		k := tm.place(l, t)
 		tm.byType[i] = slices.Insert(l, k, t)

@@ -132,6 +132,7 @@ type team struct {
 	cursors     []int      // the cycle's position in each byType list
 	liveFrom    []int      // per type: byType's entries before it are no longer pending (livestart.go)
 	aggs        []queueAgg // bounds over each byType list, for the early stop (stop.go)
+	viewed      []bool     // per type: a deferred try's view covers the byType list's array (deferview.go)
 	// Test only: a task leaving the queue takes nothing off its list's counts (aggcount.go).
 	breakCount bool
 	// Test only: insertTail files a task one entry past its place (queueinsert.go).
@@ -219,7 +220,6 @@ type Scheduler struct {
 	settle     settleState                // when to settle a spent type in bulk (settle.go)
 	stops      stopState                  // early stops of walks and their deferred tries (stop.go)
 	jump       jumpState                  // walks that go on only for the hold's taker (holdjump.go)
-	deferHigh  []int                      // per type: how far the deferred list's array may hold old pointers (deferkeep.go)
 	rendering  bool                       // deferred tries are made to write their reasons (stop.go)
 	qm         quotaMemo                  // quota answers by request (quotamemo.go)
 	breakStop  bool                       // test only: the stop ignores the no-admission bound, to prove the differential test sees it
@@ -272,6 +272,8 @@ type Scheduler struct {
 	breakRefuse bool
 	// Test only: putBack compares with the preemptor's head alone (refusejump.go).
 	breakRefuseLog bool
+	// Test only: deferred views leave their lists unmarked, so a writer rewrites them in place (deferview.go).
+	breakViews bool
 	// Test only: the hold jump skips the rest of holdBlind for a team with rank preemption (holdrank.go).
 	breakJumpRank bool
 	// Test only: the drop jump leaves the holder's team out of the takers (holddrop.go).

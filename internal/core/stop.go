@@ -272,14 +272,15 @@ func (b *borSummary) cheapOthersThan(tm *team) bool {
 
 // stopState is the early stop's per-cycle scratch and its deferred tries.
 type stopState struct {
-	stopped  []bool // per type: the walk stopped this cycle
-	tries    []int  // per type: tasks tried this cycle
-	next     []int  // per type: the try count at which to check next
-	step     []int  // per type: the current interval between checks
-	deferred [][]*task
-	memo     []map[attemptKey]failedAttempt // per type: the victim-search memo at the stop
-	cycle    []uint64                       // per type: the cycle of the stop
-	bor      []struct {
+	stopped   []bool                         // per type: the walk stopped this cycle
+	tries     []int                          // per type: tasks tried this cycle
+	next      []int                          // per type: the try count at which to check next
+	step      []int                          // per type: the current interval between checks
+	deferred  [][]deferSeg                   // per type: the deferred tries, views of the teams' lists (deferview.go)
+	deferredN []int                          // per type: the tasks in deferred
+	memo      []map[attemptKey]failedAttempt // per type: the victim-search memo at the stop
+	cycle     []uint64                       // per type: the cycle of the stop
+	bor       []struct {
 		cycle uint64
 		s     borSummary
 	}
@@ -328,7 +329,8 @@ func (s *Scheduler) startStops() {
 	st.freed++ // nor of mayAdmit's scans
 	if len(st.stopped) != n {
 		st.stopped, st.tries, st.next, st.step = make([]bool, n), make([]int, n), make([]int, n), make([]int, n)
-		st.deferred, st.memo, st.cycle = make([][]*task, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
+		st.deferred, st.memo, st.cycle = make([][]deferSeg, n), make([]map[attemptKey]failedAttempt, n), make([]uint64, n)
+		st.deferredN = make([]int, n)
 		st.dues, st.admitScans, st.blocker = make([][]dueMemo, n), make([][]admitScan, n), make([]*team, n)
 		st.holderTried = make([]*task, n)
 		st.heldScans = make([][]admitScan, n)
@@ -345,17 +347,9 @@ func (s *Scheduler) startStops() {
 		st.stopped[i], st.tries[i], st.next[i], st.step[i], st.blocker[i] = false, 0, 1, 1, nil
 		st.holderTried[i], st.live[i] = nil, 0
 		if s.work[i] {
-			s.reuseDeferred(i) // cleared past what the walk writes again at its end (deferkeep.go)
+			s.dropDeferred(i) // the walk tries them again (deferview.go)
 		}
 	}
-}
-
-func (s *Scheduler) dropDeferred(i int) {
-	clear(s.stops.deferred[i])
-	s.stops.deferred[i] = s.stops.deferred[i][:0]
-	s.stops.memo[i] = nil
-	s.stops.shareStop[i] = false
-	s.stops.prefix[i] = prefixRange{}
 }
 
 // afterTry counts a try of type i and, every so often (after a change, at
@@ -408,13 +402,18 @@ func (s *Scheduler) stopType(i int) {
 // deferTail keeps, for a stopped type, the popped head and the rest of its
 // team's list (what pushNext would have pushed) as deferred tries.
 func (s *Scheduler) deferTail(e head) {
-	// A copy of the pointers, not a walk over the tasks: renderType skips
-	// those no longer pending and those the cycle preempted (pushNext's
-	// rule: a victim waits for the next cycle).
-	d := append(s.stops.deferred[e.i], e.t)
-	d = append(d, e.tm.byType[e.i][e.tm.cursors[e.i]:]...)
-	e.tm.cursors[e.i] = len(e.tm.byType[e.i])
-	s.stops.deferred[e.i] = d
+	// A view of the list, not a walk over the tasks nor a copy
+	// (deferview.go): renderType skips those no longer pending and those
+	// the cycle preempted (pushNext's rule: a victim waits for the next
+	// cycle).
+	q, c := e.tm.byType[e.i], e.tm.cursors[e.i]
+	if c > 0 && c <= len(q) && q[c-1] == e.t {
+		s.deferView(e.i, e.tm, q[c-1:]) // the head is the entry before the cursor
+	} else {
+		s.deferOwn(e.i, e.t)
+		s.deferView(e.i, e.tm, q[min(c, len(q)):])
+	}
+	e.tm.cursors[e.i] = len(q)
 }
 
 // renderDeferred makes every deferred try, writing the wait reasons the
@@ -446,17 +445,21 @@ func (s *Scheduler) renderType(i int) {
 	s.rendering, s.curType = true, i
 	holds := s.holdChanges
 	var d model.Decision
-	for k, t := range list {
-		s.prefixAt(i, k) // a taker's deferred stretch (holdtaker.go)
-		if k%readAhead == 0 {
-			s.readAhead(list[k:min(k+readAhead, len(list))])
+	k := 0
+	for _, g := range list {
+		for j, t := range g.q {
+			s.prefixAt(i, k) // a taker's deferred stretch (holdtaker.go)
+			k++
+			if j%readAhead == 0 {
+				s.readAhead(g.q[j:min(j+readAhead, len(g.q))])
+			}
+			if t.state != pending || t.touchedIn == st.cycle[i] {
+				continue
+			}
+			s.tryTask(t, &d)
 		}
-		if t.state != pending || t.touchedIn == st.cycle[i] {
-			continue
-		}
-		s.tryTask(t, &d)
 	}
-	s.prefixAt(i, len(list))
+	s.prefixAt(i, k)
 	if s.holdChanges != holds {
 		st.renderHits++ // a deferred try never takes or drops a hold (stophold.go)
 	}
