@@ -132,14 +132,7 @@ func TestHungStoreDoesNotHangTheEngine(t *testing.T) {
 	if _, err := h.e.Task(ctx, "before"); err != nil {
 		t.Fatalf("a read while the store hangs: %v", err)
 	}
-	h.st.mu.Lock()
-	h.st.hang = false
-	h.st.mu.Unlock()
-	h.waitReady()
-	if err := h.submit("after", "b", 1); err != nil {
-		t.Fatalf("a submission once the store answers: %v", err)
-	}
-	h.quiesce()
+	h.storeAnswersAgain()
 	if _, err := h.e.Task(ctx, "hung"); !errors.Is(err, model.ErrNotFound) {
 		t.Fatalf("the refused submission is there: %v", err)
 	}
@@ -178,13 +171,20 @@ func TestCallerDeadlineWhileStoreHangs(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("a submission whose deadline had passed: %v, want ErrUnavailable or ErrUnconfirmed", err)
 	}
+	h.storeAnswersAgain()
+	h.checkRecoveryEqualsLive("after the store answered again")
+}
+
+// storeAnswersAgain ends the store's hang, waits for the engine to be
+// ready by itself, and checks that a submission is taken.
+func (h *harness) storeAnswersAgain() {
+	h.t.Helper()
 	h.st.mu.Lock()
 	h.st.hang = false
 	h.st.mu.Unlock()
 	h.waitReady()
 	if err := h.submit("after", "b", 1); err != nil {
-		t.Fatalf("a submission once the store answers: %v", err)
+		h.t.Fatalf("a submission once the store answers: %v", err)
 	}
 	h.quiesce()
-	h.checkRecoveryEqualsLive("after the store answered again")
 }

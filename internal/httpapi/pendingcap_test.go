@@ -36,20 +36,8 @@ func TestPendingCapRefusesARunawayTeam(t *testing.T) {
 	alpha, beta := e.token(model.RoleMember, "alpha"), e.token(model.RoleMember, "beta")
 	submit := func(token, name, team, key string) (int, string) {
 		t.Helper()
-		req := httptest.NewRequest("POST", e.url+"/api/v1/tasks", strings.NewReader(
-			`{"name":"`+name+`","team":"`+team+`","instanceType":"ml.p5.48xlarge","command":["true"]}`))
-		req.RequestURI = ""
-		req.Header.Set("Authorization", "Bearer "+token)
-		if key != "" {
-			req.Header.Set(IdempotencyKeyHeader, key)
-		}
-		resp, err := e.srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		code, _, body := e.submitKeyed(token, key, `{"name":"`+name+`","team":"`+team+`","instanceType":"ml.p5.48xlarge","command":["true"]}`)
+		return code, body
 	}
 	for i, name := range []string{"a1", "a2", "a3"} {
 		if code, body := submit(alpha, name, "alpha", "key-"+name); code != 201 {
