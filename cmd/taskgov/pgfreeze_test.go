@@ -23,7 +23,10 @@ import (
 // and reads of live state still answer. Before, the undo of the timed-out
 // commit waited on the database for ever: the submission hung, queue reads
 // hung, and health said ok. Once the database answers again the server is
-// ready by itself and takes submissions; nothing is stored twice.
+// ready by itself and takes submissions; nothing is stored twice. The
+// reread waits for the backend of the unconfirmed commit to finish
+// (postgres/unsettled.go): it once ran first, missed the late COMMIT, and
+// the next submission hit a duplicate sequence number (503).
 func TestPostgresThatHangs(t *testing.T) {
 	f := newPGFixture(t, `
 nodeGroups: [{name: p5, instanceType: ml.p5.48xlarge, count: 2}]
@@ -35,8 +38,16 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}]
 	}
 	// A 20 s write deadline: the submission is answered at 15 s, while the
 	// loop's own deadlines still run (the path CI once saw cut off).
-	s := startServer(t, f.bin, filepath.Join(f.dir, "data"), "127.0.0.1:0", "--config", f.cfg, "--store-dsn-file", dsnFile,
+	dataDir := filepath.Join(f.dir, "data")
+	if err := os.MkdirAll(dataDir, 0o700); err != nil { // the server's log goes there
+		t.Fatal(err)
+	}
+	s := startServer(t, f.bin, dataDir, "127.0.0.1:0", "--config", f.cfg, "--store-dsn-file", dsnFile,
 		"--http-write-timeout", "20s")
+	serverLog := func() string {
+		b, _ := os.ReadFile(filepath.Join(dataDir, "server.log"))
+		return string(b)
+	}
 	defer s.stop()
 	// The client waits well past the server's own deadlines (four of 10 s,
 	// a 5 s ROLLBACK): the test is that an answer comes, not how soon on a
@@ -114,7 +125,7 @@ teams: [{name: alpha, quotas: [{instanceType: ml.p5.48xlarge, count: 2}]}]
 		return resp.StatusCode == 200
 	})
 	if code, body, err := do("POST", "/api/v1/tasks", job("after")); err != nil || code != 201 {
-		t.Fatalf("a submission once the database answers: %d %s %v", code, body, err)
+		t.Fatalf("a submission once the database answers: %d %s %v\nserver log:\n%s", code, body, err, serverLog())
 	}
 	var list struct {
 		Tasks []struct{ Name string } `json:"tasks"`

@@ -22,6 +22,7 @@ type Store struct {
 	term    atomic.Int64 // 0: not fenced (a single replica)
 	timeout time.Duration
 	names   model.NameIndex // the newest task of every name (names.go); reloaded after Fence
+	unknown unsettled       // backends of commits whose outcome is unknown (unsettled.go)
 	// afterPageRead, if set (tests only), runs in TaskPage between the page
 	// and its counts.
 	afterPageRead func()
@@ -309,12 +310,17 @@ func (s *Store) Commit(ctx context.Context, fn func(*Tx) error) error {
 	t.queueTasks()
 	t.queueLogs()
 	t.batch.Queue(`COMMIT`)
+	pid := conn.Conn().PgConn().PID()
 	if err := t.flush(); err != nil {
 		// The outcome may be unknown (a cut connection after COMMIT was
 		// sent): reload the name index on next use, as the SQLite adapter
 		// does, rather than miss names the database may now hold.
 		s.names.Invalidate()
-		return rollback(err)
+		err = rollback(err)
+		if conn.Conn().IsClosed() {
+			s.unknown.add(pid) // rereads wait for its backend (unsettled.go)
+		}
+		return err
 	}
 	s.names.Committed(t.names)
 	return nil

@@ -104,6 +104,9 @@ func (s *Store) queryTasks(ctx context.Context, q string, args ...any) ([]model.
 // LiveTasks returns every task not in a terminal state, in submission order,
 // for recovery.
 func (s *Store) LiveTasks(ctx context.Context) ([]model.TaskRecord, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, err
+	}
 	return s.queryTasks(ctx, `SELECT `+sqlrow.TaskColumns+` FROM tasks WHERE state NOT IN ($1, $2, $3) ORDER BY seq`,
 		model.StateSucceeded, model.StateFailed, model.StateCancelled)
 }
@@ -111,6 +114,9 @@ func (s *Store) LiveTasks(ctx context.Context) ([]model.TaskRecord, error) {
 // MaxSeq is the highest submission sequence stored (0 if none).
 func (s *Store) MaxSeq(ctx context.Context) (int64, error) {
 	var n int64
+	if err := s.settle(ctx); err != nil {
+		return 0, err
+	}
 	err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM tasks`).Scan(&n)
 	return n, err
 }
@@ -130,6 +136,9 @@ func (s *Store) Events(ctx context.Context, task string, afterID int64, limit in
 
 // Cluster reads the stored cluster configuration; ok is false if none.
 func (s *Store) Cluster(ctx context.Context) (model.Cluster, bool, error) {
+	if err := s.settle(ctx); err != nil {
+		return model.Cluster{}, false, err
+	}
 	return sqlrow.Cluster(s.pool.QueryRow(ctx, sqlrow.ClusterQuery), pgx.ErrNoRows)
 }
 
