@@ -53,6 +53,9 @@ type cycleCache struct {
 	// rejected: the victim search in progress skipped a candidate that
 	// allowed() refused, so its outcome depends on the candidates' order.
 	rejected bool
+	// spared: the candidates last listed (candidates) left out a task
+	// priorityVictim spares for the task being tried (immediate.go).
+	spared bool
 	// bestSpread is what the last place call found possible (see place).
 	bestSpread int
 	// noRoom remembers placements that failed this cycle (see place).
@@ -148,7 +151,9 @@ func (s *Scheduler) tryPreempt(t *task, mode preemptMode, d *model.Decision) boo
 		return false
 	}
 	fail := func() bool {
-		s.noteFailed(key, t)
+		if !s.cc.spared { // a later task may take what t's search spared (immediate.go)
+			s.noteFailed(key, t)
+		}
 		return false
 	}
 	all := s.candidates(t, mode)
@@ -387,6 +392,7 @@ func (s *Scheduler) afterPreempt(v *task) {
 func (s *Scheduler) candidates(t *task, mode preemptMode) []victim {
 	tm, i := t.team, t.typ.idx
 	out := s.cc.cands[:0]
+	s.cc.spared = false
 	minRun := *s.policy.FairShareMinRuntimeSeconds
 	rebalance := s.policy.IdleComputeAllocation == model.FairShare && *s.policy.FairShareRebalance
 	own, others := 1, 0
@@ -424,7 +430,7 @@ func (s *Scheduler) candidates(t *task, mode preemptMode) []victim {
 	}
 	if s.rankPreemption(tm) {
 		for _, v := range tm.run[i] {
-			if ownVictim(t, v) && s.priorityVictim(v) && v.touchedIn != s.cycle {
+			if ownVictim(t, v) && s.priorityVictim(t, v) && v.touchedIn != s.cycle {
 				out = append(out, victim{t: v, cat: own})
 			}
 		}

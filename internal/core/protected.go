@@ -39,7 +39,7 @@ func (s *Scheduler) protectedWait(t *task, v quotaVerdict) *model.WaitReason {
 	some := false
 	for _, o := range tm.run[i] {
 		if ownVictim(t, o) && o.touchedIn != s.cycle {
-			if _, ok := s.spared(o); ok {
+			if _, ok := s.spared(t, o); ok {
 				some = true
 				break
 			}
@@ -72,7 +72,7 @@ func (s *Scheduler) protectedWait(t *task, v quotaVerdict) *model.WaitReason {
 			s.reassign(victims[k].t)
 		}
 		for _, vc := range victims {
-			if until, ok := s.spared(vc.t); ok {
+			if until, ok := s.spared(t, vc.t); ok {
 				names = append(names, vc.t.spec.Name)
 				if until.After(at) {
 					at = until

@@ -83,7 +83,7 @@ func TestWaitMessagesAreSentences(t *testing.T) {
 func TestVictimProtectedMessage(t *testing.T) {
 	at := time.Date(2026, 1, 1, 1, 30, 0, 0, time.UTC).Unix()
 	one := WaitReason{Code: VictimProtected, InstanceType: "ml.p5.48xlarge", Detail: "eval", Need: 1, At: at}
-	want := "waiting: will preempt lower-priority task eval of its own team on ml.p5.48xlarge, but it already lost its work to priority once and is protected for the starvation bound after it started again (preemption Immediate); it can be taken at 2026-01-01 01:30:00 UTC"
+	want := "waiting: will preempt lower-priority task eval of its own team on ml.p5.48xlarge, but it already lost its work to priority once and is protected until this task has waited the starvation bound (preemption Immediate); it can be taken at 2026-01-01 01:30:00 UTC"
 	if got := one.Message(); got != want {
 		t.Errorf("one victim:\n got %q\nwant %q", got, want)
 	}

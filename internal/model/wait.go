@@ -59,10 +59,11 @@ const (
 	WaitingForPayback WaitCode = "WaitingForPayback"
 	// VictimProtected: preemption Immediate (rule 10) would preempt
 	// lower-priority tasks of the task's own team to start it, but they
-	// already lost their work to priority once and are protected for the
-	// starvation bound after they started again. Detail names them (", "
+	// already lost their work to priority once and are protected until the
+	// task has waited the starvation bound. Detail names them (", "
 	// between names; empty when the reader may not see them), Need is how
-	// many, At (Unix seconds) when the last of them may be taken.
+	// many, At (Unix seconds) when they may be taken (the task will have
+	// waited the bound then).
 	VictimProtected WaitCode = "VictimProtected"
 	// BehindHead: the task's team queues StrictFIFO and a task ahead of it
 	// in the team's queue of its instance type, named by Detail, was tried
@@ -293,8 +294,8 @@ func protectedMessage(r WaitReason) string {
 	if r.Detail != "" {
 		whose = "lower-priority " + task + " " + r.Detail + " of its own team"
 	}
-	msg := fmt.Sprintf("waiting: will preempt %s on %s, but %s already lost %s to priority once and %s protected for the starvation bound after %s started again (preemption Immediate)",
-		whose, r.InstanceType, it, lost, is, it)
+	msg := fmt.Sprintf("waiting: will preempt %s on %s, but %s already lost %s to priority once and %s protected until this task has waited the starvation bound (preemption Immediate)",
+		whose, r.InstanceType, it, lost, is)
 	if r.At > 0 {
 		msg += fmt.Sprintf("; %s can be taken at %s", it, time.Unix(r.At, 0).UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
