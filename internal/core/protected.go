@@ -11,14 +11,15 @@ import (
 // (preemptFor) only because priorityVictim spares lower-priority tasks of
 // its team (preemption Immediate, rule 10): a search that may take them too
 // would let t start. The reason names the spared tasks that search chose
-// (Detail; they are of t's team, so its members may see them) and when the
-// last of them may be taken again (At, the end of its starvation bound,
-// where priorityVictim asked for a wake-up). It is empty otherwise.
+// (Detail; they are of t's team, so its members may see them) and when t
+// may take them (At: when t will have waited the starvation bound, where
+// priorityVictim asked for a wake-up). It is empty otherwise.
 //
 // It reads only the state and the cost clock, not the cycle's victim-search
 // memo, and changes nothing but the type's wake-up: the search's victims
-// are given back; the failed search woke the type at each spared task's
-// time (or an earlier task of the team, whose candidates include t's, did);
+// are given back; t's failed search woke the type at t's time, or the
+// memo skipped it for an earlier task of the team that spared nothing, whose
+// candidates include t's, so t cannot start while that one fails;
 // a search that finds victims chose them by their lost work at the cost
 // clock, so it wakes the type at the clock's next tick, where the choice
 // may differ with nothing else changed (a tie between domains broken by
