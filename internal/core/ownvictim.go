@@ -12,7 +12,9 @@ import "github.com/taskgov/taskgov/internal/model"
 // behind t in the team's queue (queueLess: rank, submit time, order), so
 // two tasks never take each other, and a task later in the queue has no
 // own candidate an earlier one lacks: the cycle's failed-search memo
-// (failedAttempt), which assumes that, holds.
+// (failedAttempt), which assumes that, holds. The exception is a task
+// priorityVictim spares for one preemptor and not another (preemption
+// Immediate, immediate.go): a search that spared one is not noted.
 //
 // The early stop's and the hold jump's bounds on own candidates
 // (stoprank.go, holdrank.go) are written for candidates of lower class
