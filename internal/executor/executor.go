@@ -84,8 +84,9 @@ type Executor interface {
 	Stop(task string, grace time.Duration)
 	// Logs returns a pod's captured stdout and stderr, across runs. A log
 	// that cannot be read at any offset (Kubernetes') should also have a
-	// method Window(model.LogWindow) (model.LogPart, error) that reads only
-	// the part asked for: the API then never reads the whole of it.
+	// method Window(context.Context, model.LogWindow) (model.LogPart, error)
+	// that reads only the part asked for, until the context ends: the API
+	// then never reads the whole of it.
 	Logs(task string, rank int) (io.ReadCloser, error)
 	// Handles returns opaque process handles of a running task, so that a
 	// restarted server can make sure nothing from before still runs.

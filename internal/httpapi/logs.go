@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -194,15 +195,16 @@ func serveLog(w http.ResponseWriter, src logSource, lq logQuery) error {
 // windowedLog is a log that cannot be read at any offset but reads only
 // the part asked for (Kubernetes: a pod's log through the API server).
 type windowedLog interface {
-	Window(model.LogWindow) (model.LogPart, error)
+	Window(context.Context, model.LogWindow) (model.LogPart, error)
 }
 
 // serveLogPart sends the part of wl that lq asks for. The placing headers
 // are sent only when the log could tell them (model.LogPart: a tail from
 // the Kubernetes API server says neither where it starts nor the log's
-// size); Taskgov-Log-Truncated means what it means for a file.
-func serveLogPart(w http.ResponseWriter, wl windowedLog, lq logQuery) error {
-	part, err := wl.Window(model.LogWindow{Offset: lq.offset, Tail: lq.tail, Limit: lq.limit})
+// size); Taskgov-Log-Truncated means what it means for a file. A reader
+// that goes away (ctx, the request's) ends the read from the API server.
+func serveLogPart(ctx context.Context, w http.ResponseWriter, wl windowedLog, lq logQuery) error {
+	part, err := wl.Window(ctx, model.LogWindow{Offset: lq.offset, Tail: lq.tail, Limit: lq.limit})
 	if err != nil {
 		return err
 	}

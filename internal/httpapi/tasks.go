@@ -288,7 +288,7 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p principal) e
 	}
 	defer rc.Close()
 	if wl, ok := rc.(windowedLog); ok {
-		return serveLogPart(w, wl, lq)
+		return serveLogPart(r.Context(), w, wl, lq)
 	}
 	src, err := openLogSource(rc)
 	if err != nil {

@@ -47,6 +47,7 @@ type Executor struct {
 	synced       cache.InformerSynced
 	factory      informers.SharedInformerFactory
 	events       chan executor.Event
+	logIndex     *logIndex // where reads of pod logs can start (podLogs)
 
 	// KubeletReady, if set, says whether a node's kubelet can carry out a
 	// graceful delete; pods on other nodes are deleted at once.
@@ -71,7 +72,7 @@ func NewExecutor(client kubernetes.Interface, defaultImage string) *Executor {
 	}))
 	pi := f.Core().V1().Pods()
 	e := &Executor{client: client, defaultImage: defaultImage, pods: pi.Lister(), synced: pi.Informer().HasSynced,
-		factory: f, events: make(chan executor.Event, 1024), reported: map[string]bool{}, namespaces: map[string]*namespaceLock{}}
+		factory: f, events: make(chan executor.Event, 1024), logIndex: newLogIndex(), reported: map[string]bool{}, namespaces: map[string]*namespaceLock{}}
 	_, err := pi.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { e.observe(o, false) },
 		UpdateFunc: func(_, o any) { e.observe(o, false) },
@@ -338,7 +339,7 @@ func (e *Executor) Logs(task string, rank int) (io.ReadCloser, error) {
 		}
 		return nil, fmt.Errorf("kubernetes: no pods of task %s rank %d", task, rank)
 	}
-	return newPodLogs(e.client, pods), nil
+	return newPodLogs(e.client, pods, e.logIndex), nil
 }
 
 // Handles returns nothing: Kubernetes pods are found again by label.

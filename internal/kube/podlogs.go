@@ -21,13 +21,16 @@ const logTimeout = 5 * time.Minute
 
 // podLogs is one rank's log across its pods (runs, oldest first), as Logs
 // returns it: each pod's log from the API server after a line naming the
-// pod. The API server cannot seek in a log: it sends a pod's log from its
-// start (at most limitBytes of it) or its last tailLines lines. Window
-// reads only what one response may send, holding at most that much;
-// Read streams the whole log, one pod at a time.
+// pod. The API server cannot seek in a log by bytes: it sends a pod's log
+// from its start (at most limitBytes of it), its last tailLines lines, or
+// its lines stamped from a second on (sinceTime), which the executor's
+// logIndex ties to bytes. Window reads only what one response may send,
+// holding at most that much; Read streams the whole log, one pod at a
+// time.
 type podLogs struct {
 	client kubernetes.Interface
 	pods   []*corev1.Pod
+	index  *logIndex // the executor's; nil reads every offset from the log's start
 
 	// Read's state: the pod being read and what is left of it.
 	next int
@@ -35,8 +38,8 @@ type podLogs struct {
 	body io.ReadCloser
 }
 
-func newPodLogs(client kubernetes.Interface, pods []*corev1.Pod) *podLogs {
-	return &podLogs{client: client, pods: pods}
+func newPodLogs(client kubernetes.Interface, pods []*corev1.Pod, index *logIndex) *podLogs {
+	return &podLogs{client: client, pods: pods, index: index}
 }
 
 // header is the line before a pod's log.
@@ -48,11 +51,17 @@ func header(p *corev1.Pod) string {
 // (the pod is gone, its kubelet does not answer) reads as a line that says
 // so, as it always has.
 func (l *podLogs) open(ctx context.Context, p *corev1.Pod, opts *corev1.PodLogOptions) io.ReadCloser {
+	rc, _ := l.openOK(ctx, p, opts)
+	return rc
+}
+
+// openOK is open, and says whether the API server gave the log.
+func (l *podLogs) openOK(ctx context.Context, p *corev1.Pod, opts *corev1.PodLogOptions) (io.ReadCloser, bool) {
 	rc, err := l.client.CoreV1().Pods(p.Namespace).GetLogs(p.Name, opts).Stream(ctx)
 	if err != nil {
-		return io.NopCloser(bytes.NewBufferString(fmt.Sprintf("(logs unavailable: %v)\n", err)))
+		return io.NopCloser(bytes.NewBufferString(fmt.Sprintf("(logs unavailable: %v)\n", err))), false
 	}
-	return rc
+	return rc, true
 }
 
 // Read implements io.Reader: the pods' logs in turn, each after its header.
@@ -94,8 +103,10 @@ func (l *podLogs) Close() error {
 
 // Window reads the part w asks for (httpapi's ?offset=, ?tail=,
 // ?limitBytes=), holding at most w.Limit bytes (and a 32 KiB copy buffer).
-func (l *podLogs) Window(w model.LogWindow) (model.LogPart, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), logTimeout)
+// It gives up, closing its stream from the API server, when ctx ends (the
+// reader went away) or after logTimeout.
+func (l *podLogs) Window(ctx context.Context, w model.LogWindow) (model.LogPart, error) {
+	ctx, cancel := context.WithTimeout(ctx, logTimeout)
 	defer cancel()
 	if w.Tail > 0 {
 		return l.tail(ctx, w.Tail, w.Limit)
@@ -104,29 +115,23 @@ func (l *podLogs) Window(w model.LogWindow) (model.LogPart, error) {
 }
 
 // from reads the bytes [offset, offset+limit) and one more, to tell
-// whether more follows. The API server sends each pod's log from its
-// start, so the bytes before offset are read and dropped: a read at
-// offset costs the API server offset+limit bytes, and taskgov's memory
-// limit bytes. Each pod's log is asked for with limitBytes, so no pod
-// sends more than the part still needs. Start and End are exact; Size is
-// known only when the part reaches the log's end.
+// whether more follows. Each pod is read from where the part starts in it
+// (feedPod); a finished pod whose log's size is known and ends before the
+// part is not read at all. Start and End are exact; Size is known only
+// when the part reaches the log's end.
 func (l *podLogs) from(ctx context.Context, offset, limit int64) (model.LogPart, error) {
 	c := &cursor{offset: offset, want: limit + 1, out: make([]byte, 0, min(limit+1, 64<<10))}
 	for _, p := range l.pods {
 		if c.feed([]byte(header(p))) {
 			break
 		}
-		need := c.want - int64(len(c.out))
-		if skip := offset - c.pos; skip > math.MaxInt64-need {
-			need = math.MaxInt64 // a hostile offset: read the pod's whole log, no more
-		} else if skip > 0 {
-			need += skip
+		base := c.pos
+		if size := l.index.size(p.UID); size >= 0 && offset >= base+size {
+			c.pos = base + size
+			continue
 		}
-		rc := l.open(ctx, p, &corev1.PodLogOptions{LimitBytes: &need})
-		_, err := io.Copy(c, rc)
-		_ = rc.Close()
-		if err != nil && !errors.Is(err, errFull) {
-			return model.LogPart{}, fmt.Errorf("reading the log of pod %s: %w", p.Name, err)
+		if err := l.feedPod(ctx, p, c, base); err != nil {
+			return model.LogPart{}, err
 		}
 		if c.full() {
 			break
@@ -139,6 +144,52 @@ func (l *podLogs) from(ctx context.Context, offset, limit int64) (model.LogPart,
 		return model.LogPart{Start: -1, End: -1, Size: c.pos}, nil
 	}
 	return model.LogPart{Data: c.out, Start: offset, End: c.pos, Size: c.pos}, nil
+}
+
+// feedPod feeds c what it wants of pod p's log, which starts at byte base
+// of the whole log: from a mark before the part when one fits
+// (feedStamped), else from the log's start, the bytes before the part read
+// and dropped. It leaves c.pos at the pod log's end unless c is full.
+func (l *podLogs) feedPod(ctx context.Context, p *corev1.Pod, c *cursor, base int64) error {
+	if c.offset > base && l.index != nil {
+		if ok, err := l.feedStamped(ctx, p, c, base); err != nil || ok {
+			return err
+		}
+	}
+	need := c.want - int64(len(c.out))
+	if skip := max(c.offset, c.pos) - base; skip > math.MaxInt64-need {
+		need = math.MaxInt64 // a hostile offset: read the pod's whole log, no more
+	} else {
+		need += skip
+	}
+	rc, ok := l.openOK(ctx, p, &corev1.PodLogOptions{LimitBytes: &need})
+	w := &placed{c: c, pos: base}
+	_, err := io.Copy(w, rc)
+	_ = rc.Close()
+	if err != nil && !errors.Is(err, errFull) {
+		return readError(ctx, p, err)
+	}
+	if ok && !c.full() && podFinished(p) {
+		l.index.setSize(p.UID, w.pos-base)
+	}
+	return nil
+}
+
+// placed feeds a cursor a stream that starts at byte pos of the log.
+type placed struct {
+	c   *cursor
+	pos int64
+}
+
+// Write implements io.Writer for io.Copy; it fails with errFull once the
+// cursor is full.
+func (w *placed) Write(b []byte) (int, error) {
+	full := w.c.feedAt(w.pos, b)
+	w.pos += int64(len(b))
+	if full {
+		return len(b), errFull
+	}
+	return len(b), nil
 }
 
 // errFull stops a copy into a cursor that holds all it wants.
@@ -165,6 +216,18 @@ func (c *cursor) feed(b []byte) bool {
 	c.out = append(c.out, b...)
 	c.pos += int64(len(b))
 	return c.full()
+}
+
+// feedAt feeds b, which starts at byte pos of the stream: the part of it
+// before c.pos was fed before; a pos past c.pos skips bytes the caller
+// knows lie before the offset. It reports whether the cursor is full.
+func (c *cursor) feedAt(pos int64, b []byte) bool {
+	if d := c.pos - pos; d > 0 {
+		b = b[min(d, int64(len(b))):]
+	} else {
+		c.pos = pos
+	}
+	return c.feed(b)
 }
 
 // Write implements io.Writer for io.Copy; it fails with errFull once full.

@@ -183,7 +183,7 @@ func (w *Workloads) Logs(task string, rank int) (io.ReadCloser, error) {
 	if len(pods) == 0 {
 		return nil, fmt.Errorf("kubernetes: no placed pods of %s rank %d", k, rank)
 	}
-	return newPodLogs(w.client, pods), nil
+	return newPodLogs(w.client, pods, w.logIndex), nil
 }
 
 // live lists the workload's pods that hold a node: bound and not finished.
