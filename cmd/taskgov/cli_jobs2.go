@@ -314,6 +314,9 @@ func getLogCmd() *cobra.Command {
 			}
 			// Each read asks for what follows the bytes printed so far: the
 			// server sends a large log in capped parts.
+			// Following, a server that goes away (a restart) is asked again:
+			// printed says where to read on, so nothing is lost or doubled.
+			retry := &followRetry{stderr: cmd.ErrOrStderr()}
 			var printed int64
 			printAll := func() error {
 				for {
@@ -321,6 +324,7 @@ func getLogCmd() *cobra.Command {
 					if err != nil {
 						return err
 					}
+					retry.ok()
 					_, _ = cmd.OutOrStdout().Write(part.Data)
 					if part.End <= printed || !part.More {
 						printed = max(printed, part.End)
@@ -330,18 +334,24 @@ func getLogCmd() *cobra.Command {
 				}
 			}
 			for {
-				if err := printAll(); err != nil {
-					return err
+				done := !follow
+				err := printAll()
+				if err == nil && follow {
+					var t apitypes.Task
+					t, err = cl.Task(ctx, j.name)
+					done = err == nil && t.Terminal()
 				}
-				if !follow {
-					return nil
-				}
-				t, err := cl.Task(ctx, j.name)
 				if err != nil {
+					if follow && retry.again(ctx, err) {
+						continue
+					}
 					return err
 				}
-				if t.Terminal() {
-					_ = printAll()
+				retry.ok()
+				if done {
+					if follow {
+						_ = printAll()
+					}
 					return nil
 				}
 				select {
