@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,8 +104,8 @@ func (x *logIndex) mark(uid types.UID, off int64) logMark {
 }
 
 // add records marks of uid's log. When the pod has more than
-// maxMarksPerPod, the mark closest to the one after it goes first (never
-// the last: following a log reads on from there).
+// maxMarksPerPod, one goes (thinnest), so the rest stay spread over the
+// log, the newest always kept.
 func (x *logIndex) add(uid types.UID, marks ...logMark) {
 	if x == nil || len(marks) == 0 {
 		return
@@ -121,16 +123,28 @@ func (x *logIndex) add(uid types.UID, marks ...logMark) {
 			continue
 		}
 		p.marks = append(p.marks[:i], append([]logMark{m}, p.marks[i:]...)...)
-	}
-	for len(p.marks) > maxMarksPerPod {
-		drop := 0
-		for i := 1; i < len(p.marks)-1; i++ {
-			if p.marks[i+1].off-p.marks[i].off < p.marks[drop+1].off-p.marks[drop].off {
-				drop = i
-			}
+		if len(p.marks) > maxMarksPerPod {
+			i := thinnest(p.marks)
+			p.marks = slices.Delete(p.marks, i, i+1)
 		}
-		p.marks = append(p.marks[:drop], p.marks[drop+1:]...)
 	}
+}
+
+// thinnest is the mark whose loss leaves the smallest gap between its
+// neighbours (the log's start before the first), the later of equals;
+// never the last (following a log reads on from there).
+func thinnest(marks []logMark) int {
+	drop, gap := 0, int64(math.MaxInt64)
+	for i := 0; i < len(marks)-1; i++ {
+		before := int64(0)
+		if i > 0 {
+			before = marks[i-1].off
+		}
+		if g := marks[i+1].off - before; g <= gap {
+			drop, gap = i, g
+		}
+	}
+	return drop
 }
 
 // forget drops uid's marks: the log does not match one of them (its stamps
