@@ -192,6 +192,9 @@ func (s *Server) handle(pattern string, h handler) {
 			}
 		}
 		if err == nil {
+			err = checkQuery(pattern, r)
+		}
+		if err == nil {
 			err = h(w, r, p)
 		}
 		if err == nil {
