@@ -220,6 +220,7 @@ func runServer(ctx context.Context, o serverOptions, ready func(addr string)) er
 			return err
 		}
 		defer pst.Close()
+		pst.SetLog(log) // what its first read waits for (postgres/startsettle.go)
 		st = pst
 	}
 	var pgel *pgElector

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -38,3 +39,7 @@ func MigrateTo(ctx context.Context, dsn string, n int) error {
 // Flush sends what the transaction has queued, for a test that needs the
 // database to have seen part of a commit before it fails.
 func (t *Tx) Flush() error { return t.flush() }
+
+// SetStartSettle sets how long the first rebuild read waits for other
+// sessions' transactions (StartSettleTimeout).
+func (s *Store) SetStartSettle(d time.Duration) { s.startSettle = d }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +25,12 @@ type Store struct {
 	timeout time.Duration
 	names   model.NameIndex // the newest task of every name (names.go); reloaded after Fence
 	unknown unsettled       // backends of commits whose outcome is unknown (unsettled.go)
+	// The first rebuild read waits for other sessions' transactions, at
+	// most startSettle (startsettle.go); log says so.
+	startMu      sync.Mutex
+	startSettled bool
+	startSettle  time.Duration
+	log          *slog.Logger
 	// afterPageRead, if set (tests only), runs in TaskPage between the page
 	// and its counts.
 	afterPageRead func()
@@ -104,7 +112,7 @@ func OpenForImport(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", redact(err))
 	}
-	s := &Store{pool: pool, timeout: CommitTimeout}
+	s := &Store{pool: pool, timeout: CommitTimeout, startSettle: StartSettleTimeout}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		var ce *pgconn.ConnectError

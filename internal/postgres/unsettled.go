@@ -37,7 +37,12 @@ const settlePoll = 20 * time.Millisecond
 // its process id; another role's process shows no state and is not waited
 // for). It fails with ctx, and
 // the reread then fails as the database does (the engine retries it).
+// The first call waits for other sessions' transactions first
+// (waitForOthers): an earlier process's unknown commits are not in pids.
 func (s *Store) settle(ctx context.Context) error {
+	if err := s.waitForOthers(ctx); err != nil {
+		return err
+	}
 	s.unknown.mu.Lock()
 	pids := append([]uint32(nil), s.unknown.pids...)
 	s.unknown.mu.Unlock()
