@@ -51,23 +51,3 @@ func (s *Scheduler) spared(t, v *task) (until time.Time, ok bool) {
 	until = t.pendingSince.Add(secs(*s.policy.StarvationBoundSeconds))
 	return until, s.now.Before(until)
 }
-
-// noteBackfill records, as t starts, whether a higher-priority task of its
-// team waits for its instance type (the team's queue is sorted, higher
-// rank first). It is read only by priorityVictim. A task adopted or
-// restored after a restart starts without the mark.
-func (s *Scheduler) noteBackfill(t *task) {
-	t.backfill = false
-	if t.typ.idx >= len(t.team.byType) {
-		return
-	}
-	for _, o := range t.team.byType[t.typ.idx] {
-		if !ownVictim(o, t) {
-			return // sorted: no later task may take t either
-		}
-		if o.state == pending {
-			t.backfill = true
-			return
-		}
-	}
-}

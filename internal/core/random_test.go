@@ -209,6 +209,11 @@ func randomRunKeep(t *testing.T, seed int64, ops int, keep func(*Scheduler, time
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}
+	s.onStart = func(tk *task) {
+		if err := checkOutranked(tk); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
 	nodes := c.ExpandNodes()
 	now := epoch
 	h := fnv.New64a()

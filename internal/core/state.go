@@ -254,6 +254,9 @@ type Scheduler struct {
 	// (still removed, the task not yet admitted), to check rule 5's
 	// strategies (fairstrategy_test.go).
 	onBorrowVictims func(t *task, victims []victim)
+	// Test only: called with every task as it starts, before its backfill
+	// mark is noted, to check the mark's walk (backfill_test.go).
+	onStart func(t *task)
 	// Test only: the stop takes other teams' cheap fair-share candidates as dear (stopfair.go).
 	breakStopDear bool
 	// Test only: the stop takes any failed-search memo entry as covering (stopskip.go).
