@@ -77,6 +77,8 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakDropJump = bug == "dropjump"
 	inc.breakTakerAlone = bug == "takeralone"
 	inc.breakViews = bug == "views"
+	inc.breakDueLists = bug == "duelists"
+	inc.breakDueFrom = bug == "duefrom"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)
 	defer func() {
@@ -85,6 +87,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 		stats.stopWakes += int(inc.stops.wakes)
 		stats.stopHolds += int(inc.stops.held)
 		stats.trials += int(inc.stops.trialsMade)
+		stats.dueKept += int(inc.stops.dueKept)
 		stats.jumps += int(inc.jump.jumps)
 		stats.drops += int(inc.jump.drops)
 		stats.alone += int(inc.jump.alone)
@@ -243,7 +246,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 // (blocked.go), types settled in bulk (settle.go) and walks stopped early
 // (stop.go), so that the test is not vacuous.
 var stats struct {
-	cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails, jumps, drops, alone, trials, passed int
+	cycles, skipped, probed, settled, stopped, stopWakes, stopHolds, selTails, jumps, drops, alone, trials, passed, dueKept int
 }
 
 func firstDiff(a, b model.Decision) string {

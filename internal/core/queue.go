@@ -127,6 +127,7 @@ func splitByType(tm *team) {
 		tm.byType[i] = tm.byType[i][:0]
 	}
 	tm.invalidateAggs()
+	tm.lists++         // positions move (stopwake.go)
 	clear(tm.liveFrom) // the lists are rebuilt (livestart.go)
 	for _, t := range tm.pending {
 		i := t.typ.idx

@@ -90,6 +90,7 @@ func insertTail(tm *team) bool {
 	}
 	tm.sortedLen = len(tm.pending)
 	tm.inserts++
+	tm.lists++ // positions move (stopwake.go)
 	return true
 }
 

@@ -138,6 +138,11 @@ type team struct {
 	// Test only: insertTail files a task one entry past its place (queueinsert.go).
 	breakInsert bool
 	inserts     uint64 // tails filed in place by insertTail (a measure)
+	// lists counts the changes of the byType lists other than appends at
+	// their ends: rewrites (splitByType, insertTail), after which a position
+	// may hold another task, and entries pending again (repend)
+	// (stopwake.go's dueMemo).
+	lists uint64
 }
 
 // group is a lending group (cohort) and its per-type pools.
@@ -233,6 +238,11 @@ type Scheduler struct {
 	breakStopWake bool
 	// Test only: tailDue's memo ignores the team's usage (stopwake.go).
 	breakDueMemo bool
+	// Test only: tailDue's memo is kept across a rewrite of its list (stopwake.go).
+	breakDueLists bool
+	// Test only: tailDue's memo kept from an earlier cycle is not read from
+	// the tail's new start (stopwake.go).
+	breakDueFrom bool
 	// Test only: a preemption in the walk keeps mayAdmit's place (stopcheck.go).
 	breakNoAdmitGen bool
 	// Test only: the bound with holds in place leaves out the holder's own

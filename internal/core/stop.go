@@ -286,7 +286,9 @@ type stopState struct {
 	}
 	stops uint64 // walks stopped early (a measure)
 	wakes uint64 // of them, stops that asked for their tail's starvation wake-up (a measure)
-	held  uint64 // of them, stops with a holder in place (stophold.go; a measure)
+	// dueKept counts tailDue's answers from a memo of an earlier cycle (a measure).
+	dueKept uint64
+	held    uint64 // of them, stops with a holder in place (stophold.go; a measure)
 	// holderTried[i]: the task that held nodes of type i after its try in
 	// this walk (stophold.go).
 	holderTried []*task

@@ -41,19 +41,45 @@ import (
 // stands at the end.
 //
 // The scan costs the team's tail once: its answer is kept with the team's
-// usage of the type and the task that gave it (the last of the tail with
-// the earliest due). While the usage is the same, the same tasks fit the
-// quota; the tail only loses tasks; so while that task is still in the
-// tail, the minimum is the same. A team none of whose tail fits keeps
-// none while its usage is the same.
+// usage and quota of the type, the bound, and the task that gave it (the
+// last of the tail with the earliest due). While those are the same, the
+// same tasks fit the quota; the tail only loses tasks; so while that task
+// is still in the tail, the minimum is the same. A team none of whose tail
+// fits keeps none while its usage is the same.
+//
+// The answer outlives its cycle (a verdict kept across cycles): it covers
+// the list's entries lo to hi, read at a past now. Across cycles the list
+// only gains entries at its end (folded in on reuse) and loses tasks from
+// the queue (their entries stay, no longer pending) until a rewrite moves
+// positions (team.lists: splitByType, insertTail), which drops the memo.
+// A task read as pending then leaves or stays: the minimum over what
+// stays is the kept one while its task stays. Time only removes dues:
+// one at or before a past now is still past, and every due the scan kept
+// out is at or before it; the kept due is still the minimum while it is
+// ahead of now (else the memo is dropped). A new cycle starts the tail
+// higher in the list (its cursor from the start): the entries from the
+// tail's start to lo are read and folded in, earlier dues first, the kept
+// task winning ties (it comes later). A scan that left out a task touched
+// in its cycle (a victim, queued again) holds in that cycle only. Those
+// conditions are the memo's key (dueMemo.holds); breakDueLists (test only)
+// leaves the list's rewrites out of it, the injected bug
+// TestDifferentialCatchesDueAcrossRewrite catches.
 
-// dueMemo is tailDue's last answer for one team and type.
+// dueMemo is tailDue's last answer for one team and type: the earliest due
+// among the pending entries lo to hi of the team's byType list.
 type dueMemo struct {
-	cycle uint64
-	usage resource.Vector
-	due   time.Time
-	t     *task // the last tail task with that due; nil when due is never
-	at    int   // its position in the team's byType list
+	set     bool
+	tm      *team
+	cycle   uint64 // the cycle it was last read or extended in
+	usage   resource.Vector
+	quota   resource.Vector
+	bound   time.Duration
+	lists   uint64 // tm.lists at the scan
+	touched bool   // the scan left out a task touched in cycle: it holds in that cycle only
+	lo, hi  int
+	due     time.Time
+	t       *task // the last entry with that due; nil when due is never
+	at      int   // its position in the team's byType list
 }
 
 // hasHead reports whether tm has a head of type i in the walk: in its heap,
@@ -87,30 +113,76 @@ func (s *Scheduler) tailDue(tm *team, i int) (due time.Time, ok bool) {
 		st.dues[i] = make([]dueMemo, len(s.teams))
 	}
 	from := max(tm.cursors[i]-1, 0)
-	m := &st.dues[i][tm.idx]
-	if m.cycle == s.cycle && (m.usage == tm.usage[i] || s.breakDueMemo) &&
-		(m.t == nil || (m.at >= from && m.t.state == pending && m.t.touchedIn != s.cycle)) {
-		return m.due, true
-	}
-	*m = dueMemo{cycle: s.cycle, usage: tm.usage[i], due: never}
-	bound := secs(*s.policy.StarvationBoundSeconds)
 	q := tm.byType[i]
-	for k := from; k < len(q); k++ {
+	m := &st.dues[i][tm.idx]
+	bound := secs(*s.policy.StarvationBoundSeconds)
+	if !m.holds(s, tm, i, bound, from, len(q)) {
+		*m = dueMemo{set: true, tm: tm, usage: tm.usage[i], quota: tm.quota[i], bound: bound, lists: tm.lists,
+			lo: len(q), hi: len(q), due: never}
+	} else if m.cycle != s.cycle {
+		st.dueKept++
+		if s.breakDueFrom {
+			from = max(from, m.lo)
+		}
+	}
+	m.cycle = s.cycle
+	if !m.fold(s, q, m.hi, len(q), false) || !m.fold(s, q, from, m.lo, true) {
+		*m = dueMemo{}
+		return never, false
+	}
+	m.lo, m.hi = min(m.lo, from), len(q)
+	return m.due, true
+}
+
+// holds reports whether m still answers for tm's tail of type i from from
+// on, at the current state (see above).
+func (m *dueMemo) holds(s *Scheduler, tm *team, i int, bound time.Duration, from, n int) bool {
+	switch {
+	case !m.set || m.tm != tm || m.bound != bound || n < m.hi:
+		return false
+	case m.usage != tm.usage[i] && !s.breakDueMemo, m.quota != tm.quota[i]:
+		return false
+	case m.lists != tm.lists && !s.breakDueLists, m.touched && m.cycle != s.cycle:
+		return false
+	case m.t == nil:
+		return true
+	}
+	t := m.t
+	return m.at >= from && t.state == pending && t.touchedIn != s.cycle && s.now.Before(m.due)
+}
+
+// fold reads entries lo to hi of q into m: a pending, untouched task that
+// fits the team's quota (m.usage) and whose due is ahead asks for it. Read
+// before the kept ones (before), a task takes the minimum only with an
+// earlier due; after them, with an equal one too (the last wins). It
+// reports false at a task with a node selector that asks.
+func (m *dueMemo) fold(s *Scheduler, q []*task, lo, hi int, before bool) bool {
+	bdue, bt, bat := never, (*task)(nil), 0
+	for k := lo; k < hi; k++ {
 		t := q[k]
-		if t.state != pending || t.touchedIn == s.cycle || !tm.usage[i].Add(t.total).LessEq(tm.quota[i]) {
+		if t.state != pending {
 			continue
 		}
-		d := t.pendingSince.Add(bound)
+		if t.touchedIn == s.cycle {
+			m.touched = true
+			continue
+		}
+		if !m.usage.Add(t.total).LessEq(m.quota) {
+			continue
+		}
+		d := t.pendingSince.Add(m.bound)
 		if !s.now.Before(d) {
 			continue // past its due: it queues for the hold, no wake-up (stophold.go)
 		}
 		if t.sel != "" {
-			m.cycle = 0
-			return never, false
+			return false
 		}
-		if !d.After(m.due) {
-			m.due, m.t, m.at = d, t, k
+		if !d.After(bdue) {
+			bdue, bt, bat = d, t, k
 		}
 	}
-	return m.due, true
+	if bt != nil && (bdue.Before(m.due) || (!before && bdue.Equal(m.due))) {
+		m.due, m.t, m.at = bdue, bt, bat
+	}
+	return true
 }

@@ -1,0 +1,42 @@
+package core
+
+import "testing"
+
+// TestDifferentialCatchesDueAcrossListChange injects a bug in tailDue's
+// memo kept across cycles (stopwake.go): it is kept across a change of its
+// list other than an append (a rewrite, or an entry pending again:
+// team.lists), so a task queued again in its old place, or moved, is not
+// read. The differential test must see it.
+func TestDifferentialCatchesDueAcrossListChange(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		if err := differentialRun(seed, 2000, "duelists"); err != nil {
+			t.Logf("caught, as it must be (seed %d): %v", seed, err)
+			return
+		}
+	}
+	t.Fatal("with tailDue's memo kept across its list's changes, the differential test found no difference")
+}
+
+// TestDifferentialCatchesDueFromOldStart injects the other bug: a memo kept
+// from an earlier cycle answers for the tail from where that cycle's scan
+// began, without reading the entries from the new tail's start to there.
+// The clean run must keep some answers across cycles, and the differential
+// test must see the bug.
+func TestDifferentialCatchesDueFromOldStart(t *testing.T) {
+	before := stats.dueKept
+	if err := differentialRun(1, 2000, ""); err != nil {
+		t.Fatal(err)
+	}
+	if kept := stats.dueKept - before; kept == 0 {
+		t.Fatal("the random run kept no tailDue answer across cycles: it does not exercise the memo")
+	} else {
+		t.Logf("seed 1 without the bug: %d answers kept across cycles, the cores agree", kept)
+	}
+	for seed := int64(1); seed <= 30; seed++ {
+		if err := differentialRun(seed, 2000, "duefrom"); err != nil {
+			t.Logf("caught, as it must be (seed %d): %v", seed, err)
+			return
+		}
+	}
+	t.Fatal("with a kept memo not read from the tail's new start, the differential test found no difference")
+}
