@@ -55,7 +55,7 @@ func (s *Scheduler) repend(t *task) {
 	if k == len(q) || q[k] != t {
 		return // in the tail queued since the last sort: appendSorted files it
 	}
-	tm.lists++ // an entry read as gone is pending again (stopwake.go)
+	s.dueRevived(tm, i, k) // an entry read as gone is pending again (stopwake.go)
 	if i < len(tm.liveFrom) && k < tm.liveFrom[i] && !s.breakRepend {
 		tm.liveFrom[i] = k
 	}

@@ -138,10 +138,9 @@ type team struct {
 	// Test only: insertTail files a task one entry past its place (queueinsert.go).
 	breakInsert bool
 	inserts     uint64 // tails filed in place by insertTail (a measure)
-	// lists counts the changes of the byType lists other than appends at
-	// their ends: rewrites (splitByType, insertTail), after which a position
-	// may hold another task, and entries pending again (repend)
-	// (stopwake.go's dueMemo).
+	// lists counts the rewrites of the byType lists (splitByType,
+	// insertTail): a position read before one may hold another task after
+	// it (stopwake.go's dueMemo).
 	lists uint64
 }
 
@@ -243,6 +242,8 @@ type Scheduler struct {
 	// Test only: tailDue's memo kept from an earlier cycle is not read from
 	// the tail's new start (stopwake.go).
 	breakDueFrom bool
+	// Test only: an entry pending again is not read into tailDue's memo (stopwake.go).
+	breakDueRevived bool
 	// Test only: a preemption in the walk keeps mayAdmit's place (stopcheck.go).
 	breakNoAdmitGen bool
 	// Test only: the bound with holds in place leaves out the holder's own

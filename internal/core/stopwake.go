@@ -53,7 +53,9 @@ import (
 // the queue (their entries stay, no longer pending) until a rewrite moves
 // positions (team.lists: splitByType, insertTail), which drops the memo.
 // A task read as pending then leaves or stays: the minimum over what
-// stays is the kept one while its task stays. Time only removes dues:
+// stays is the kept one while its task stays. An entry read as gone may be
+// pending again in its place (repend: a victim or a resumed task):
+// dueRevived reads it into the memo then, where the memo covers it. Time only removes dues:
 // one at or before a past now is still past, and every due the scan kept
 // out is at or before it; the kept due is still the minimum while it is
 // ahead of now (else the memo is dropped). A new cycle starts the tail
@@ -61,9 +63,11 @@ import (
 // tail's start to lo are read and folded in, earlier dues first, the kept
 // task winning ties (it comes later). A scan that left out a task touched
 // in its cycle (a victim, queued again) holds in that cycle only. Those
-// conditions are the memo's key (dueMemo.holds); breakDueLists (test only)
-// leaves the list's rewrites out of it, the injected bug
-// TestDifferentialCatchesDueAcrossRewrite catches.
+// conditions are the memo's key (dueMemo.holds). Injected bugs (test
+// only), each caught by the differential test: breakDueLists leaves the
+// list's rewrites out of the key, breakDueRevived leaves an entry pending
+// again unread, breakDueFrom leaves the entries before the kept range
+// unread.
 
 // dueMemo is tailDue's last answer for one team and type: the earliest due
 // among the pending entries lo to hi of the team's byType list.
@@ -149,6 +153,23 @@ func (m *dueMemo) holds(s *Scheduler, tm *team, i int, bound time.Duration, from
 	}
 	t := m.t
 	return m.at >= from && t.state == pending && t.touchedIn != s.cycle && s.now.Before(m.due)
+}
+
+// dueRevived reads the entry k of tm's list of type i, pending again, into
+// its tailDue memo when the memo covers it (lo to hi); it comes before or
+// after the kept task by its position.
+func (s *Scheduler) dueRevived(tm *team, i, k int) {
+	st := &s.stops
+	if i >= len(st.dues) || len(st.dues[i]) != len(s.teams) || s.breakDueRevived {
+		return
+	}
+	m := &st.dues[i][tm.idx]
+	if !m.set || m.tm != tm || k < m.lo || k >= m.hi {
+		return // not kept, or read on its next use
+	}
+	if !m.fold(s, tm.byType[i], k, k+1, m.t != nil && k < m.at) {
+		*m = dueMemo{}
+	}
 }
 
 // fold reads entries lo to hi of q into m: a pending, untouched task that

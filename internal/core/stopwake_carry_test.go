@@ -2,19 +2,30 @@ package core
 
 import "testing"
 
-// TestDifferentialCatchesDueAcrossListChange injects a bug in tailDue's
-// memo kept across cycles (stopwake.go): it is kept across a change of its
-// list other than an append (a rewrite, or an entry pending again:
-// team.lists), so a task queued again in its old place, or moved, is not
-// read. The differential test must see it.
-func TestDifferentialCatchesDueAcrossListChange(t *testing.T) {
+// TestDifferentialCatchesDueAcrossRewrite injects a bug in tailDue's memo
+// kept across cycles (stopwake.go): it is kept across a rewrite of its
+// list (team.lists), so positions it read hold other tasks. The
+// differential test must see it.
+func TestDifferentialCatchesDueAcrossRewrite(t *testing.T) {
 	for seed := int64(1); seed <= 30; seed++ {
 		if err := differentialRun(seed, 2000, "duelists"); err != nil {
 			t.Logf("caught, as it must be (seed %d): %v", seed, err)
 			return
 		}
 	}
-	t.Fatal("with tailDue's memo kept across its list's changes, the differential test found no difference")
+	t.Fatal("with tailDue's memo kept across its list's rewrites, the differential test found no difference")
+}
+
+// TestDifferentialCatchesDueRevivedUnread injects another: an entry pending
+// again in its place (repend) is not read into the memo that covers it.
+func TestDifferentialCatchesDueRevivedUnread(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		if err := differentialRun(seed, 2000, "duerevived"); err != nil {
+			t.Logf("caught, as it must be (seed %d): %v", seed, err)
+			return
+		}
+	}
+	t.Fatal("with an entry pending again left out of tailDue's memo, the differential test found no difference")
 }
 
 // TestDifferentialCatchesDueFromOldStart injects the other bug: a memo kept
