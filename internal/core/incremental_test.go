@@ -79,6 +79,7 @@ func differentialRun(seed int64, ops int, bug string) error {
 	inc.breakViews = bug == "views"
 	inc.breakDueLists = bug == "duelists"
 	inc.breakDueFrom = bug == "duefrom"
+	inc.breakDueFall = bug == "duefall"
 	inc.breakDueRevived = bug == "duerevived"
 	inc.qm.broken = bug == "quotamemo"
 	inc.SetLazyWaiting(seed%2 == 1) // odd seeds compare the list built on demand (waiting.go)

@@ -242,6 +242,8 @@ type Scheduler struct {
 	// Test only: tailDue's memo kept from an earlier cycle is not read from
 	// the tail's new start (stopwake.go).
 	breakDueFrom bool
+	// Test only: tailDue's memo is kept when its team's usage fell (stopwake.go).
+	breakDueFall bool
 	// Test only: an entry pending again is not read into tailDue's memo (stopwake.go).
 	breakDueRevived bool
 	// Test only: a preemption in the walk keeps mayAdmit's place (stopcheck.go).

@@ -44,8 +44,11 @@ import (
 // usage and quota of the type, the bound, and the task that gave it (the
 // last of the tail with the earliest due). While those are the same, the
 // same tasks fit the quota; the tail only loses tasks; so while that task
-// is still in the tail, the minimum is the same. A team none of whose tail
-// fits keeps none while its usage is the same.
+// is still in the tail, the minimum is the same. A usage that only rose
+// (an admission of the team) leaves fewer tasks fitting (checkQuota's
+// fit is upward-closed): while the kept task still fits, it is still the
+// minimum, and the memo goes on at the new usage. A team none of whose
+// tail fits keeps none while its usage is the same or higher.
 //
 // The answer outlives its cycle (a verdict kept across cycles): it covers
 // the list's entries lo to hi, read at a past now. Across cycles the list
@@ -64,7 +67,8 @@ import (
 // task winning ties (it comes later). A scan that left out a task touched
 // in its cycle (a victim, queued again) holds in that cycle only. Those
 // conditions are the memo's key (dueMemo.holds). Injected bugs (test
-// only), each caught by the differential test: breakDueLists leaves the
+// only), each caught by the differential test: breakDueFall keeps the
+// memo when the usage fell, breakDueLists leaves the
 // list's rewrites out of the key, breakDueRevived leaves an entry pending
 // again unread, breakDueFrom leaves the entries before the kept range
 // unread.
@@ -123,7 +127,9 @@ func (s *Scheduler) tailDue(tm *team, i int) (due time.Time, ok bool) {
 	if !m.holds(s, tm, i, bound, from, len(q)) {
 		*m = dueMemo{set: true, tm: tm, usage: tm.usage[i], quota: tm.quota[i], bound: bound, lists: tm.lists,
 			lo: len(q), hi: len(q), due: never}
-	} else if m.cycle != s.cycle {
+	}
+	m.usage = tm.usage[i] // the same, or higher with the kept task still fitting (see above)
+	if m.cycle != s.cycle && m.lo < m.hi {
 		st.dueKept++
 		if s.breakDueFrom {
 			from = max(from, m.lo)
@@ -144,8 +150,12 @@ func (m *dueMemo) holds(s *Scheduler, tm *team, i int, bound time.Duration, from
 	switch {
 	case !m.set || m.tm != tm || m.bound != bound || n < m.hi:
 		return false
-	case m.usage != tm.usage[i] && !s.breakDueMemo, m.quota != tm.quota[i]:
+	case m.quota != tm.quota[i]:
 		return false
+	case m.usage != tm.usage[i] && !s.breakDueMemo && !s.breakDueFall && !m.usage.LessEq(tm.usage[i]):
+		return false // the usage fell: more tasks may fit
+	case m.usage != tm.usage[i] && !s.breakDueMemo && m.t != nil && !tm.usage[i].Add(m.t.total).LessEq(m.quota):
+		return false // the kept task no longer fits
 	case m.lists != tm.lists && !s.breakDueLists, m.touched && m.cycle != s.cycle:
 		return false
 	case m.t == nil:

@@ -16,6 +16,19 @@ func TestDifferentialCatchesDueAcrossRewrite(t *testing.T) {
 	t.Fatal("with tailDue's memo kept across its list's rewrites, the differential test found no difference")
 }
 
+// TestDifferentialCatchesDueAfterUsageFell injects another: the memo is
+// kept when its team's usage fell (a completion), so tasks that fit only
+// now are not read.
+func TestDifferentialCatchesDueAfterUsageFell(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		if err := differentialRun(seed, 2000, "duefall"); err != nil {
+			t.Logf("caught, as it must be (seed %d): %v", seed, err)
+			return
+		}
+	}
+	t.Fatal("with tailDue's memo kept after its team's usage fell, the differential test found no difference")
+}
+
 // TestDifferentialCatchesDueRevivedUnread injects another: an entry pending
 // again in its place (repend) is not read into the memo that covers it.
 func TestDifferentialCatchesDueRevivedUnread(t *testing.T) {
