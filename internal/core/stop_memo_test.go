@@ -12,9 +12,10 @@ import (
 // The early stop's two caches within a walk: mayAdmit's "nothing of this
 // team can be admitted" (noAdmit, kept until the walk's next preemption:
 // freed) and tailDue's answer (dueMemo, kept while the team's usage is the
-// same). A preemption in the walk frees nodes its preemptor may not use up,
-// and an admission changes its team's usage: the first makes a kept no
-// stale, either a kept due.
+// same, or higher with the due's task still fitting: stopwake.go). A
+// preemption in the walk frees nodes its preemptor may not use up, and an
+// admission changes its team's usage: the first makes a kept no stale, the
+// second a kept due whose task no longer fits.
 // The random differential run almost never reaches these cases (a 120-seed
 // run: 12 of 29,420 stops set the wake-up; 60,000 inputs of 30 seeds never
 // asked tailDue again after a usage change), so two constructed walks do,

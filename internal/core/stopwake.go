@@ -51,27 +51,26 @@ import (
 // tail fits keeps none while its usage is the same or higher.
 //
 // The answer outlives its cycle (a verdict kept across cycles): it covers
-// the list's entries lo to hi, read at a past now. Across cycles the list
-// only gains entries at its end (folded in on reuse) and loses tasks from
-// the queue (their entries stay, no longer pending) until a rewrite moves
-// positions (team.lists: splitByType, insertTail), which drops the memo.
-// A task read as pending then leaves or stays: the minimum over what
-// stays is the kept one while its task stays. An entry read as gone may be
-// pending again in its place (repend: a victim or a resumed task):
-// dueRevived reads it into the memo then, where the memo covers it. Time only removes dues:
-// one at or before a past now is still past, and every due the scan kept
-// out is at or before it; the kept due is still the minimum while it is
+// the list's entries lo to hi, read at a past now. Until a rewrite moves
+// positions (team.lists: splitByType, insertTail), which drops the memo,
+// the list only gains entries at its end (read on the next use) and its
+// tasks leave the queue (their entries stay, no longer pending): the
+// minimum over the tasks that stay is the kept one while its task stays.
+// An entry read as gone may be pending again in its place (repend: a
+// victim or a resumed task): dueRevived reads it into the memo then, if
+// the memo covers it. Time only removes dues: one the scan left out as at
+// or before its now is still past, and no due read lies between that now
+// and the kept one, so the kept due is still the minimum while it is
 // ahead of now (else the memo is dropped). A new cycle starts the tail
 // higher in the list (its cursor from the start): the entries from the
-// tail's start to lo are read and folded in, earlier dues first, the kept
-// task winning ties (it comes later). A scan that left out a task touched
-// in its cycle (a victim, queued again) holds in that cycle only. Those
-// conditions are the memo's key (dueMemo.holds). Injected bugs (test
-// only), each caught by the differential test: breakDueFall keeps the
-// memo when the usage fell, breakDueLists leaves the
-// list's rewrites out of the key, breakDueRevived leaves an entry pending
-// again unread, breakDueFrom leaves the entries before the kept range
-// unread.
+// tail's new start to lo are read in, an earlier due taking the minimum
+// and the kept task winning ties (it comes later). A scan that left out a
+// task touched in its cycle (a victim, queued again) holds in that cycle
+// only. Those conditions are the memo's key (dueMemo.holds). Injected bugs
+// (test only), each caught by the differential test: breakDueFall keeps
+// the memo when the usage fell, breakDueLists leaves the list's rewrites
+// out of the key, breakDueRevived leaves an entry pending again unread,
+// breakDueFrom leaves the entries before the kept range unread.
 
 // dueMemo is tailDue's last answer for one team and type: the earliest due
 // among the pending entries lo to hi of the team's byType list.
