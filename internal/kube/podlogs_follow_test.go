@@ -93,8 +93,9 @@ func (r *logRig) readOn(t *testing.T, offset int64) ([]byte, int64) {
 // (128-byte lines, a millisecond apart) polls it 20 times while it grows
 // by a second of lines, a burst of lines stamped alike, a line written in
 // two halves; it gets every byte once, in order, and each poll makes the
-// kubelet send the new lines and those of the second before (at most 1000
-// lines, each after its 31-byte stamp), however long the log is. An
+// kubelet send the new lines and those of the two seconds before (the
+// mark's second and stampMargin: at most 2000 lines, each after its
+// 31-byte stamp), however long the log is. An
 // offset past the end costs the same and says the size.
 func TestFollowingAPodLogReadsWhatIsNew(t *testing.T) {
 	r := startLogRig(t, 1)
@@ -132,7 +133,7 @@ func TestFollowingAPodLogReadsWhatIsNew(t *testing.T) {
 		if !bytes.Equal(part, whole[printed:]) {
 			t.Fatalf("poll %d: %d bytes from %d; want the %d new ones", poll, len(part), printed, len(whole)-int(printed))
 		}
-		if bound := stamped(int64(len(more))+perSecond*128) + 64<<10; sent > bound {
+		if bound := stamped(int64(len(more))+2*perSecond*128) + 64<<10; sent > bound {
 			t.Errorf("poll %d: the kubelet sent %d bytes (%v) for %d new ones, want at most %d", poll, sent, asks, len(more), bound)
 		}
 		printed = end
@@ -141,7 +142,7 @@ func TestFollowingAPodLogReadsWhatIsNew(t *testing.T) {
 
 	part := r.window(t, model.LogWindow{Offset: math.MaxInt64, Limit: 8 << 20})
 	sent, _ := r.kl.Took()
-	if part.Size != int64(len(whole)) || len(part.Data) != 0 || sent > stamped(perSecond*128)+64<<10 {
+	if part.Size != int64(len(whole)) || len(part.Data) != 0 || sent > stamped(2*perSecond*128)+64<<10 {
 		t.Errorf("an offset past the end: size %d, %d bytes, the kubelet sent %d; want the size %d, nothing, a second of lines sent",
 			part.Size, len(part.Data), sent, len(whole))
 	}
@@ -157,6 +158,39 @@ func TestFollowingAPodLogReadsWhatIsNew(t *testing.T) {
 		t.Errorf("a poll without marks: %v, from %d, the kubelet sent %d", err, part.Start, sent)
 	}
 	t.Logf("a poll without marks: the kubelet sent %d bytes", sent)
+}
+
+// TestPodLogLinesStampedOutOfOrder: the runtime stamps a stream's line
+// before it writes it, so a stderr line may follow a stdout line in the
+// file stamped a little before it, across a second. A follower whose last
+// mark is the line at a second's start still gets the line written after
+// it but stamped before that second, and every byte at its place, without
+// falling back to a read from the log's start.
+func TestPodLogLinesStampedOutOfOrder(t *testing.T) {
+	r := startLogRig(t, 1)
+	pod := "follow-0-run0"
+	log := lines(0, 3001, 128) // the last stamped LogEpoch + 3 s exactly
+	r.kl.SetLog(pod, log)
+	whole := append([]byte("=== taskgov: pod "+pod+" on node p5-0 ===\n"), log...)
+	got, printed := r.readOn(t, 0)
+	if !bytes.Equal(got, whole) {
+		t.Fatalf("catching up: %d bytes; want %d", len(got), len(whole))
+	}
+	r.readOn(t, printed-1000) // leaves marks, the last at the last line
+	late := []byte("stderr: written after the second's first line, stamped before it\n")
+	r.kl.AppendLog(pod, late, -2*time.Millisecond)
+	more := lines(1, 100, 128)
+	r.kl.AppendLog(pod, more, 3*time.Millisecond)
+	whole = append(append(whole, late...), more...)
+	r.kl.Took()
+	part, end := r.readOn(t, printed)
+	sent, _ := r.kl.Took()
+	if !bytes.Equal(part, whole[printed:]) || end != int64(len(whole)) {
+		t.Fatalf("reading on from %d: %q... (%d bytes, to %d); want the %d new bytes", printed, part[:min(len(part), 80)], len(part), end, len(whole)-int(printed))
+	}
+	if sent >= int64(len(whole)) {
+		t.Errorf("the kubelet sent %d bytes, the whole log or more: the read fell back to the log's start", sent)
+	}
 }
 
 // TestPodLogMarksThatNoLongerFit: a log replaced under its marks (its

@@ -24,6 +24,18 @@ var (
 // (each at least a line further on, or asking four times more).
 const maxStampedReads = 8
 
+// stampMargin is how far before its mark's second a stamped read asks
+// the API server to begin, and how far a line's stamp may go back behind
+// the latest stamp before it. The runtime stamps each stream's line before
+// it writes it to the shared log file, so a stdout and a stderr line may
+// land in the file out of stamp order by the time between the two; the
+// API server leaves out every line stamped before sinceTime wherever it
+// stands in the file, so a read that began at the mark's own second could
+// miss a line written after the mark but stamped before that second. A
+// line whose stamp goes further back than this says the clock stepped
+// back: the read gives way to one from the log's start.
+const stampMargin = time.Second
+
 // maxStamp is the longest stamp the API server sends (RFC 3339 with
 // nanoseconds and a zone offset).
 const maxStamp = len("2006-01-02T15:04:05.000000000-07:00")
@@ -52,7 +64,7 @@ func (l *podLogs) feedStamped(ctx context.Context, p *corev1.Pod, c *cursor, bas
 		ask := stampedAsk(want-m.off+c.want-int64(len(c.out)), ratio)
 		opts := &corev1.PodLogOptions{Timestamps: true, LimitBytes: &ask}
 		if !m.at.IsZero() {
-			since := metav1.NewTime(m.at.Truncate(time.Second))
+			since := metav1.NewTime(m.at.Truncate(time.Second).Add(-stampMargin))
 			opts.SinceTime = &since
 		}
 		rc, err := l.client.CoreV1().Pods(p.Namespace).GetLogs(p.Name, opts).Stream(ctx)
@@ -124,25 +136,27 @@ func podFinished(p *corev1.Pod) bool {
 
 // stampedLog takes a pod's log as the API server sends it with timestamps
 // (each line after its stamp and a space) from the second of the mark
-// from on, and feeds the log's own bytes to a cursor at their place: the
-// line at from is the first kept (the lines stamped before from.at are
-// dropped), and it is kept only once its first from.k bytes match the
-// mark. On the way it notes marks: a line stamped after the line before it
-// (every markStride bytes, and the last).
+// from on, less stampMargin, and feeds the log's own bytes to a cursor at
+// their place: the line at from is the first kept (the lines stamped
+// before from.at are dropped), and it is kept only once its first from.k
+// bytes match the mark. On the way it notes marks: a line stamped after
+// every line before it in the read (every markStride bytes, and the
+// last), so no line after a mark is stamped before it by more than the
+// runtime's reordering.
 type stampedLog struct {
 	c    *cursor
 	from logMark
 	base int64 // where the pod's log starts in the whole log
 	pos  int64 // the pod-log offset of the next byte of a kept line
 
-	state   int    // atStamp, inLine or dropping
-	stamp   []byte // a stamp read in part
-	synced  bool   // from's line was found: every line from here on is kept
-	checked bool   // from's line matched the mark
-	held    []byte // from's line's first bytes, held until checked
-	prev    time.Time
-	cur     *logMark // the mark the current line makes, if it makes one
-	head    []byte   // the current line's first markHead bytes
+	state   int       // atStamp, inLine or dropping
+	stamp   []byte    // a stamp read in part
+	synced  bool      // from's line was found: every line from here on is kept
+	checked bool      // from's line matched the mark
+	held    []byte    // from's line's first bytes, held until checked
+	top     time.Time // the latest stamp of a kept line
+	cur     *logMark  // the mark the current line makes, if it makes one
+	head    []byte    // the current line's first markHead bytes
 	strided []logMark
 	last    *logMark
 	wire    int64 // bytes taken, stamps included
@@ -236,14 +250,17 @@ func (s *stampedLog) startLine(at time.Time) error {
 	case !s.synced:
 		s.synced, s.pos, s.cur = true, s.from.off, nil
 		s.checked = s.from.at.IsZero() || s.from.k == 0
-	case at.Before(s.prev):
-		return errBadStamp
-	case at.After(s.prev):
+	case at.Before(s.top.Add(-stampMargin)):
+		return errBadStamp // the clock stepped back: lines may be missing
+	case at.After(s.top):
 		s.cur = &logMark{off: s.pos, at: at}
 	default:
-		s.cur = nil // stamped as the line before: no mark can start here
+		s.cur = nil // not after every line before it: no mark can start here
 	}
-	s.prev, s.head, s.state = at, s.head[:0], inLine
+	if at.After(s.top) {
+		s.top = at
+	}
+	s.head, s.state = s.head[:0], inLine
 	return nil
 }
 
