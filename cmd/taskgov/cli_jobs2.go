@@ -349,8 +349,13 @@ func getLogCmd() *cobra.Command {
 				}
 				retry.ok()
 				if done {
-					if follow {
-						_ = printAll()
+					if follow { // what the run wrote after the last read
+						for {
+							err := printAll()
+							if err == nil || !retry.again(ctx, err) {
+								return err
+							}
+						}
 					}
 					return nil
 				}

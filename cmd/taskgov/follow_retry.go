@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"syscall"
 	"time"
 
 	"github.com/taskgov/taskgov/internal/client"
@@ -30,16 +33,30 @@ func (f *followRetry) ok() {
 	f.answered, f.warned = time.Now(), false
 }
 
-// again reports whether to ask again after err, having waited a second
-// (saying so once per outage); false when ctx ends.
-func (f *followRetry) again(ctx context.Context, err error) bool {
+// serverAway says err is what a server that went away gives: it cannot be
+// reached, its answer was cut off, or a proxy before it answers 502, 503
+// or 504. Any other error (a refusal, an answer this client cannot read)
+// will not pass by asking again.
+func serverAway(err error) bool {
 	var ce *client.Error
 	if errors.As(err, &ce) {
 		switch ce.Status {
 		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		default:
-			return false
+			return true
 		}
+		return false
+	}
+	var ue *url.Error
+	var ne net.Error
+	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// again reports whether to ask again after err, having waited a second
+// (saying so once per outage); false when ctx ends.
+func (f *followRetry) again(ctx context.Context, err error) bool {
+	if !serverAway(err) {
+		return false
 	}
 	if f.answered.IsZero() || time.Since(f.answered) > followRetryFor || ctx.Err() != nil {
 		return false

@@ -23,7 +23,9 @@ type openTxn struct {
 // othersOpenTxns are the transactions, open now, of other sessions of this
 // role in this database that may still write taskgov's tables: a taskgov
 // session's (application_name taskgov, which every session of the store
-// sets), or any that holds or awaits a write lock on a table. A backend
+// sets) that has written (it has a transaction id: a read-only one, such
+// as a task page's snapshot, is not waited for), or any that holds or
+// awaits a write lock on a table. A backend
 // frozen before it read its batch shows "idle" and is not among them.
 const othersOpenTxns = `SELECT a.pid, a.xact_start,
 	COALESCE(a.application_name, '') || ' ' || COALESCE(a.state, '') || COALESCE(' waiting on ' || a.wait_event_type, '')
@@ -31,7 +33,7 @@ const othersOpenTxns = `SELECT a.pid, a.xact_start,
 	WHERE a.datname = current_database() AND a.usename = current_user AND a.pid <> pg_backend_pid()
 	AND a.xact_start IS NOT NULL
 	AND a.state IN ('active', 'idle in transaction', 'idle in transaction (aborted)', 'fastpath function call')
-	AND (a.application_name = 'taskgov' OR EXISTS (SELECT 1 FROM pg_locks l
+	AND (a.application_name = 'taskgov' AND a.backend_xid IS NOT NULL OR EXISTS (SELECT 1 FROM pg_locks l
 		WHERE l.pid = a.pid AND l.locktype = 'relation'
 		AND l.mode IN ('RowExclusiveLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')))
 	ORDER BY a.pid`
