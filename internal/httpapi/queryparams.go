@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -9,23 +10,40 @@ import (
 )
 
 // queryParams is the query parameters each authenticated route takes, by
-// route pattern (apiRoutes). A route that is not listed takes none. Any
-// other parameter is refused with a 400 naming it and listing these
-// (checkQuery), before the handler runs, so a typo such as ?stat=Pending
-// never reads as "no filter" and a change such as POST ?dryrun=1 stores
-// nothing. openapi.json lists the same parameters (TestQueryParamsMatchOpenAPI),
-// and every parameter our own clients send is among them
+// route pattern (apiRoutes), read from the embedded openapi.json, the one
+// list of them: a route it gives none takes none. Any other parameter is
+// refused with a 400 naming it and listing these (checkQuery), before the
+// handler runs, so a typo such as ?stat=Pending never reads as "no
+// filter" and a change such as POST ?dryrun=1 stores nothing. Every
+// documented route is served (TestQueryParamsMatchOpenAPI), and every
+// parameter our own clients send is documented
 // (TestOwnClientsQueriesAreAccepted).
-var queryParams = map[string][]string{
-	"GET /api/v1/tasks":               {"team", "state", "since", "after", "limit", "deleted", "q", "sort", "order", "offset", "summary"},
-	"GET /api/v1/tasks/{name}/events": {"after"},
-	"GET /api/v1/tasks/{name}/logs":   {"rank", "offset", "tail", "limitBytes"},
-	"GET /api/v1/queue":               {"team", "summary", "offset", "limit"},
-	"GET /api/v1/usage/report":        {"from", "to", "type", "team"},
-	"GET /api/v1/trends":              {"window"},
-	"GET /api/v1/topology":            {"format"},
-	"GET /api/v1/audit":               {"team", "task", "actor", "action", "after", "from", "to"},
-	"GET /api/v1/preemptions":         {"team", "limit", "before"},
+var queryParams = documentedQueryParams(openAPI)
+
+// documentedQueryParams maps "METHOD /path" to the names of the query
+// parameters an OpenAPI document gives that operation. The document is
+// embedded at build time, so one that cannot be read is a build defect.
+func documentedQueryParams(doc []byte) map[string][]string {
+	var d struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct{ Name, In string }
+		}
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		panic("httpapi: the embedded openapi.json cannot be read: " + err.Error())
+	}
+	params := map[string][]string{}
+	for path, ops := range d.Paths {
+		for method, op := range ops {
+			for _, p := range op.Parameters {
+				if p.In == "query" {
+					key := strings.ToUpper(method) + " " + path
+					params[key] = append(params[key], p.Name)
+				}
+			}
+		}
+	}
+	return params
 }
 
 // anyQuery are the authenticated routes whose query is not checked:

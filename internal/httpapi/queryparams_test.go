@@ -95,8 +95,9 @@ func TestUnknownQueryParamIsRefused(t *testing.T) {
 }
 
 // TestQueryParamsMatchOpenAPI: the table checkQuery enforces and the
-// query parameters openapi.json documents are the same, route by route,
-// and the table names only routes the server has.
+// query parameters openapi.json documents are the same, route by route
+// (read from it, so this checks the reading), and the table names only
+// routes the server has.
 func TestQueryParamsMatchOpenAPI(t *testing.T) {
 	var doc struct {
 		Paths map[string]map[string]struct {
