@@ -177,13 +177,7 @@ func holdSeq(ctx context.Context, tx pgx.Tx, seq int64) error {
 func TestFirstReadWaitsForAnEarlierServersCommit(t *testing.T) {
 	dsn, release := stuckCommit(t)
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var log syncBuffer
-	st.SetLog(slog.New(slog.NewTextHandler(&log, nil)))
+	st, log := openLogged(t, dsn)
 	type result struct {
 		seq int64
 		err error
@@ -225,13 +219,7 @@ func TestFirstReadWaitsForAnEarlierServersCommit(t *testing.T) {
 func TestFirstReadWaitIsBounded(t *testing.T) {
 	dsn, release := stuckCommit(t)
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var log syncBuffer
-	st.SetLog(slog.New(slog.NewTextHandler(&log, nil)))
+	st, log := openLogged(t, dsn)
 	st.SetStartSettle(500 * time.Millisecond)
 	began := time.Now()
 	n, err := st.MaxSeq(ctx)
@@ -262,13 +250,7 @@ func TestFirstReadDoesNotWaitForReaders(t *testing.T) {
 	}
 	ctx := context.Background()
 	dsn := server.NewDatabase(t)
-	st, err := postgres.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var log syncBuffer
-	st.SetLog(slog.New(slog.NewTextHandler(&log, nil)))
+	st, log := openLogged(t, dsn)
 	reader, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -288,4 +270,18 @@ func TestFirstReadDoesNotWaitForReaders(t *testing.T) {
 	if log.String() != "" {
 		t.Errorf("the store waited for a reader: %s", log.String())
 	}
+}
+
+// openLogged opens the store at dsn, closed when the test ends, with its
+// log kept in a buffer the test reads.
+func openLogged(t *testing.T, dsn string) (*postgres.Store, *syncBuffer) {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	log := &syncBuffer{}
+	st.SetLog(slog.New(slog.NewTextHandler(log, nil)))
+	return st, log
 }
